@@ -1,0 +1,38 @@
+# Two commands matter: `make run` and `make test` (see README.md).
+PY      ?= python3.11
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+
+.PHONY: run test test-pg test-e2e bench setup migrate clean
+
+$(BIN)/python:
+	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) on PATH"; exit 1; }
+	$(PY) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+migrate: setup
+	$(BIN)/flask --app app db-upgrade
+
+run: migrate
+	$(BIN)/python -m app.run_all
+
+test: setup
+	$(BIN)/python -m pytest -q -m "not postgres and not e2e"
+
+test-pg: setup
+	$(BIN)/python -m pytest -q -m "not e2e"
+
+test-e2e: setup
+	$(BIN)/python -m pytest -q -m e2e
+
+bench: setup
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache
