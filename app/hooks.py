@@ -20,3 +20,8 @@ def after_action(session: Any, game: Any, seq: int, seat: int | None, action: di
 
 def fresh_link_requested(session: Any, game: Any, seat: int) -> None:
     """Someone asked on a 403 page to have a fresh link mailed to this seat."""
+
+
+def is_absent(session: Any, game: Any, seat: int) -> bool:
+    """Whether this seat is absent (R29): services then apply its defaults at once."""
+    return False
