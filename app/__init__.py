@@ -1,0 +1,34 @@
+"""Silver Eye Post: a play-by-email server for the card game Silver Eye.
+
+``create_app`` is a flaskr-style factory. Flask, SQLModel and SQLAlchemy are
+imported inside it, never at module level, so that ``import app.engine``
+(the pure rules engine) stays light and free of web or database code.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def create_app(config: dict[str, Any] | None = None) -> Any:
+    """Build the Flask app; ``config`` overrides defaults and the environment."""
+    from pathlib import Path
+
+    from flask import Flask
+
+    from app import cli, db
+    from app.config import load_config
+    from app.web import register_blueprints
+
+    root = Path(__file__).resolve().parent.parent
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=str(root / "templates"),
+        static_folder=str(root / "static"),
+    )
+    instance_path = (config or {}).get("INSTANCE_PATH") or app.instance_path
+    app.config.update(load_config(instance_path, config))
+    db.init_app(app)
+    register_blueprints(app)
+    cli.init_app(app)
+    return app

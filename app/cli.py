@@ -1,0 +1,125 @@
+"""``flask --app app ...`` commands: migrate, create a game, rotate a link, show a game.
+
+They call ``app.services`` like the web pages do, so a game made here is the
+same as one made in the lobby (bots move at once, hooks send invitations).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+from app import services, tokens
+
+
+@click.command("db-upgrade")
+@with_appcontext
+def db_upgrade_command() -> None:
+    """Create or update the tables (Alembic upgrade head)."""
+    from app.db import upgrade
+
+    upgrade(current_app.config["DATABASE_URL"])
+    click.echo("database is up to date")
+
+
+def _parse_player(text: str) -> dict[str, Any]:
+    """'Ann:ann@example.com', 'Ann' or 'bot[:Name]' → a player dict."""
+    head, _, tail = text.partition(":")
+    if head.strip().lower() == "bot":
+        return {"kind": "bot", "name": tail.strip()}
+    return {"kind": "human", "name": head.strip(), "email": tail.strip()}
+
+
+@click.command("create-game")
+@click.option("--player", "-p", "players", multiple=True, required=True,
+              help="NAME[:EMAIL], or bot[:NAME]; 2 to 4 times, in seat order.")
+@click.option("--name", default="", help="A name for the game.")
+@click.option("--memory/--no-memory", default=False, help="The memory variant.")
+@click.option("--option", "extra", multiple=True, metavar="KEY=JSON",
+              help="Any other option, e.g. deadline_hours=24.")
+@click.option("--seed", default=None, help="Fix the secret seed (tests, demos).")
+@with_appcontext
+def create_game_command(players: tuple[str, ...], name: str, memory: bool,
+                        extra: tuple[str, ...], seed: str | None) -> None:
+    """Create a game and print each seat's link."""
+    options: dict[str, Any] = {"memory": memory}
+    for item in extra:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--option")
+        try:
+            options[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.strip()] = raw
+    try:
+        created = services.create_game([_parse_player(p) for p in players], options,
+                                       name=name, seed=seed)
+    except services.ServiceError as exc:
+        raise click.ClickException(exc.message) from None
+    game = created.snapshot.game
+    click.echo(f"game {game.id} \"{game.name}\" created; seed commitment {game.commitment}")
+    for seat, token in zip(game.seats, created.tokens):
+        link = tokens.seat_url(token) if seat.kind == "human" else "(bot)"
+        click.echo(f"  seat {seat.index} {seat.name}: {link}")
+
+
+@click.command("rotate-link")
+@click.argument("game_id")
+@click.argument("seat", type=int)
+@with_appcontext
+def rotate_link_command(game_id: str, seat: int) -> None:
+    """Revoke a seat's links and print its new one."""
+    try:
+        token = services.rotate_link(game_id, seat)
+    except services.ServiceError as exc:
+        raise click.ClickException(exc.message) from None
+    click.echo(tokens.seat_url(token))
+
+
+@click.command("show-game")
+@click.argument("game_id")
+@click.option("--links", is_flag=True, help="Also print each seat's current link.")
+@with_appcontext
+def show_game_command(game_id: str, links: bool) -> None:
+    """Print a game's status, players, step and scores (public view only)."""
+    try:
+        snap = services.snapshot(game_id)
+    except services.ServiceError as exc:
+        raise click.ClickException(exc.message) from None
+    game, view = snap.game, snap.view(None)
+    click.echo(f"game {game.id} \"{game.name}\" · {game.status} · step {snap.seq} · "
+               f"round {view.get('round')} · phase {view.get('phase')}")
+    click.echo(f"commitment {game.commitment}" + (f" · seed {game.seed}" if game.seed else ""))
+    seat_tokens = services.seat_tokens(game_id) if links else []
+    totals = view.get("totals") or []
+    for seat in game.seats:
+        total = totals[seat.index] if seat.index < len(totals) else ""
+        mark = " ← to act" if seat.index in (view.get("to_act") or []) else ""
+        line = f"  seat {seat.index} {seat.name} ({seat.kind}) total {total}{mark}"
+        if links and seat.kind == "human":
+            line += f"\n    {tokens.seat_url(seat_tokens[seat.index])}"
+        click.echo(line)
+
+
+@click.command("abandon-game")
+@click.argument("game_id")
+@with_appcontext
+def abandon_game_command(game_id: str) -> None:
+    """Stop a running game for good (its log and replay stay)."""
+    try:
+        services.abandon_game(game_id)
+    except services.ServiceError as exc:
+        raise click.ClickException(exc.message) from None
+    click.echo(f"game {game_id} abandoned")
+
+
+COMMANDS = (db_upgrade_command, create_game_command, rotate_link_command,
+            show_game_command, abandon_game_command)
+
+
+def init_app(app: Any) -> None:
+    for command in COMMANDS:
+        app.cli.add_command(command)

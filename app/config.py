@@ -1,0 +1,85 @@
+"""Configuration: defaults, then environment variables, then the caller's dict.
+
+Kept free of Flask so the CLI, the clock and the benchmark can read the same
+settings. The secret key is generated once into the instance folder (never
+committed) so that seat links keep working across restarts without anyone
+having to invent a key by hand.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+#: Environment variables read as they are (strings).
+ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL")
+#: Environment variables read as on/off flags ("1", "true", "yes", "on").
+ENV_FLAGS = ("BENCH_ENDPOINTS",)
+
+DEFAULT_BASE_URL = "http://127.0.0.1:5000"
+
+
+def default_database_url(instance_path: str | os.PathLike[str]) -> str:
+    """The SQLite file under the instance folder, used when nothing else is said."""
+    return f"sqlite:///{Path(instance_path).resolve() / 'silver_eye.db'}"
+
+
+def instance_secret_key(instance_path: str | os.PathLike[str]) -> str:
+    """Read the instance's secret key, creating it atomically on first use.
+
+    Several processes (two gunicorn workers, the clock) may start at once: the
+    file is created with O_EXCL so exactly one key ever wins and all read it.
+    """
+    folder = Path(instance_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "secret_key"
+    if not path.exists():
+        key = secrets.token_urlsafe(48)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(key)
+            return key
+    key = path.read_text().strip()
+    if not key:
+        raise RuntimeError(f"{path} is empty: delete it to have a new key generated")
+    return key
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def load_config(instance_path: str | os.PathLike[str],
+                overrides: dict[str, Any] | None = None,
+                environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Build the settings dict: defaults < environment < ``overrides``."""
+    env = os.environ if environ is None else environ
+    config: dict[str, Any] = {
+        "BASE_URL": DEFAULT_BASE_URL,
+        "BENCH_ENDPOINTS": False,
+        # A turn can be large (a village of cards), but never this large.
+        "MAX_CONTENT_LENGTH": 64 * 1024,
+        # How many bot/timeout actions one request may play in a row; a game
+        # of four bots is far below this, it only guards against a loop.
+        "MAX_AUTOMATIC_ACTIONS": 5000,
+        "BOT_STRATEGY": "greedy",
+    }
+    for key in ENV_KEYS:
+        if env.get(key):
+            config[key] = env[key]
+    for key in ENV_FLAGS:
+        if key in env:
+            config[key] = _flag(env[key])
+    config.update(overrides or {})
+    if not config.get("DATABASE_URL"):
+        Path(instance_path).mkdir(parents=True, exist_ok=True)
+        config["DATABASE_URL"] = default_database_url(instance_path)
+    if not config.get("SECRET_KEY"):
+        config["SECRET_KEY"] = instance_secret_key(instance_path)
+    config["BASE_URL"] = str(config["BASE_URL"]).rstrip("/")
+    return config

@@ -1,0 +1,108 @@
+"""Database engine and sessions, one engine per Flask app.
+
+Sessions are opened by ``app.services`` only (the one transaction boundary):
+``write_session`` commits on success and rolls back on any error;
+``read_session`` never commits, which is how GET requests are kept from
+changing anything.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+EXTENSION_KEY = "silver_eye_db"
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """WAL (readers never block the writer), real foreign keys, and wait for locks."""
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+    finally:
+        cursor.close()
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for ``url`` with the SQLite pragmas applied on every connection."""
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        kwargs.setdefault("connect_args", {})
+        kwargs["connect_args"].setdefault("check_same_thread", False)
+        kwargs["connect_args"].setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
+        if parsed.database in (None, "", ":memory:"):
+            kwargs.setdefault("poolclass", StaticPool)
+        engine = sa.create_engine(url, **kwargs)
+        sa.event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return sa.create_engine(url, **kwargs)
+
+
+def init_app(app: Any) -> None:
+    """Create the app's engine from ``DATABASE_URL``."""
+    app.extensions[EXTENSION_KEY] = make_engine(app.config["DATABASE_URL"])
+
+
+def get_engine(app: Any = None) -> Engine:
+    """The engine of ``app`` (default: the current Flask app)."""
+    if app is None:
+        from flask import current_app
+        app = current_app
+    return app.extensions[EXTENSION_KEY]
+
+
+@contextmanager
+def write_session(engine: Engine | None = None) -> Iterator[Session]:
+    """A session whose work is committed at the end, or rolled back on error."""
+    with Session(engine or get_engine(), expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+@contextmanager
+def read_session(engine: Engine | None = None) -> Iterator[Session]:
+    """A session that is always rolled back: reading must never write."""
+    with Session(engine or get_engine(), expire_on_commit=False) as session:
+        try:
+            yield session
+        finally:
+            session.rollback()
+
+
+# -- migrations ----------------------------------------------------------------
+
+def alembic_config(url: str | None = None, connection: Any = None) -> Any:
+    """An Alembic config for this checkout, independent of the working directory."""
+    from pathlib import Path
+
+    from alembic.config import Config
+
+    root = Path(__file__).resolve().parent.parent
+    config = Config(str(root / "alembic.ini"))
+    config.set_main_option("script_location", str(root / "migrations"))
+    config.attributes["embedded"] = True
+    if url is not None:
+        config.attributes["url"] = url  # not a main option: URLs may hold '%'
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def upgrade(url: str | None = None, connection: Any = None, revision: str = "head") -> None:
+    """Bring the database at ``url`` (or on ``connection``) to ``revision``."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url, connection), revision)

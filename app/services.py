@@ -1,0 +1,625 @@
+"""Use cases of the server, and its one transaction boundary.
+
+Every change to a game goes through here: load the log (through the state
+cache), check ``expected_seq``, let the engine apply the action, append it,
+call the hooks (mail, deadlines) in the same transaction, let bots and absent
+seats act, commit. The web layer, the CLI and the clock all call these
+functions; none of them opens a write transaction of its own.
+
+Errors are ``ServiceError`` subclasses carrying an HTTP-like status and a
+sentence a player understands; nothing here ever turns a race into a 500.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable
+
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session, select
+
+from app import engine, hooks, store, tokens
+from app.db import read_session, write_session
+
+log = logging.getLogger(__name__)
+
+MIN_SEATS, MAX_SEATS = 2, 4
+MAX_NAME_LENGTH = 60
+#: Keys of a game's options that the engine takes; the others (deadlines,
+#: reminders...) belong to the clock and are kept for it untouched.
+ENGINE_OPTION_KEYS = ("memory", "simon")
+EMAIL_PATTERN = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
+
+
+# -- errors -------------------------------------------------------------------
+
+class ServiceError(Exception):
+    """A request that cannot be carried out, with words for the person who made it."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class BadRequest(ServiceError):
+    status, code = 400, "bad_request"
+
+
+class Forbidden(ServiceError):
+    """A link that does not open a seat (forged, foreign or replaced)."""
+
+    status, code = 403, "forbidden"
+
+
+class NotFound(ServiceError):
+    status, code = 404, "not_found"
+
+
+class Conflict(ServiceError):
+    """The request was decided on an old state: "the game moved on" or "already applied"."""
+
+    status, code = 409, "conflict"
+
+
+class Illegal(ServiceError):
+    """The engine refused the action; the message is the engine's."""
+
+    status, code = 422, "illegal_action"
+
+
+MOVED_ON = "The game moved on: {what} since this page was loaded (it is now at step {seq}). Nothing was changed; reload to see the current position."
+ALREADY_APPLIED = "Already applied: this move was made at step {step}. Nothing was changed."
+
+
+# -- what callers get back ------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """The public side of a seat: never the email, never the token."""
+
+    index: int
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game as anyone may see it. ``seed`` is None until the game is over."""
+
+    id: str
+    name: str
+    status: str
+    created: datetime
+    options: dict[str, Any]
+    seats: tuple[SeatInfo, ...]
+    commitment: str
+    seed: str | None
+    seq: int
+
+    @property
+    def names(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+    def public(self) -> dict[str, Any]:
+        """JSON-safe summary for pages and the API."""
+        return {
+            "id": self.id, "name": self.name, "status": self.status,
+            "created": self.created.isoformat(), "options": self.options,
+            "seats": [{"index": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
+            "names": self.names, "commitment": self.commitment, "seed": self.seed,
+            "seq": self.seq,
+        }
+
+
+@dataclass
+class Snapshot:
+    """A game and its current (server-side, opaque) state."""
+
+    game: GameInfo
+    state: Any
+
+    @property
+    def seq(self) -> int:
+        return self.game.seq
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The only way out of the state: the engine's view for ``seat``."""
+        return engine.view(self.state, seat)
+
+
+@dataclass(frozen=True)
+class SeatAccess:
+    """A checked seat link: this token opens this seat of this game."""
+
+    game_id: str
+    seat: int
+    version: int
+    token: str
+
+    @property
+    def csrf(self) -> str:
+        return tokens.csrf_token(self.game_id, self.seat, self.version)
+
+
+@dataclass(frozen=True)
+class AppliedAction:
+    """One action appended by a call, with the events it caused."""
+
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    source: str
+    events: list[dict[str, Any]]
+
+
+@dataclass
+class Submitted:
+    """The outcome of ``submit_action``: what was appended and the position after it."""
+
+    snapshot: Snapshot
+    applied: list[AppliedAction] = field(default_factory=list)
+
+    @property
+    def seq(self) -> int:
+        return self.snapshot.seq
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [event for item in self.applied for event in item.events]
+
+
+@dataclass
+class Created:
+    """A new game and the token of each seat (bots get one too, unused)."""
+
+    snapshot: Snapshot
+    tokens: list[str]
+
+    @property
+    def game_id(self) -> str:
+        return self.snapshot.game.id
+
+
+# -- helpers ----------------------------------------------------------------------
+
+def commitment_of(seed: str) -> str:
+    """The public commitment to a secret seed: sha256 hex of ``str(seed)``."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def engine_seed(seed: str) -> int | str:
+    """The value handed to the engine for a stored seed (decimal digits → int)."""
+    return int(seed) if seed.isdigit() else seed
+
+
+def engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {key: options[key] for key in ENGINE_OPTION_KEYS if key in options}
+
+
+def _same_action(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _config(key: str, default: Any) -> Any:
+    try:
+        from flask import current_app
+        return current_app.config.get(key, default)
+    except RuntimeError:  # outside an app context (plain scripts)
+        return default
+
+
+def _game_info(game: store.Game, seats: Iterable[store.Seat], seq: int) -> GameInfo:
+    return GameInfo(
+        id=game.id, name=game.name, status=game.status, created=game.created,
+        options=dict(game.options or {}),
+        seats=tuple(SeatInfo(s.index, s.name, s.kind) for s in seats),
+        commitment=game.commitment,
+        seed=game.seed if game.status == "over" else None,
+        seq=seq,
+    )
+
+
+def _get_game(session: Session, game_id: str) -> store.Game:
+    game = session.get(store.Game, str(game_id))
+    if game is None:
+        raise NotFound("There is no game with this id.")
+    return game
+
+
+def _fresh_state(game: store.Game) -> Any:
+    return engine.new_game(game.seats, engine_seed(game.seed),
+                           options=engine_options(game.options or {}))
+
+
+def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
+    """``(seq, state)`` of a game: the cached state plus any newer actions.
+
+    The cache is trusted only if the log still holds its ``seq`` and nothing
+    is missing after it; otherwise the state is rebuilt by replaying the log.
+    Either way the cost is one indexed query plus the actions after the cache.
+    """
+    cached = store.read_cache(session, game.id)
+    if cached is not None:
+        cache_seq, state = cached
+        rows = store.load_actions(session, game.id, after_seq=cache_seq - 1)
+        if cache_seq == 0 or (rows and rows[0].seq == cache_seq):
+            newer = [row for row in rows if row.seq > cache_seq]
+            if all(row.seq == cache_seq + i + 1 for i, row in enumerate(newer)):
+                for row in newer:
+                    state, _ = engine.apply_action(state, row.seat, dict(row.action))
+                return (newer[-1].seq if newer else cache_seq), state
+        log.warning("state cache of game %s is stale; replaying the log", game.id)
+    rows = store.load_actions(session, game.id)
+    state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(rows),
+                          options=engine_options(game.options or {}))
+    return (rows[-1].seq if rows else 0), state
+
+
+def _phase(state: Any) -> dict[str, Any]:
+    return engine.view(state, None)
+
+
+# -- reading ----------------------------------------------------------------------
+
+def snapshot(game_id: str) -> Snapshot:
+    """The game and its current state (read only: never writes, not even the cache)."""
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        seq, state = _load_state(session, game)
+        return Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+
+
+def load_state(game_id: str) -> Any:
+    """The current engine state of a game (opaque: pass it to ``engine.view``)."""
+    return snapshot(game_id).state
+
+
+def open_seat(token: str) -> SeatAccess:
+    """Check a seat link: it must be ours, name an existing seat, and be current.
+
+    A replaced (revoked) link raises ``Forbidden`` with ``game_id`` and
+    ``seat`` in its details, so the 403 page can offer to mail a fresh link.
+    """
+    try:
+        ref = tokens.read_seat_token(token)
+    except tokens.BadToken:
+        raise Forbidden("This link is not valid: it may have been cut short or changed. "
+                        "Use the link from your most recent email.", reason="invalid")
+    with read_session() as session:
+        seat = session.get(store.Seat, (ref.game, ref.seat))
+        if seat is None:
+            raise Forbidden("This link does not open any seat here.", reason="unknown")
+        if seat.token_version != ref.version:
+            raise Forbidden("This link was replaced by a newer one and no longer opens your "
+                            "seat. We can email the current link to the seat's address.",
+                            reason="revoked", game_id=ref.game, seat=ref.seat)
+        return SeatAccess(ref.game, ref.seat, ref.version, token)
+
+
+def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
+    """A checked seat link and its game."""
+    access = open_seat(token)
+    return access, snapshot(access.game_id)
+
+
+def game_info(game_id: str) -> GameInfo:
+    """The public facts of a game, without computing its state."""
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        return _game_info(game, store.load_seats(session, game.id),
+                          store.last_seq(session, game.id))
+
+
+def seat_tokens(game_id: str) -> list[str]:
+    """The current link token of every seat (for the lobby's result page and the CLI)."""
+    with read_session() as session:
+        _get_game(session, game_id)
+        return [tokens.seat_token(s.game_id, s.index, s.token_version)
+                for s in store.load_seats(session, game_id)]
+
+
+def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -> dict[str, Any]:
+    """The game step by step: one frame per action, each built from a view.
+
+    ``seat`` given: every frame is that seat's view at that step, so a
+    running game's replay shows only what the seat could see then. ``seat``
+    None: the spectator's view. ``reveal`` (only once the game is over): all
+    cards open, and the seed and the full log so anyone can re-derive the deal.
+    """
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        seats = store.load_seats(session, game.id)
+        rows = store.load_actions(session, game.id)
+        info = _game_info(game, seats, rows[-1].seq if rows else 0)
+    over = info.status == "over"
+    if reveal and not over:
+        raise Forbidden("All cards are shown only once the game is over.", reason="running")
+    if seat is not None and not 0 <= seat < len(info.seats):
+        raise NotFound("There is no such seat in this game.")
+
+    def look(state: Any) -> dict[str, Any]:
+        if reveal:
+            return engine.view(state, None, reveal=True)
+        return engine.view(state, seat)
+
+    state = _fresh_state(game)
+    frames = [{"step": 0, "seat": None, "source": None, "action": None,
+               "events": [], "text": [], "view": look(state)}]
+    for row in rows:
+        state, events = engine.apply_action(state, row.seat, dict(row.action))
+        shown = over or (seat is not None and row.seat == seat)
+        frames.append({
+            "step": row.seq, "seat": row.seat, "source": row.source,
+            "action": dict(row.action) if shown else None,
+            "events": events,
+            "text": [engine.describe(event, info.names) for event in events],
+            "view": look(state),
+        })
+    result: dict[str, Any] = {"game": info.public(), "seat": seat, "reveal": reveal,
+                              "frames": frames}
+    if over:
+        result["log"] = [[row.seat, dict(row.action)] for row in rows]
+        result["how_to_verify"] = (
+            f"sha256('{game.seed}') is {game.commitment}, the commitment shown since the "
+            f"game began. engine.replay({game.seats}, {engine_seed(game.seed)!r}, log, "
+            f"options={engine_options(game.options or {})!r}) rebuilds every deal and move.")
+    return result
+
+
+# -- writing --------------------------------------------------------------------
+
+def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
+    if not isinstance(players, list) or not MIN_SEATS <= len(players) <= MAX_SEATS:
+        raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} players.")
+    cleaned = []
+    for index, player in enumerate(players):
+        if not isinstance(player, dict):
+            raise BadRequest(f"Player {index + 1} is not described properly.")
+        kind = str(player.get("kind") or "human").strip().lower()
+        if kind not in store.SEAT_KINDS:
+            raise BadRequest(f"Player {index + 1} must be a person or a bot.")
+        name = " ".join(str(player.get("name") or "").split())
+        if not name and kind == "bot":
+            name = f"Bot {index + 1}"
+        if not name:
+            raise BadRequest(f"Player {index + 1} needs a name.")
+        if len(name) > MAX_NAME_LENGTH:
+            raise BadRequest(f"The name of player {index + 1} is longer than "
+                             f"{MAX_NAME_LENGTH} characters.")
+        email = str(player.get("email") or "").strip() if kind == "human" else ""
+        if email and (len(email) > 320 or not EMAIL_PATTERN.match(email)):
+            raise BadRequest(f"The email address of {name} does not look right.")
+        prefs = player.get("preferences") or {}
+        if not isinstance(prefs, dict):
+            raise BadRequest(f"The preferences of {name} are not understood.")
+        cleaned.append({"name": name, "email": email, "kind": kind, "preferences": prefs})
+    if len({p["name"].casefold() for p in cleaned}) != len(cleaned):
+        raise BadRequest("Two players have the same name; please tell them apart.")
+    return cleaned
+
+
+def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
+                name: str = "", seed: str | None = None) -> Created:
+    """Start a game: seats, secret seed and its public commitment; bots may move at once.
+
+    ``players``: 2-4 dicts with ``name``, ``email`` (may be empty: the links
+    are also shown), ``kind`` ("human" or "bot"), optional ``preferences``.
+    ``options``: the engine's (``memory``, ``simon``) and the clock's
+    (deadlines, reminders...), stored as given.
+    """
+    cleaned = _clean_players(players)
+    options = dict(options or {})
+    if not isinstance(options, dict):
+        raise BadRequest("The game options are not understood.")
+    name = " ".join(str(name or "").split())[:200]
+    seed = str(seed) if seed is not None else str(secrets.randbits(63))
+    try:
+        state = engine.new_game(len(cleaned), engine_seed(seed), options=engine_options(options))
+    except (engine.IllegalAction, TypeError, ValueError) as exc:
+        raise BadRequest(f"These game options cannot be used: {exc}") from exc
+    with write_session() as session:
+        game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
+                          commitment=commitment_of(seed), seats=len(cleaned))
+        session.add(game)
+        session.flush()
+        for index, player in enumerate(cleaned):
+            session.add(store.Seat(game_id=game.id, index=index, **player))
+        session.flush()
+        hooks.after_create(session, game, state)
+        seq, state, applied = _play_automatic(session, game, 0, state)
+        _finish(session, game, seq, state)
+        seats = store.load_seats(session, game.id)
+        created = Created(Snapshot(_game_info(game, seats, seq), state),
+                          [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
+    return created
+
+
+def _append(session: Session, game: store.Game, seq: int, seat: int, action: dict[str, Any],
+            source: str, before: Any) -> tuple[Any, AppliedAction]:
+    """Apply and append one action at ``seq + 1``; hooks run in the same transaction."""
+    after, events = engine.apply_action(before, seat, action)
+    store.append_action(session, game.id, seq + 1, seat, action, source)
+    hooks.after_action(session, game, seq + 1, seat, action, source, before, after, events)
+    return after, AppliedAction(seq + 1, seat, action, source, list(events))
+
+
+def _play_automatic(session: Session, game: store.Game, seq: int,
+                    state: Any) -> tuple[int, Any, list[AppliedAction]]:
+    """Let bots and absent seats act until a present human has to decide.
+
+    Bots choose with the engine's greedy bot, from an RNG seeded by the game's
+    seed and the step, so the log does not depend on timing. Absent seats
+    (R29, decided by ``hooks.is_absent``) get the engine's default action.
+    """
+    from app.engine import bots
+
+    strategy = _config("BOT_STRATEGY", "greedy")
+    limit = int(_config("MAX_AUTOMATIC_ACTIONS", 5000))
+    kinds = {s.index: s.kind for s in store.load_seats(session, game.id)}
+    applied: list[AppliedAction] = []
+    for _ in range(limit):
+        view = _phase(state)
+        if view.get("phase") == "over":
+            break
+        chosen: tuple[int, dict[str, Any], str] | None = None
+        for seat in view.get("to_act") or []:
+            if kinds.get(seat) == "bot":
+                rng = random.Random(f"{game.seed}:{seq + 1}")
+                chosen = (seat, bots.choose(strategy, state, seat, rng), "system")
+                break
+            if hooks.is_absent(session, game, seat):
+                default = engine.default_action(state, seat)
+                if default is not None:
+                    chosen = (seat, default, "timeout")
+                    break
+        if chosen is None:
+            break
+        seat, action, source = chosen
+        state, item = _append(session, game, seq, seat, action, source, state)
+        seq += 1
+        applied.append(item)
+    else:
+        log.error("game %s: %d automatic actions in a row; stopping", game.id, limit)
+    return seq, state, applied
+
+
+def _finish(session: Session, game: store.Game, seq: int, state: Any) -> None:
+    """Mark a finished game over and remember the state for the next request."""
+    if game.status == "running" and _phase(state).get("phase") == "over":
+        game.status = "over"
+        session.add(game)
+    store.write_cache(session, game.id, seq, state)
+
+
+def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, Any],
+                  expected_seq: int, seq: int) -> Conflict:
+    """Tell "already applied" (this very move is in the log) from "the game moved on"."""
+    row = store.action_at(session, game_id, expected_seq + 1)
+    if row is not None and row.seat == seat and _same_action(row.action, action):
+        return Conflict(ALREADY_APPLIED.format(step=row.seq), reason="already_applied",
+                        seq=seq)
+    return Conflict(MOVED_ON.format(what="another move was made", seq=seq),
+                    reason="moved_on", seq=seq)
+
+
+def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq: int,
+                  source: str = "player") -> Submitted:
+    """Apply one seat's action decided on position ``expected_seq``.
+
+    Raises ``Conflict`` when the game is no longer at ``expected_seq`` (or the
+    same move is already in the log), ``Illegal`` with the engine's words when
+    the rules forbid it, ``NotFound``/``BadRequest`` for nonsense. On any error
+    nothing is written.
+    """
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise BadRequest('An action must be an object with a "type", like {"type": "draw"}.')
+    if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
+        raise BadRequest("expected_seq must be the step number the move was decided on.")
+    if source not in store.ACTION_SOURCES:
+        raise BadRequest(f"unknown source {source!r}")
+    action = json.loads(json.dumps(action))  # a plain JSON copy: what will be stored
+    try:
+        with write_session() as session:
+            game = _get_game(session, game_id)
+            if not isinstance(seat, int) or not 0 <= seat < game.seats:
+                raise NotFound("There is no such seat in this game.")
+            seq, state = _load_state(session, game)
+            if expected_seq != seq:
+                if expected_seq > seq:
+                    raise Conflict(f"This page is ahead of the game: step {expected_seq} has "
+                                   f"not happened (the game is at step {seq}).",
+                                   reason="ahead", seq=seq)
+                raise _conflict_for(session, game.id, seat, action, expected_seq, seq)
+            if game.status != "running":
+                raise Conflict(f"The game is {game.status}: no more moves can be made.",
+                               reason=game.status, seq=seq)
+            try:
+                state, first = _append(session, game, seq, seat, action, source, state)
+            except engine.IllegalAction as exc:
+                raise Illegal(str(exc) or "That move is not allowed now.") from exc
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+                log.warning("engine rejected a malformed action %r: %r", action, exc)
+                raise Illegal("That move is not understood: some of its fields are "
+                              "missing or out of range.") from exc
+            seq, state, more = _play_automatic(session, game, seq + 1, state)
+            _finish(session, game, seq, state)
+            info = _game_info(game, store.load_seats(session, game.id), seq)
+        return Submitted(Snapshot(info, state), [first, *more])
+    except IntegrityError:
+        # Someone else appended the same step first: one row, and this answer.
+        with read_session() as session:
+            now = store.last_seq(session, str(game_id))
+            if now <= expected_seq:  # not a race on the log: a real fault, say so
+                raise
+            raise _conflict_for(session, str(game_id), seat, action, expected_seq, now) from None
+    except OperationalError as exc:
+        if "locked" in str(exc).lower():  # SQLite's busy timeout ran out
+            raise Conflict("The game is busy with another move; please try again.",
+                           reason="busy") from None
+        raise
+
+
+def auto_pass(game_id: str, seat: int, expected_seq: int) -> Submitted | None:
+    """A deadline passed: apply the seat's default action (R29) decided on ``expected_seq``.
+
+    Returns None when the seat has nothing pending any more. A stale call
+    raises ``Conflict`` like any other late submission.
+    """
+    state = load_state(game_id)
+    default = engine.default_action(state, seat)
+    if default is None:
+        return None
+    return submit_action(game_id, seat, default, expected_seq, source="timeout")
+
+
+def rotate_link(game_id: str, seat: int) -> str:
+    """Revoke every link of a seat and return its new token."""
+    with write_session() as session:
+        _get_game(session, game_id)
+        row = session.get(store.Seat, (str(game_id), seat))
+        if row is None:
+            raise NotFound("There is no such seat in this game.")
+        row.token_version += 1
+        session.add(row)
+        session.flush()
+        return tokens.seat_token(row.game_id, row.index, row.token_version)
+
+
+def request_fresh_link(game_id: str, seat: int | None = None, email: str | None = None) -> None:
+    """Someone asked for a seat's current link to be mailed to the seat's address.
+
+    The link goes only to the address on record, so asking reveals nothing
+    and cannot take a seat from anyone. The answer never says whether a seat
+    matched (no probing for addresses).
+    """
+    with write_session() as session:
+        game = session.get(store.Game, str(game_id))
+        if game is None:
+            return
+        seats = store.load_seats(session, game.id)
+        wanted = (email or "").strip().casefold()
+        for row in seats:
+            if row.kind != "human" or not row.email:
+                continue
+            if (seat is not None and row.index == seat) or (wanted and row.email.casefold() == wanted):
+                hooks.fresh_link_requested(session, game, row.index)
+                return
+
+
+def abandon_game(game_id: str) -> None:
+    """Stop a running game for good (its log stays, and so does its replay)."""
+    with write_session() as session:
+        game = _get_game(session, game_id)
+        if game.status == "running":
+            game.status = "abandoned"
+            session.add(game)

@@ -1,0 +1,180 @@
+"""Tables and the append/load helpers of the action log.
+
+The action log is the truth: a game's state is ``engine.replay`` of its
+actions. ``Action`` rows are only ever inserted (never updated or deleted) and
+``(game_id, seq)`` is unique, so two racing submissions for the same step end
+in one row and one IntegrityError. ``StateCache`` is an optimisation only: it
+holds the pickled state after some ``seq`` and is rebuilt from the log
+whenever it is missing, unreadable or behind.
+"""
+from __future__ import annotations
+
+import pickle
+import secrets
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+import sqlalchemy as sa
+from sqlmodel import Field, Session, SQLModel, select
+
+GAME_STATUSES = ("running", "over", "abandoned")
+SEAT_KINDS = ("human", "bot")
+ACTION_SOURCES = ("player", "timeout", "system")
+
+
+GAME_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+GAME_ID_LENGTH = 10
+
+
+def new_game_id() -> str:
+    """A fresh game id: 10 letters/digits (about 49 random bits), easy to read aloud."""
+    return "".join(secrets.choice(GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
+
+
+def utcnow() -> datetime:
+    """Timezone-aware UTC now.
+
+    Columns are ``DateTime(timezone=True)``: PostgreSQL keeps the zone, SQLite
+    stores the UTC wall time and gives it back naive (read it as UTC).
+    """
+    return datetime.now(timezone.utc)
+
+
+class Game(SQLModel, table=True):
+    """One game: who sits where is in ``Seat``, what happened is in ``Action``."""
+
+    __tablename__ = "game"
+
+    #: Short random id: spectator and replay URLs carry it, so it is not guessable.
+    id: str = Field(default_factory=lambda: new_game_id(), primary_key=True, max_length=64)
+    created: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True),
+                             nullable=False)
+    status: str = Field(default="running", max_length=16, nullable=False)
+    name: str = Field(default="", max_length=200, nullable=False)
+    options: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+    #: The secret the deal derives from; shown only once the game is over.
+    seed: str = Field(max_length=64, nullable=False)
+    #: sha256 hex of ``seed``, public from the start (provably fair deals).
+    commitment: str = Field(max_length=64, nullable=False)
+    seats: int = Field(nullable=False)
+
+
+class Seat(SQLModel, table=True):
+    """A seat of a game; ``token_version`` is inside its signed link."""
+
+    __tablename__ = "seat"
+
+    game_id: str = Field(foreign_key="game.id", max_length=64, primary_key=True)
+    index: int = Field(primary_key=True)
+    name: str = Field(max_length=100, nullable=False)
+    email: str = Field(default="", max_length=320, nullable=False)
+    token_version: int = Field(default=1, nullable=False)
+    kind: str = Field(default="human", max_length=16, nullable=False)
+    preferences: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+
+
+class Action(SQLModel, table=True):
+    """One applied action. Inserted once, never updated, never deleted."""
+
+    __tablename__ = "action"
+    __table_args__ = (
+        sa.UniqueConstraint("game_id", "seq", name="uq_action_game_seq"),
+        sa.Index("ix_action_created", "created"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", max_length=64, nullable=False)
+    #: 1-based position in the game's log: the engine's ``step`` after it.
+    seq: int = Field(nullable=False)
+    seat: int = Field(nullable=False)
+    action: dict[str, Any] = Field(sa_type=sa.JSON, nullable=False)
+    source: str = Field(default="player", max_length=16, nullable=False)
+    created: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True),
+                             nullable=False)
+
+
+class StateCache(SQLModel, table=True):
+    """The pickled engine state after action ``seq`` of a game (optimisation)."""
+
+    __tablename__ = "state_cache"
+
+    game_id: str = Field(foreign_key="game.id", max_length=64, primary_key=True)
+    seq: int = Field(nullable=False)
+    state: bytes = Field(sa_type=sa.LargeBinary, nullable=False)
+    updated: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True),
+                             nullable=False)
+
+
+# -- the log -----------------------------------------------------------------
+
+def append_action(session: Session, game_id: str, seq: int, seat: int,
+                  action: dict[str, Any], source: str = "player") -> Action:
+    """Insert action ``seq`` of a game and flush, so a clash raises here.
+
+    Raises ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists.
+    """
+    if source not in ACTION_SOURCES:
+        raise ValueError(f"unknown action source {source!r}")
+    row = Action(game_id=game_id, seq=seq, seat=seat, action=dict(action), source=source)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Action]:
+    """The game's actions with ``seq > after_seq``, in order."""
+    query = (select(Action).where(Action.game_id == game_id, Action.seq > after_seq)
+             .order_by(Action.seq))
+    return list(session.exec(query))
+
+
+def action_at(session: Session, game_id: str, seq: int) -> Action | None:
+    """The action with this ``seq``, if the log has reached it."""
+    return session.exec(
+        select(Action).where(Action.game_id == game_id, Action.seq == seq)).first()
+
+
+def last_seq(session: Session, game_id: str) -> int:
+    """The number of actions in the game's log (0 before the first)."""
+    value = session.exec(
+        select(sa.func.max(Action.seq)).where(Action.game_id == game_id)).one()
+    return int(value or 0)
+
+
+def load_seats(session: Session, game_id: str) -> list[Seat]:
+    """The game's seats ordered by index."""
+    return list(session.exec(
+        select(Seat).where(Seat.game_id == game_id).order_by(Seat.index)))
+
+
+def as_pairs(actions: Iterable[Action]) -> list[tuple[int, dict[str, Any]]]:
+    """The ``(seat, action)`` pairs ``engine.replay`` takes."""
+    return [(row.seat, dict(row.action)) for row in actions]
+
+
+# -- the cache ---------------------------------------------------------------
+
+def read_cache(session: Session, game_id: str) -> tuple[int, Any] | None:
+    """``(seq, state)`` from the cache, or None when missing or unreadable.
+
+    An unreadable pickle (the engine changed since it was written) is treated
+    like a missing one: the caller rebuilds from the log.
+    """
+    row = session.get(StateCache, game_id)
+    if row is None:
+        return None
+    try:
+        return row.seq, pickle.loads(row.state)
+    except Exception:  # noqa: BLE001 - any unpickling failure means "rebuild"
+        return None
+
+
+def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
+    """Remember ``state`` as the state after action ``seq`` of the game."""
+    blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    row = session.get(StateCache, game_id)
+    if row is None:
+        session.add(StateCache(game_id=game_id, seq=seq, state=blob))
+    else:
+        row.seq, row.state, row.updated = seq, blob, utcnow()
+        session.add(row)

@@ -1,0 +1,97 @@
+"""Signed tokens: seat links, CSRF tokens, and other purposes of the mail issue.
+
+Every purpose has its own salt, so a token made for one purpose (say an
+unsubscribe link) is worthless as another (a seat link). A seat link carries
+``(game, seat, version)``; bumping the seat's ``token_version`` revokes every
+older link of that seat. Seat links do not expire: a game by mail may run for
+weeks. The CSRF token of a seat's forms is bound to the same triple, not to a
+timer, so a page left open for days still posts.
+"""
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+from itsdangerous import BadSignature, URLSafeSerializer
+
+SEAT_LINK = "seat-link"
+CSRF = "csrf"
+UNSUBSCRIBE = "unsubscribe"
+PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, "fresh-link")
+
+
+class BadToken(Exception):
+    """The token was not made by this server for this purpose."""
+
+
+@dataclass(frozen=True)
+class SeatRef:
+    """What a seat link says: one seat of one game, at one token version."""
+
+    game: str
+    seat: int
+    version: int
+
+
+def _secret_key(secret_key: str | None) -> str:
+    if secret_key:
+        return secret_key
+    from flask import current_app
+    return current_app.config["SECRET_KEY"]
+
+
+def _serializer(purpose: str, secret_key: str | None) -> URLSafeSerializer:
+    if purpose not in PURPOSES:
+        raise ValueError(f"unknown token purpose {purpose!r}")
+    return URLSafeSerializer(_secret_key(secret_key), salt=f"silver-eye:{purpose}")
+
+
+def sign(purpose: str, payload: Any, secret_key: str | None = None) -> str:
+    """A URL-safe signed token for a JSON-safe ``payload``."""
+    return _serializer(purpose, secret_key).dumps(payload)
+
+
+def unsign(purpose: str, token: str, secret_key: str | None = None) -> Any:
+    """The payload of a token of this purpose; ``BadToken`` if forged or foreign."""
+    try:
+        return _serializer(purpose, secret_key).loads(token)
+    except BadSignature as exc:
+        raise BadToken("this link is not valid") from exc
+
+
+def seat_token(game: str, seat: int, version: int, secret_key: str | None = None) -> str:
+    """The token of a seat link."""
+    return sign(SEAT_LINK, [str(game), int(seat), int(version)], secret_key)
+
+
+def read_seat_token(token: str, secret_key: str | None = None) -> SeatRef:
+    """Decode a seat link's token; the version still has to be checked in the store."""
+    payload = unsign(SEAT_LINK, token, secret_key)
+    if (not isinstance(payload, list) or len(payload) != 3 or not isinstance(payload[0], str)
+            or not all(isinstance(part, int) and not isinstance(part, bool)
+                       for part in payload[1:])):
+        raise BadToken("this link is not valid")
+    return SeatRef(*payload)
+
+
+def csrf_token(game: str, seat: int, version: int, secret_key: str | None = None) -> str:
+    """The CSRF token for forms of this seat (same for the life of the link)."""
+    return sign(CSRF, [str(game), int(seat), int(version)], secret_key)
+
+
+def check_csrf(token: str | None, game: str, seat: int, version: int,
+               secret_key: str | None = None) -> bool:
+    """Whether ``token`` is this seat's current CSRF token."""
+    if not token:
+        return False
+    expected = csrf_token(game, seat, version, secret_key)
+    return hmac.compare_digest(expected.encode(), str(token).encode())
+
+
+def seat_url(token: str, base_url: str | None = None) -> str:
+    """The absolute URL of a seat's page (``BASE_URL`` + ``/play/<token>``)."""
+    if base_url is None:
+        from flask import current_app
+        base_url = current_app.config["BASE_URL"]
+    return f"{base_url.rstrip('/')}/play/{token}"

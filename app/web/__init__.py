@@ -1,0 +1,27 @@
+"""The web layer: blueprints that parse, authenticate and call ``app.services``.
+
+``register_blueprints`` is the one list of blueprints; each feature adds its
+own line. Nothing here interprets the rules of the game.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def _security_headers(response: Any) -> Any:
+    """Seat links carry their token in the URL: never leak it as a Referer."""
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    return response
+
+
+def register_blueprints(app: Any) -> None:
+    """Attach every blueprint of the site to ``app``."""
+    from app.web import api, errors
+
+    app.register_blueprint(errors.bp)
+    app.register_blueprint(api.bp)
+    if app.config.get("BENCH_ENDPOINTS"):
+        app.register_blueprint(api.bench_bp)
+    app.after_request(_security_headers)

@@ -1,0 +1,244 @@
+"""The JSON API under ``/api/``: the same use cases as the pages, for programs.
+
+Every answer about a seat is built from ``engine.view(state, seat)``; every
+error is JSON ``{"error", "message"}`` with a 4xx status (see errors.py).
+POSTs take ``application/json`` only, which also keeps other sites' forms out.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, request
+
+from app import engine, services
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class NotJson(services.ServiceError):
+    status, code = 415, "unsupported_media_type"
+
+
+def _seat_payload(access: services.SeatAccess, snap: services.Snapshot) -> dict[str, Any]:
+    return {"game": snap.game.public(), "seat": access.seat, "seq": snap.seq,
+            "names": snap.game.names, "view": snap.view(access.seat)}
+
+
+def _json_body() -> dict[str, Any]:
+    if not request.is_json:
+        raise NotJson(
+            'Send the move as JSON with "Content-Type: application/json".')
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise services.BadRequest(
+            'The body is not a JSON object like {"action": {"type": "draw"}, "expected_seq": 3}.')
+    return body
+
+
+@bp.get("/play/<token>")
+def play(token: str) -> Any:
+    """A seat's private view of its game, the step number and the players' names."""
+    access, snap = services.seat_snapshot(token)
+    return jsonify(_seat_payload(access, snap))
+
+
+@bp.get("/play/<token>/actions")
+def legal_actions(token: str) -> Any:
+    """What this seat may do now (empty when it has nothing to decide)."""
+    access, snap = services.seat_snapshot(token)
+    view = snap.view(access.seat)
+    return jsonify({"seat": access.seat, "seq": snap.seq, "to_act": view.get("to_act", []),
+                    "legal_actions": view.get("legal_actions", [])})
+
+
+@bp.post("/play/<token>/actions")
+def submit(token: str) -> Any:
+    """Make a move: ``{"action": {...}, "expected_seq": n}`` with n the step it was decided on."""
+    access = services.open_seat(token)
+    body = _json_body()
+    if "action" not in body or "expected_seq" not in body:
+        raise services.BadRequest('Both "action" and "expected_seq" are needed.')
+    result = services.submit_action(access.game_id, access.seat, body["action"],
+                                    body["expected_seq"])
+    names = result.snapshot.game.names
+    return jsonify({
+        "seq": result.seq,
+        "applied": [{"seq": item.seq, "seat": item.seat, "source": item.source,
+                     "text": [engine.describe(e, names) for e in item.events]}
+                    for item in result.applied],
+        "events": result.events,
+        "game": result.snapshot.game.public(),
+        "view": result.snapshot.view(access.seat),
+    })
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> Any:
+    """The public (spectator) view of a game."""
+    snap = services.snapshot(game_id)
+    return jsonify({"game": snap.game.public(), "seq": snap.seq, "names": snap.game.names,
+                    "view": snap.view(None)})
+
+
+@bp.get("/games/<game_id>/replay")
+def replay(game_id: str) -> Any:
+    """Frames of the game; ``?token=`` for a seat's own frames, ``?reveal=1`` once over."""
+    seat = None
+    token = request.args.get("token")
+    if token:
+        access = services.open_seat(token)
+        if access.game_id != game_id:
+            raise services.Forbidden("This link belongs to another game.", reason="foreign")
+        seat = access.seat
+    reveal = request.args.get("reveal", "").lower() in ("1", "true", "yes", "on")
+    return jsonify(services.replay_frames(game_id, seat=seat, reveal=reveal))
+
+
+@bp.get("/openapi.json")
+def openapi() -> Any:
+    """The hand-written OpenAPI 3.1 description of this API."""
+    return jsonify(openapi_document(current_app.config["BASE_URL"]))
+
+
+# -- the OpenAPI document -----------------------------------------------------------
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def openapi_document(base_url: str) -> dict[str, Any]:
+    """OpenAPI 3.1 for the routes above (kept beside them so both change together)."""
+    token = {"name": "token", "in": "path", "required": True, "schema": {"type": "string"},
+             "description": "The signed token of a seat link (/play/<token>)."}
+    game_id = {"name": "game_id", "in": "path", "required": True,
+               "schema": {"type": "string"}}
+    bad_link = _error("The link is forged, belongs to no seat, or was replaced.")
+    ok = lambda ref, text: {  # noqa: E731
+        "description": text,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Silver Eye Post", "version": "1",
+                 "description": "Play Silver Eye by email: seat views, legal actions, moves "
+                                "and replays. Seat views come from the engine's view of that "
+                                "seat only; cards a seat has not seen have null id and value."},
+        "servers": [{"url": base_url}],
+        "paths": {
+            "/api/play/{token}": {"get": {
+                "summary": "A seat's private view", "parameters": [token],
+                "responses": {"200": ok("SeatState", "The seat's view"), "403": bad_link}}},
+            "/api/play/{token}/actions": {
+                "get": {"summary": "The seat's legal actions now", "parameters": [token],
+                        "responses": {"200": ok("LegalActions", "Legal actions"),
+                                      "403": bad_link}},
+                "post": {
+                    "summary": "Make a move",
+                    "description": "Send one of the legal actions with the step it was "
+                                   "decided on. A stale or repeated move changes nothing "
+                                   "and answers 409.",
+                    "parameters": [token],
+                    "requestBody": {"required": True, "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Move"}}}},
+                    "responses": {
+                        "200": ok("MoveResult", "Applied; bots and absent seats may have "
+                                                "moved after it"),
+                        "400": _error("Malformed body"), "403": bad_link,
+                        "409": _error("The game moved on, or the move was already applied"),
+                        "415": _error("Not JSON"),
+                        "422": _error("The rules do not allow this move now (engine's words)")}}},
+            "/api/games/{game_id}": {"get": {
+                "summary": "Public (spectator) view of a game", "parameters": [game_id],
+                "responses": {"200": ok("GameState", "Spectator view"),
+                              "404": _error("No such game")}}},
+            "/api/games/{game_id}/replay": {"get": {
+                "summary": "The game step by step",
+                "parameters": [game_id,
+                               {"name": "token", "in": "query", "required": False,
+                                "schema": {"type": "string"},
+                                "description": "A seat's token: frames as that seat saw them"},
+                               {"name": "reveal", "in": "query", "required": False,
+                                "schema": {"type": "string", "enum": ["0", "1"]},
+                                "description": "All cards open; only after the game is over"}],
+                "responses": {"200": ok("Replay", "Frames"), "403": bad_link,
+                              "404": _error("No such game")}}},
+            "/api/openapi.json": {"get": {"summary": "This document",
+                                          "responses": {"200": {"description": "OpenAPI"}}}},
+        },
+        "components": {"schemas": {
+            "Error": {"type": "object", "required": ["error", "message"], "properties": {
+                "error": {"type": "string"}, "message": {"type": "string"},
+                "reason": {"type": "string"}, "seq": {"type": "integer"}}},
+            "Action": {"type": "object", "required": ["type"],
+                       "properties": {"type": {"type": "string"}},
+                       "additionalProperties": True,
+                       "description": "One entry of legal_actions, sent back as it is "
+                                      "(exchange may add into/end/spotter)."},
+            "Move": {"type": "object", "required": ["action", "expected_seq"], "properties": {
+                "action": {"$ref": "#/components/schemas/Action"},
+                "expected_seq": {"type": "integer", "minimum": 0}}},
+            "View": {"type": "object", "description": "engine.view(state, seat): round, "
+                     "phase, to_act, current, pending, step, deck_count, discard, villages, "
+                     "hand, round_scores, totals, legal_actions, log...",
+                     "additionalProperties": True},
+            "Game": {"type": "object", "properties": {
+                "id": {"type": "string"}, "name": {"type": "string"},
+                "status": {"type": "string", "enum": ["running", "over", "abandoned"]},
+                "names": {"type": "array", "items": {"type": "string"}},
+                "commitment": {"type": "string", "description": "sha256 hex of the seed"},
+                "seed": {"type": ["string", "null"], "description": "Shown once over"},
+                "seq": {"type": "integer"}}, "additionalProperties": True},
+            "SeatState": {"type": "object", "properties": {
+                "game": {"$ref": "#/components/schemas/Game"}, "seat": {"type": "integer"},
+                "seq": {"type": "integer"}, "names": {"type": "array"},
+                "view": {"$ref": "#/components/schemas/View"}}},
+            "GameState": {"type": "object", "properties": {
+                "game": {"$ref": "#/components/schemas/Game"}, "seq": {"type": "integer"},
+                "view": {"$ref": "#/components/schemas/View"}}},
+            "LegalActions": {"type": "object", "properties": {
+                "seat": {"type": "integer"}, "seq": {"type": "integer"},
+                "to_act": {"type": "array", "items": {"type": "integer"}},
+                "legal_actions": {"type": "array",
+                                  "items": {"$ref": "#/components/schemas/Action"}}}},
+            "MoveResult": {"type": "object", "properties": {
+                "seq": {"type": "integer"}, "applied": {"type": "array"},
+                "events": {"type": "array"}, "game": {"$ref": "#/components/schemas/Game"},
+                "view": {"$ref": "#/components/schemas/View"}}},
+            "Replay": {"type": "object", "properties": {
+                "game": {"$ref": "#/components/schemas/Game"},
+                "frames": {"type": "array", "items": {"type": "object", "properties": {
+                    "step": {"type": "integer"}, "seat": {"type": ["integer", "null"]},
+                    "text": {"type": "array", "items": {"type": "string"}},
+                    "view": {"$ref": "#/components/schemas/View"}}}},
+                "log": {"type": "array", "description": "[seat, action] pairs, once over"},
+                "how_to_verify": {"type": "string"}}},
+        }},
+    }
+
+
+# -- benchmark baseline (registered only when BENCH_ENDPOINTS is on) ----------------
+
+bench_bp = Blueprint("bench", __name__, url_prefix="/api/bench")
+
+
+@bench_bp.post("/insert/<game_id>")
+def bench_insert(game_id: str) -> Any:
+    """Baseline for bench/http_bench.py: parse JSON, read the last seq, insert one row.
+
+    The same database round trips as a move minus the engine and the hooks;
+    it writes into a game the benchmark created for it. Never on in production.
+    """
+    from sqlalchemy.exc import IntegrityError
+
+    from app import store
+    from app.db import write_session
+
+    body = _json_body()
+    try:
+        with write_session() as session:
+            seq = store.last_seq(session, game_id)
+            store.append_action(session, game_id, seq + 1, 0,
+                                {"type": "bench", "n": body.get("n")}, "system")
+    except IntegrityError:
+        raise services.Conflict("bench insert raced", reason="moved_on") from None
+    return jsonify({"seq": seq + 1})

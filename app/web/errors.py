@@ -1,0 +1,91 @@
+"""Errors in words: JSON for ``/api/``, an HTML page for everything else.
+
+A link that does not open a seat gets a 403 page that explains why and offers
+to email the seat's current link; that request is a POST (GET never changes
+anything) and only ever mails the address on record.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from app import services, tokens
+
+bp = Blueprint("errors", __name__)
+
+#: Plain words for the HTTP errors Flask raises by itself.
+PLAIN_WORDS = {
+    400: "The request was not understood.",
+    403: "This link does not open anything here.",
+    404: "There is nothing at this address.",
+    405: "This address does not take that kind of request.",
+    409: "The game moved on; reload to see where it is now.",
+    413: "The request is too large.",
+    415: "Send JSON with Content-Type: application/json.",
+    422: "That move is not allowed now.",
+    500: "Something went wrong on our side; nothing was changed.",
+}
+
+
+#: Reasons a seat link was refused; these pages offer to mail the current link.
+LINK_REASONS = ("invalid", "unknown", "revoked")
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def error_response(status: int, code: str, message: str, details: dict[str, Any] | None = None,
+                   token: str | None = None) -> Any:
+    """The error as JSON (API) or as the error page."""
+    details = details or {}
+    if wants_json():
+        body = {"error": code, "message": message}
+        body.update({k: v for k, v in details.items() if k in ("reason", "seq")})
+        return jsonify(body), status
+    offer = status == 403 and details.get("reason") in LINK_REASONS
+    return render_template("error.html", status=status, message=message,
+                           reason=details.get("reason"), offer_fresh_link=offer,
+                           token=token, game_id=details.get("game_id"),
+                           no_referrer=True), status
+
+
+@bp.app_errorhandler(services.ServiceError)
+def service_error(exc: services.ServiceError) -> Any:
+    token = (request.view_args or {}).get("token")
+    return error_response(exc.status, exc.code, exc.message, exc.details, token=token)
+
+
+@bp.app_errorhandler(HTTPException)
+def http_error(exc: HTTPException) -> Any:
+    status = exc.code or 500
+    message = PLAIN_WORDS.get(status) or exc.description or exc.name
+    if status == 400 and exc.description and "browser (or proxy)" not in exc.description:
+        message = exc.description
+    code = (exc.name or "error").lower().replace(" ", "_")
+    return error_response(status, code, message)
+
+
+@bp.post("/fresh-link")
+def fresh_link() -> Any:
+    """Mail a seat's current link to its address: from a replaced link, or game + email."""
+    token = (request.form.get("token") or "").strip()
+    game_id = (request.form.get("game") or "").strip()
+    email = (request.form.get("email") or "").strip()
+    seat: int | None = None
+    if token:
+        try:
+            ref = tokens.read_seat_token(token)
+        except tokens.BadToken:
+            ref = None
+        if ref is not None:
+            game_id, seat = ref.game, ref.seat
+    if not game_id or (seat is None and not email):
+        return error_response(400, "bad_request",
+                              "Please give the game's id and the email address of your seat.")
+    services.request_fresh_link(game_id, seat=seat, email=email or None)
+    return render_template("error.html", status=200, notice=True, no_referrer=True,
+                           message="If that seat has an email address, its current link is "
+                                   "on its way there. Check your inbox in a few minutes.")

@@ -1,0 +1,68 @@
+"""Core tables: games, seats, the append-only action log, the state cache.
+
+Revision ID: 0001
+Revises:
+Create Date: 2026-11-29
+
+"""
+from typing import Sequence, Union
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0001"
+down_revision: Union[str, Sequence[str], None] = None
+branch_labels: Union[str, Sequence[str], None] = None
+depends_on: Union[str, Sequence[str], None] = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "game",
+        sa.Column("id", sa.String(length=64), primary_key=True),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("options", sa.JSON(), nullable=False),
+        sa.Column("seed", sa.String(length=64), nullable=False),
+        sa.Column("commitment", sa.String(length=64), nullable=False),
+        sa.Column("seats", sa.Integer(), nullable=False),
+    )
+    op.create_table(
+        "seat",
+        sa.Column("game_id", sa.String(length=64), sa.ForeignKey("game.id"), nullable=False),
+        sa.Column("index", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(length=100), nullable=False),
+        sa.Column("email", sa.String(length=320), nullable=False),
+        sa.Column("token_version", sa.Integer(), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("preferences", sa.JSON(), nullable=False),
+        sa.PrimaryKeyConstraint("game_id", "index"),
+    )
+    op.create_table(
+        "action",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("game_id", sa.String(length=64), sa.ForeignKey("game.id"), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("seat", sa.Integer(), nullable=False),
+        sa.Column("action", sa.JSON(), nullable=False),
+        sa.Column("source", sa.String(length=16), nullable=False),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("game_id", "seq", name="uq_action_game_seq"),
+    )
+    op.create_index("ix_action_created", "action", ["created"])
+    op.create_table(
+        "state_cache",
+        sa.Column("game_id", sa.String(length=64), sa.ForeignKey("game.id"), primary_key=True),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("state", sa.LargeBinary(), nullable=False),
+        sa.Column("updated", sa.DateTime(timezone=True), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("state_cache")
+    op.drop_index("ix_action_created", table_name="action")
+    op.drop_table("action")
+    op.drop_table("seat")
+    op.drop_table("game")
