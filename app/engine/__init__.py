@@ -1,0 +1,20 @@
+"""Silver Eye rules engine: pure and deterministic (no Flask, SQL, clock or mail).
+
+Other code and outside tests use only these names:
+
+    state = new_game(seats, seed, decks=None, options=None)
+    legal_actions(state, seat) -> list[dict]
+    state2, events = apply_action(state, seat, action)   # IllegalAction(message) if not legal
+    view(state, seat | None, reveal=False) -> dict
+    default_action(state, seat) -> dict | None
+    replay(seats, seed, actions, decks=None, options=None) -> state
+    describe(event, names) -> str
+"""
+from . import cards
+from .describe import describe
+from .rules import apply_action, default_action, legal_actions, new_game, replay, to_act
+from .state import IllegalAction, State
+from .views import view
+
+__all__ = ["cards", "describe", "apply_action", "default_action", "legal_actions", "new_game",
+           "replay", "to_act", "IllegalAction", "State", "view"]

@@ -1,0 +1,278 @@
+"""The game's course: setup, whose decision it is, applying one action, turn and
+round ends. Card abilities are in `abilities.py`, turns in `turns.py`, round-end
+scoring in `scoring.py`; this module ties them together and is the engine's API.
+"""
+from __future__ import annotations
+
+import random
+
+from . import abilities, turns  # noqa: F401  (register their decisions)
+from .abilities import simon_claim, simon_claim_options, simon_reactions
+from .cards import DECK_SIZE
+from .decisions import REGISTRY
+from .scoring import end_round, next_resolution, resolution_options, resolve, score_round
+from .state import IllegalAction, State, seat_bit
+from .table import Step, facedown_positions, learn, public, turn_up
+
+MIN_SEATS, MAX_SEATS, ROUNDS = 2, 4, 4
+META_ACTIONS = ("back", "away")   # log-only: a seat's presence (R29), no rule effect
+
+
+# --- setup ---------------------------------------------------------------------
+
+def new_game(seats: int, seed: int, decks: list[list[int]] | None = None,
+             options: dict | None = None) -> State:
+    if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise ValueError("Silver Eye is played by 2 to 4 seats")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError("the seed must be an integer")
+    stacked = None
+    if decks:
+        stacked = []
+        for deck in decks:
+            if deck is not None and sorted(deck) != list(range(DECK_SIZE)):
+                raise ValueError("a stacked deck must hold each card id 0-51 once (R3)")
+            stacked.append(None if deck is None else tuple(deck))
+        stacked = tuple(stacked)
+    st = State(seats=seats, seed=seed, options=dict(options or {}), decks=stacked)
+    st.totals = [0] * seats
+    st.eye_holder = random.Random(f"{seed}:first").randrange(seats)   # R6
+    st.eye_open = False
+    deal(Step(st, None, kind="deal"), 1)
+    return st
+
+
+def deal(step: Step, round_no: int) -> None:
+    """R3/R4: a fresh deck, five cards a seat, one faceup discard, peeks owed."""
+    st = step.state
+    if st.decks and round_no <= len(st.decks) and st.decks[round_no - 1] is not None:
+        order = list(st.decks[round_no - 1])
+    else:
+        order = list(range(DECK_SIZE))
+        random.Random(f"{st.seed}:deal:{round_no}").shuffle(order)
+    st.round = round_no
+    st.phase = "play"
+    st.faceup = [False] * DECK_SIZE
+    st.know = [0] * DECK_SIZE
+    st.villages = [order[5 * s:5 * s + 5] for s in range(st.seats)]
+    st.removed = order[5 * st.seats:20]            # R2: unused seats' villages
+    st.pile = [order[20]]
+    turn_up(st, order[20])
+    st.deck = order[:20:-1]                         # deck[21] on top (last)
+    st.hand = st.hand_seat = None
+    st.caller = None
+    st.scoring = None
+    st.simon_window = None
+    st.peeks = list(range(st.seats))
+    st.start_player = st.current = st.eye_holder   # R6
+    st.stack = [{"kind": "turn"}]
+    st.prev_log = st.log
+    st.log = []
+    step.emit("round_start", seat=st.start_player, start=st.start_player,
+              discard=public(st, order[20]))
+
+
+# --- who decides what --------------------------------------------------------
+
+def to_act(st: State) -> list[int]:
+    if st.phase == "play":
+        return [st.current] + [s for s in st.peeks if s != st.current]
+    if st.phase == "resolve":
+        pending = next_resolution(st)
+        return [pending[0]] if pending else []
+    return []
+
+
+def peek_options(st: State, seat: int) -> list[dict]:
+    down = facedown_positions(st, seat)
+    if len(down) <= 2:
+        return [{"type": "peek", "positions": down}]
+    return [{"type": "peek", "positions": [a, b]}
+            for i, a in enumerate(down) for b in down[i + 1:]]
+
+
+def legal_actions(st: State, seat: int) -> list[dict]:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < st.seats:
+        return []
+    if st.phase == "play":
+        if seat in st.peeks:
+            return peek_options(st, seat)
+        acts = []
+        if seat == st.current:
+            entry = st.stack[-1]
+            acts = REGISTRY[entry["kind"]].options(st, seat, entry)
+        return acts + simon_claim_options(st, seat)
+    if st.phase == "resolve":
+        return resolution_options(st, seat)
+    return []
+
+
+def default_action(st: State, seat: int) -> dict | None:
+    """R29: what a timeout does for this seat now; None if it has nothing pending."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < st.seats:
+        return None
+    if st.phase == "play":
+        if seat in st.peeks:
+            return {"type": "peek", "positions": facedown_positions(st, seat)[:2]}
+        if seat == st.current:
+            return {"type": "pass"}
+    elif st.phase == "resolve":
+        pending = next_resolution(st)
+        if pending and pending[0] == seat:
+            return {"type": "skip"}
+    return None
+
+
+# --- applying an action --------------------------------------------------------
+
+def apply_action(st: State, seat: int, action: dict) -> tuple[State, list[dict]]:
+    """Pure: the given state is left as it was."""
+    new = st.clone()
+    events = apply_in_place(new, seat, action)
+    return new, events
+
+
+def replay(seats: int, seed: int, actions, decks=None, options=None) -> State:
+    st = new_game(seats, seed, decks, options)
+    for seat, action in actions:
+        apply_in_place(st, seat, action)
+    return st
+
+
+def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise IllegalAction('An action is a JSON object with a "type", like {"type": "draw"}.')
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < st.seats:
+        raise IllegalAction(f"There is no seat {seat!r} in this game.")
+    if st.phase == "over":
+        raise IllegalAction("The game is over.")
+    kind = action["type"]
+    st.step += 1
+    step = Step(st, seat, kind=kind)
+    if kind in META_ACTIONS:
+        step.emit(kind)
+        return step.events
+    if st.option("memory") and kind != "simon":
+        _forget(st, seat)
+    if kind == "pass":
+        _timeout(step)
+    elif kind == "peek":
+        _peek(step, action)
+    elif st.phase == "resolve":
+        resolve(step, action)
+    elif kind == "simon":
+        if seat in st.peeks:
+            raise IllegalAction("First look at two of your facedown cards (peek).")
+        simon_claim(step, action)
+    else:
+        if seat in st.peeks:
+            raise IllegalAction("First look at two of your facedown cards (peek).")
+        if seat != st.current:
+            raise IllegalAction(f"It's not your turn: seat {st.current} is playing.")
+        entry = st.stack[-1]
+        decision = REGISTRY[entry["kind"]]
+        if kind == "skip":
+            decision.skip(step, entry)
+        else:
+            decision.apply(step, entry, action)
+    _end_of_step(step)
+    return step.events
+
+
+def _forget(st: State, seat: int) -> None:
+    """Option `memory` (R30): known facedown cards fade after the seat's next action."""
+    mask = ~seat_bit(seat)
+    for card in range(DECK_SIZE):
+        if not st.faceup[card] and card != st.hand:
+            st.know[card] &= mask
+
+
+def _peek(step: Step, action: dict) -> None:
+    """R5: two facedown cards of one's own village, before one's first action."""
+    st, seat = step.state, step.seat
+    if st.phase != "play" or seat not in st.peeks:
+        raise IllegalAction("You have already looked at your cards this round.")
+    down = facedown_positions(st, seat)
+    need = min(2, len(down))
+    positions = action.get("positions")
+    if (not isinstance(positions, list) or len(positions) != need
+            or any(isinstance(p, bool) or not isinstance(p, int) for p in positions)):
+        raise IllegalAction(f"Choose {need} of your facedown cards to look at, like "
+                            f'{{"type": "peek", "positions": [0, 1]}}.')
+    if len(set(positions)) != len(positions):
+        raise IllegalAction("Choose two different cards.")
+    for p in positions:
+        if p not in down:
+            raise IllegalAction(f"Position {p} is not one of your facedown cards.")
+    for p in positions:
+        learn(st, seat, st.villages[seat][p])
+    st.peeks.remove(seat)
+    step.emit("peek", positions=positions)
+
+
+def _timeout(step: Step) -> None:
+    """R29: everything this seat has pending is settled by its default."""
+    st, seat = step.state, step.seat
+    acted = False
+    if st.phase == "play" and seat in st.peeks:
+        down = facedown_positions(st, seat)
+        _peek(step, {"type": "peek", "positions": down[:2]})
+        acted = True
+    if st.phase == "play" and seat == st.current:
+        while st.stack:
+            entry = st.stack[-1]
+            REGISTRY[entry["kind"]].timeout(step, entry)
+        acted = True
+    elif st.phase == "resolve":
+        pending = next_resolution(st)
+        if pending and pending[0] == seat:
+            resolve(step, {"type": "pass"})
+            acted = True
+    if not acted:
+        raise IllegalAction("You have nothing to decide right now.")
+
+
+def _end_of_step(step: Step) -> None:
+    st = step.state
+    if st.phase == "play" and step.kind != "simon":
+        if step.placed_on_top:
+            simon_reactions(step)             # R16
+        elif step.pile_touched:
+            st.simon_window = None
+    _settle(step)
+
+
+def _settle(step: Step) -> None:
+    """Carry the game on until someone has a real choice to make."""
+    st = step.state
+    while True:
+        if st.phase == "play":
+            if st.peeks:
+                st.peeks = [s for s in st.peeks if facedown_positions(st, s)]
+            if not st.stack:
+                _end_turn(step)
+                continue
+            entry = st.stack[-1]
+            decision = REGISTRY[entry["kind"]]
+            if not decision.has_options(st, st.current, entry):
+                decision.forced(step, entry)
+                continue
+            return
+        if st.phase == "resolve" and next_resolution(st) is None:
+            score_round(step)
+            continue
+        return
+
+
+def _end_turn(step: Step) -> None:
+    """R11/R12: the round ends on an empty deck, or when the turn comes back to the caller."""
+    st = step.state
+    if not st.deck:
+        end_round(step, "deck")
+        return
+    following = (st.current + 1) % st.seats
+    if st.caller is not None and following == st.caller:
+        end_round(step, "call")
+        return
+    st.current = following
+    st.stack = [{"kind": "turn"}]
