@@ -18,10 +18,14 @@ def _security_headers(response: Any) -> Any:
 
 def register_blueprints(app: Any) -> None:
     """Attach every blueprint of the site to ``app``."""
-    from app.web import api, errors
+    from app.web import api, errors, lobby, play, replay, spectate
 
     app.register_blueprint(errors.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(lobby.bp)
+    app.register_blueprint(play.bp)
+    app.register_blueprint(spectate.bp)
+    app.register_blueprint(replay.bp)
     if app.config.get("BENCH_ENDPOINTS"):
         app.register_blueprint(api.bench_bp)
     app.after_request(_security_headers)

@@ -179,7 +179,7 @@ def action_label(action: Mapping[str, Any], view: View, me: int | None,
     if kind == "gamble":
         value = action.get("value")
         named = card_info.NAME.get(value, "") if isinstance(value, int) else ""
-        return f"Guess {value} {named}".strip()
+        return f"Guess {value} ({named})" if named else f"Guess {value}"
     if kind == "call":
         return "Call for a vote"
     if kind == "exchange":
@@ -187,6 +187,8 @@ def action_label(action: Mapping[str, Any], view: View, me: int | None,
             return f"Swap with {_target(view, me, positions[0], me, names)}"
         return "Swap with your cards " + ", ".join(spot(p) for p in positions)
     if kind == "discard":
+        if position is not None:
+            return f"Discard {_target(view, me, position, me, names)}"
         return f"Discard the {card_words(hand)}" if hand else "Discard it"
     if kind == "tanner":
         return f"Place it at the {action.get('end', 'right')} end"
@@ -209,7 +211,14 @@ def action_label(action: Mapping[str, Any], view: View, me: int | None,
     if kind == "bomb":
         return f"Blow up {_target(view, seat, position, me, names)}"
     if kind == "undermine":
-        return _generic_label(action, view, me, names, title="Undermine")
+        if "pile" in action:
+            index = action.get("pile")
+            try:
+                card = discard[int(index)]
+            except (IndexError, TypeError, ValueError):
+                card = None
+            return f"Take the {card_words(card)} from the pile ({_ordinal(int(index) + 1)} from the bottom)"
+        return f"Swap out {_target(view, seat, position, me, names)}"
     if kind == "dracula":
         return "Use Dracula"
     if kind == "skip":
@@ -237,6 +246,11 @@ def _generic_label(action: Mapping[str, Any], view: View, me: int | None,
         else:
             parts.append(f"{key.replace('_', ' ')} {value}")
     return " · ".join(parts)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def action_json(action: Mapping[str, Any]) -> str:
@@ -270,14 +284,13 @@ def group_actions(actions: Sequence[Mapping[str, Any]], view: View, me: int | No
                   key=lambda g: order.index(g["type"]) if g["type"] in order else len(order))
 
 
-def exchange_choices(view: View) -> dict[str, Any]:
+def exchange_choices(view: View, me: int | None) -> dict[str, Any]:
     """Extra controls the exchange form offers (design.md: ``into``, ``end``, ``spotter``).
 
     ``end`` matters only when a multi-card exchange fails; ``into`` only when it
     matches. ``spotter`` is offered when the viewer has a faceup Spotter in its
     own village — a fact read off the view, the engine decides whether it applies.
     """
-    me = view.get("seat")
     village = []
     if isinstance(me, int):
         try:
@@ -324,9 +337,13 @@ def log_entries(log: Sequence[Mapping[str, Any]], names: Sequence[str],
     return entries
 
 
-def since_last_acted(log: Sequence[Mapping[str, Any]], names: Sequence[str],
-                     me: int | None) -> list[str]:
-    """What the others did since this seat's last action of the round, in words."""
+def since_last_acted(view: View, names: Sequence[str], me: int | None) -> list[str]:
+    """What the others did since this seat's last action, in words.
+
+    Looks back into the previous round's log too, so the first page of a new
+    round still tells how the last one ended.
+    """
+    log = list(view.get("previous_log") or []) + list(view.get("log") or [])
     since = last_own_step(log, me)
     return [describe(e, names) for e in log
             if int(e.get("step") or 0) > since and e.get("seat") != me]
@@ -347,42 +364,41 @@ def pending_words(view: View, me: int | None, names: Sequence[str]) -> str:
     pending = view.get("pending") or ""
     what = PENDING_WORDS.get(pending, pending.replace("_", " ") if pending else "")
     if me is not None and me in to_act:
-        if me == current and what:
+        if "peek" in _types(view):
+            return "Your move: peek at two of your cards."
+        if (me == current or phase == "resolve") and what:
             return f"Your move: {what}."
-        if pending == "peek" or me != current:
-            return "Your move: peek at two of your cards." if "peek" in _types(view) else "Your move."
         return "Your move."
     waiting = [names[s] for s in to_act if 0 <= s < len(names)]
     if phase == "resolve":
-        return ("Scoring the round: waiting for " + _and(waiting) + ".") if waiting else "Scoring the round."
+        if waiting and what:
+            return f"Scoring the round: waiting for {_and(waiting)} to {what}."
+        return "Scoring the round."
     if not waiting:
         return "Waiting."
-    who = _and(waiting)
     if current is not None and current in to_act and what:
-        return f"Waiting for {names[current]}: {what}."
-    return f"Waiting for {who}."
+        others = [n for s, n in enumerate(names) if s in to_act and s != current]
+        extra = f" ({_and(others)} still to peek)" if others else ""
+        return f"Waiting for {names[current]} to {what}{extra}."
+    return f"Waiting for {_and(waiting)}."
 
 
 PENDING_WORDS = {
-    "turn": "draw, take the top discard or call",
-    "drawn": "keep or discard the drawn card",
-    "taken": "exchange the taken card",
-    "peek": "peek at two cards",
-    "search": "pick a card from the deck",
-    "ghost": "choose a card for the Ghost",
-    "twist": "turn cards for the Twister",
-    "see": "look at cards with the Split Seer",
-    "undermine": "swap cards with the Underminer",
-    "drunk": "give the Drunk's card away",
-    "dracula": "decide on Dracula",
-    "tanner": "place the Tanner",
-    "spot": "search with the Spotter",
-    "look": "look for a match with the Spotter",
-    "gamble": "guess with the Gambler",
-    "nelly": "tuck a Nelly",
+    "turn": "draw, take the top discard or call for a vote",
+    "drawn": "keep the drawn card or discard it",
+    "taken": "exchange the card taken from the pile",
+    "search": "pick a card from the deck with the silver eye",
+    "twister": "turn cards over with the Twister",
+    "ghost": "discard a card with the Ghost",
+    "seer": "look at cards with the Split Seer",
+    "dracula": "decide on the Dracula",
+    "underminer": "swap cards with the Underminer",
+    "drunk": "give the Drunk's card to a village",
+    "spotter": "search a village with the Spotter",
+    "gamble_more": "use another Gambler or end the turn",
+    "gamble_win": "discard a card after a right guess",
+    "nelly": "tuck a Nelly under a card",
     "bomb": "use a Mad Bomber",
-    "simon": "discard with Simon",
-    "ability": "use the card's ability or skip it",
 }
 
 
@@ -458,3 +474,19 @@ def install(setup: BlueprintSetupState | Flask) -> None:
     app.jinja_env.filters.setdefault("card_words", card_words)
     app.jinja_env.filters.setdefault("spot", spot)
     app.jinja_env.globals.setdefault("value_band", value_band)
+
+
+def table_context(view: View, names: Sequence[str], kinds: Sequence[str] | None,
+                  me: int | None) -> dict[str, Any]:
+    """Everything the table macros need, for a seat (``me``) or a spectator (None)."""
+    log = view.get("log") or []
+    return {
+        "view": view,
+        "names": list(names),
+        "me": me,
+        "villages": village_rows(view, names, me, kinds),
+        "scores": score_rows(view, names, me),
+        "log": log_entries(log, names, me),
+        "deck_cards": deck_known(view),
+        "pending": pending_words(view, me, names),
+    }
