@@ -341,6 +341,9 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -
         seats = store.load_seats(session, game.id)
         rows = store.load_actions(session, game.id)
         info = _game_info(game, seats, rows[-1].seq if rows else 0)
+        state = _fresh_state(game)
+        seed, seat_count, options = game.seed, game.seats, engine_options(game.options or {})
+        log_pairs = [(row.seq, row.seat, dict(row.action), row.source) for row in rows]
     over = info.status == "over"
     if reveal and not over:
         raise Forbidden("All cards are shown only once the game is over.", reason="running")
@@ -352,15 +355,14 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -
             return engine.view(state, None, reveal=True)
         return engine.view(state, seat)
 
-    state = _fresh_state(game)
     frames = [{"step": 0, "seat": None, "source": None, "action": None,
                "events": [], "text": [], "view": look(state)}]
-    for row in rows:
-        state, events = engine.apply_action(state, row.seat, dict(row.action))
-        shown = over or (seat is not None and row.seat == seat)
+    for seq, actor, action, source in log_pairs:
+        state, events = engine.apply_action(state, actor, action)
+        shown = over or (seat is not None and actor == seat)
         frames.append({
-            "step": row.seq, "seat": row.seat, "source": row.source,
-            "action": dict(row.action) if shown else None,
+            "step": seq, "seat": actor, "source": source,
+            "action": action if shown else None,
             "events": events,
             "text": [engine.describe(event, info.names) for event in events],
             "view": look(state),
@@ -368,11 +370,11 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -
     result: dict[str, Any] = {"game": info.public(), "seat": seat, "reveal": reveal,
                               "frames": frames}
     if over:
-        result["log"] = [[row.seat, dict(row.action)] for row in rows]
+        result["log"] = [[actor, action] for _, actor, action, _ in log_pairs]
         result["how_to_verify"] = (
-            f"sha256('{game.seed}') is {game.commitment}, the commitment shown since the "
-            f"game began. engine.replay({game.seats}, {engine_seed(game.seed)!r}, log, "
-            f"options={engine_options(game.options or {})!r}) rebuilds every deal and move.")
+            f"sha256('{seed}') is {info.commitment}, the commitment shown since the game "
+            f"began. engine.replay({seat_count}, {engine_seed(seed)!r}, log, "
+            f"options={options!r}) rebuilds every deal and every move.")
     return result
 
 

@@ -1,0 +1,136 @@
+"""Shared fixtures (Flask tutorial style): ``app``, ``client``, ``runner``, ``db``.
+
+Every test gets a store of its own, migrated from empty with Alembic: a SQLite
+file in the test's tmp dir by default, or, when ``TEST_DATABASE_URL`` points at
+PostgreSQL, a fresh schema of that database (selected with ``search_path``)
+dropped afterwards.
+"""
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from typing import Any, Callable, Iterator
+
+import pytest
+import sqlalchemy as sa
+
+from app import create_app
+from app.db import get_engine, make_engine, upgrade
+
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip()
+TEST_SECRET_KEY = "test-secret-key-not-for-production"
+
+
+def url_with_schema(url: str, schema: str) -> str:
+    """A PostgreSQL URL whose connections live in ``schema`` (via libpq options)."""
+    parsed = sa.engine.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+    return parsed.render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def database_url(tmp_path) -> Iterator[str]:
+    """A database nobody else uses, empty (not yet migrated)."""
+    if not TEST_DATABASE_URL:
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+        return
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    admin = make_engine(TEST_DATABASE_URL, poolclass=sa.pool.NullPool)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield url_with_schema(TEST_DATABASE_URL, schema)
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+@pytest.fixture
+def app(database_url, tmp_path) -> Iterator[Any]:
+    """The app on a freshly migrated store, with an app context pushed."""
+    app = create_app({
+        "TESTING": True,
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": TEST_SECRET_KEY,
+        "BASE_URL": "http://silver-eye.test",
+        "INSTANCE_PATH": str(tmp_path / "instance"),
+    })
+    upgrade(database_url)
+    with app.app_context():
+        yield app
+    get_engine(app).dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+class Db:
+    """Read-only peeks into the store, for checking what a request left behind."""
+
+    def __init__(self, app: Any) -> None:
+        self.engine = get_engine(app)
+
+    def count(self, table: str, **where: Any) -> int:
+        query = f'SELECT count(*) FROM "{table}"'
+        if where:
+            query += " WHERE " + " AND ".join(f'"{k}" = :{k}' for k in where)
+        with self.engine.connect() as conn:
+            return int(conn.execute(sa.text(query), where).scalar_one())
+
+    def actions(self, game_id: str) -> list[tuple[int, int, str]]:
+        with self.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(sa.text(
+                "SELECT seq, seat, source FROM action WHERE game_id = :g ORDER BY seq"),
+                {"g": game_id})]
+
+    def dump(self) -> dict[str, list[tuple]]:
+        """Every row of every table (sorted), to prove that nothing changed."""
+        tables = sa.inspect(self.engine).get_table_names()
+        out = {}
+        with self.engine.connect() as conn:
+            for table in sorted(tables):
+                rows = conn.execute(sa.text(f'SELECT * FROM "{table}"')).all()
+                out[table] = sorted((tuple(map(repr, row)) for row in rows))
+        return out
+
+
+@pytest.fixture
+def db(app) -> Db:
+    return Db(app)
+
+
+PEOPLE = [("Ann", "ann@example.com"), ("Bob", "bob@example.com"),
+          ("Cid", "cid@example.com"), ("Dee", "dee@example.com")]
+
+
+@pytest.fixture
+def new_game(app) -> Callable[..., Any]:
+    """Make a game through the service: ``new_game(seats=2, bots=(), **options)``."""
+    from app import services
+
+    def make(seats: int = 2, bots: tuple[int, ...] = (), seed: str | None = "12345",
+             **options: Any) -> Any:
+        players = []
+        for index in range(seats):
+            name, email = PEOPLE[index]
+            players.append({"name": name, "email": email, "kind": "human"}
+                           if index not in bots else {"name": f"Robo{index}", "kind": "bot"})
+        return services.create_game(players, options, name="Test game", seed=seed)
+
+    return make
+
+
+def random_move(state: Any, rng: random.Random) -> tuple[int, dict]:
+    """A legal move of some seat that has to act (for games played at random)."""
+    from app import engine
+
+    seat = rng.choice(engine.view(state, None)["to_act"])
+    return seat, rng.choice(engine.legal_actions(state, seat))
