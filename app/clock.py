@@ -1,0 +1,167 @@
+"""The clock process: ``python -m app.clock`` (the ``clock:`` line of the Procfile).
+
+One APScheduler BlockingScheduler with one interval job. Each tick finds the
+due deadline rows with the partial index on ``due_at``, leases them (one
+UPDATE with ``FOR UPDATE SKIP LOCKED`` inside on PostgreSQL; SQLite runs
+writers one at a time), hands each to ``app.timeouts``, then sends the due
+outbox mail. Nothing lives in the scheduler's memory: killing the process
+loses nothing, and a second clock started by mistake finds the rows leased
+or already done.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from app import deadlines as dl
+from app import timeouts
+from app.db import get_engine
+from app.mail import outbox
+from app.mail.backends import MailBackend, backend_from_config
+from app.mail.notify import DEFAULT_MAIL_FROM, setting
+
+log = logging.getLogger("app.clock")
+
+DEFAULT_TICK_SECONDS = 30
+#: How long a clock may hold a deadline before another may take it over (it
+#: died): long enough for one timeout, short enough not to stall a game.
+LEASE = timedelta(minutes=5)
+BATCH = 200
+
+
+@dataclass
+class TickReport:
+    """What one tick did."""
+
+    fired: dict[str, int] = field(default_factory=dict)
+    mail: outbox.SendReport = field(default_factory=outbox.SendReport)
+
+    @property
+    def deadlines(self) -> int:
+        return sum(self.fired.values())
+
+
+def due_query(now: datetime, limit: int = BATCH) -> Any:
+    """Open, due, unleased deadlines, earliest first (served by ix_deadline_open_due)."""
+    return (select(dl.Deadline.id)
+            .where(col(dl.Deadline.done_at).is_(None), col(dl.Deadline.due_at) <= now,
+                   col(dl.Deadline.lease_until).is_(None) | (col(dl.Deadline.lease_until) < now))
+            .order_by(col(dl.Deadline.due_at), col(dl.Deadline.id))
+            .limit(limit))
+
+
+def claim_due(engine: Any, now: datetime, owner: str, limit: int = BATCH,
+              lease: timedelta = LEASE) -> list[int]:
+    """Lease due deadlines to ``owner`` in one statement; return their ids, due order."""
+    now = dl.as_utc(now)
+    with Session(engine) as session:
+        session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+                     .where(col(dl.Deadline.id).in_(
+                         due_query(now, limit).with_for_update(skip_locked=True)
+                         .scalar_subquery()))
+                     .values(lease_owner=owner, lease_until=now + lease)
+                     .execution_options(synchronize_session=False))
+        session.commit()
+        return list(session.exec(
+            select(dl.Deadline.id).where(dl.Deadline.lease_owner == owner,
+                                         col(dl.Deadline.done_at).is_(None))
+            .order_by(col(dl.Deadline.due_at), col(dl.Deadline.id))))
+
+
+def release(engine: Any, deadline_id: int, owner: str) -> None:
+    """Give a deadline back (still open, e.g. the game was busy) for the next tick."""
+    with Session(engine) as session:
+        session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+                     .where(col(dl.Deadline.id) == deadline_id,
+                            col(dl.Deadline.lease_owner) == owner)
+                     .values(lease_owner=None, lease_until=None))
+        session.commit()
+
+
+def mail_backend(app: Any) -> MailBackend:
+    return backend_from_config(app.config, app.config.get("INSTANCE_PATH") or app.instance_path)
+
+
+def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
+         backend: MailBackend | None = None, send_mail: bool = True) -> TickReport:
+    """One tick at ``now`` (injected in tests; wall time otherwise)."""
+    owner = owner or f"clock-{uuid.uuid4().hex[:12]}"
+    report = TickReport()
+    with app.app_context():
+        now = dl.as_utc(now or dl.now())
+        engine = get_engine(app)
+        while True:
+            ids = claim_due(engine, now, owner)
+            if not ids:
+                break
+            for deadline_id in ids:
+                try:
+                    what = timeouts.fire(deadline_id, now)
+                except Exception:  # noqa: BLE001 - one bad game must not stop the clock
+                    log.exception("deadline %s failed; it will be tried again", deadline_id)
+                    what = "error"  # keeps its lease: retried when the lease runs out
+                else:
+                    release(engine, deadline_id, owner)
+                report.fired[what] = report.fired.get(what, 0) + 1
+            if len(ids) < BATCH:
+                break
+        if send_mail:
+            report.mail = send_mail_due(app, now, backend=backend)
+    return report
+
+
+def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None) -> outbox.SendReport:
+    """Send every due outbox row, batch after batch."""
+    total = outbox.SendReport()
+    backend = backend or mail_backend(app)
+    sender = str(setting("MAIL_FROM", DEFAULT_MAIL_FROM))
+    while True:
+        part = outbox.send_due(get_engine(app), backend, now, sender=sender)
+        for name in ("claimed", "sent", "retried", "failed"):
+            setattr(total, name, getattr(total, name) + getattr(part, name))
+        if part.claimed < outbox.BATCH:
+            return total
+
+
+def run(app: Any, seconds: float) -> None:
+    """Block forever, ticking every ``seconds`` (APScheduler 3.x)."""
+    from apscheduler.schedulers.blocking import BlockingScheduler
+
+    scheduler = BlockingScheduler(timezone="UTC")
+    scheduler.add_job(lambda: tick(app), "interval", seconds=seconds, id="tick",
+                      max_instances=1, coalesce=True, next_run_time=datetime.now(dl.timezone.utc))
+    log.info("clock ticking every %s s", seconds)
+    try:
+        scheduler.start()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    from app import create_app
+
+    parser = argparse.ArgumentParser(prog="python -m app.clock", description=__doc__)
+    parser.add_argument("--once", action="store_true", help="run one tick and exit")
+    parser.add_argument("--tick", type=float, default=None,
+                        help="seconds between ticks (CLOCK_TICK_SECONDS, default 30)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    app = create_app()
+    seconds = args.tick or float(app.config.get("CLOCK_TICK_SECONDS")
+                                 or setting("CLOCK_TICK_SECONDS", DEFAULT_TICK_SECONDS))
+    if args.once:
+        report = tick(app)
+        log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
+        return
+    run(app, seconds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Deadlines and each seat's clock state, kept in the database (never in memory).
+
+A decision deadline is written when a seat gets a pending decision and closed
+(``done_at`` set) in the same transaction as the action that ends it, so a
+clock killed at any moment loses nothing: the next tick finds the same open
+rows with the partial index on ``due_at``. Reminders are rows of their own.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable, Iterator
+
+from sqlalchemy import DateTime, Index, UniqueConstraint, text, update
+from sqlmodel import Field, Session, SQLModel, col, select
+
+DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
+
+#: Per-game clock settings and their defaults (hours unless said otherwise).
+DEFAULT_DEADLINE_HOURS = 48.0
+#: Reminder leads: "half" means halfway through the window, a number means
+#: that many hours before the deadline. Leads that would fall before the
+#: decision opened are dropped.
+DEFAULT_REMINDERS: tuple[str | float, ...] = ("half", 2.0)
+DEFAULT_ABSENT_AFTER = 3
+DEFAULT_VACATION_DAYS = 14
+
+
+_frozen_now: ContextVar[datetime | None] = ContextVar("silver_eye_now", default=None)
+
+
+def now() -> datetime:
+    """The clock's "now": the injected moment inside ``at(...)``, else wall time (UTC).
+
+    Hooks write deadlines relative to this, so a tick run for an injected
+    moment (tests, a clock catching up after downtime) schedules the next
+    deadlines from that moment, not from the wall clock.
+    """
+    frozen = _frozen_now.get()
+    return frozen if frozen is not None else datetime.now(timezone.utc)
+
+
+@contextmanager
+def at(moment: datetime) -> Iterator[datetime]:
+    """Run the block as if it were ``moment`` (see ``now``)."""
+    token = _frozen_now.set(as_utc(moment))
+    try:
+        yield as_utc(moment)
+    finally:
+        _frozen_now.reset(token)
+
+
+class Deadline(SQLModel, table=True):
+    """A moment at which the clock must do something for one seat of one game."""
+
+    __tablename__ = "deadline"
+    __table_args__ = (
+        # The clock's query: open rows by due time. Partial, so closed rows
+        # (almost all of them after a while) cost nothing.
+        Index("ix_deadline_open_due", "due_at",
+              sqlite_where=text("done_at IS NULL"),
+              postgresql_where=text("done_at IS NULL")),
+        Index("ix_deadline_game_seat", "game_id", "seat"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(max_length=64)
+    seat: int
+    kind: str = Field(max_length=16)
+    due_at: datetime = Field(sa_type=DateTime(timezone=True))
+    #: The step (actions applied so far) when the decision opened; a timeout
+    #: submits with this as its expected sequence, so a stale row can never
+    #: act on a later decision.
+    opened_step: int = 0
+    opened_at: datetime = Field(sa_type=DateTime(timezone=True))
+    #: When the first timeout action of this window was applied: the seat's
+    #: run of timeouts counts a window once, however many defaults it took.
+    fired_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    done_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: Why it closed: "acted", "fired", "cancelled".
+    outcome: str | None = Field(default=None, max_length=16)
+    lease_owner: str | None = Field(default=None, max_length=64)
+    lease_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+
+
+class SeatClock(SQLModel, table=True):
+    """The clock's memory of one seat: timeouts in a row, absence, vacation."""
+
+    __tablename__ = "seat_clock"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_seat_clock"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(max_length=64)
+    seat: int
+    consecutive_timeouts: int = 0
+    absent: bool = False
+    vacation_days_used: int = 0
+    vacation_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """The per-game settings chosen in the lobby, with defaults filled in."""
+
+    deadline: timedelta
+    reminders: tuple[str | float, ...]
+    absent_after: int
+    vacation_days: int
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any] | None) -> "ClockSettings":
+        """Read a game's options; unknown or bad values fall back to defaults.
+
+        Accepted keys: ``deadline_hours`` (or ``deadline_days``), ``reminders``
+        (list of "half" or hours before), ``absent_after``, ``vacation_days``.
+        """
+        opts = options or {}
+        hours = _positive(opts.get("deadline_hours"))
+        if hours is None and _positive(opts.get("deadline_days")) is not None:
+            hours = _positive(opts.get("deadline_days")) * 24
+        reminders: list[str | float] = []
+        raw = opts.get("reminders", DEFAULT_REMINDERS)
+        if isinstance(raw, (str, int, float)):
+            raw = [raw]
+        for lead in raw if isinstance(raw, (list, tuple)) else DEFAULT_REMINDERS:
+            if lead == "half":
+                reminders.append("half")
+            elif _positive(lead) is not None:
+                reminders.append(float(lead))
+        absent = opts.get("absent_after", DEFAULT_ABSENT_AFTER)
+        vacation = opts.get("vacation_days", DEFAULT_VACATION_DAYS)
+        return cls(
+            deadline=timedelta(hours=hours or DEFAULT_DEADLINE_HOURS),
+            reminders=tuple(reminders),
+            absent_after=absent if isinstance(absent, int) and absent >= 1 else DEFAULT_ABSENT_AFTER,
+            vacation_days=vacation if isinstance(vacation, int) and vacation >= 0 else DEFAULT_VACATION_DAYS,
+        )
+
+    def reminder_times(self, opened: datetime, due: datetime) -> list[datetime]:
+        """When to remind for a window ``opened``..``due`` (sorted, distinct, inside it)."""
+        times: set[datetime] = set()
+        for lead in self.reminders:
+            at = opened + (due - opened) / 2 if lead == "half" else due - timedelta(hours=float(lead))
+            if opened < at < due:
+                times.add(at)
+        return sorted(times)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime: SQLite gives stored times back naive (they are UTC)."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def _positive(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if number > 0 else None
+
+
+def seat_clock(session: Session, game_id: str, seat: int) -> SeatClock:
+    """The seat's clock row, created on first use (inside the caller's transaction)."""
+    row = session.exec(select(SeatClock).where(SeatClock.game_id == game_id,
+                                               SeatClock.seat == seat)).first()
+    if row is None:
+        row = SeatClock(game_id=game_id, seat=seat)
+        session.add(row)
+        session.flush()
+    return row
+
+
+def open_decision(session: Session, game_id: str, seat: int, step: int, now: datetime,
+                  settings: ClockSettings, *, remind: bool = True) -> Deadline:
+    """Write the deadline (and its reminders) for a decision that just opened.
+
+    A seat on vacation gets its window counted from the end of the vacation.
+    """
+    now = as_utc(now)
+    clock = seat_clock(session, game_id, seat)
+    start = now
+    if clock.vacation_until is not None and as_utc(clock.vacation_until) > now:
+        start = as_utc(clock.vacation_until)
+    due = start + settings.deadline
+    deadline = Deadline(game_id=game_id, seat=seat, kind=DECISION, due_at=due,
+                        opened_step=step, opened_at=now)
+    session.add(deadline)
+    if remind:
+        for at in settings.reminder_times(start, due):
+            session.add(Deadline(game_id=game_id, seat=seat, kind=REMINDER, due_at=at,
+                                 opened_step=step, opened_at=now))
+    session.flush()
+    return deadline
+
+
+def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
+               seat: int | None = None, kinds: Iterable[str] = (DECISION, REMINDER)) -> int:
+    """Close a game's (or one seat's) open deadlines; returns how many closed."""
+    stmt = (update(Deadline)
+            .where(col(Deadline.game_id) == game_id, col(Deadline.done_at).is_(None),
+                   col(Deadline.kind).in_(list(kinds)))
+            .values(done_at=now, outcome=outcome))
+    if seat is not None:
+        stmt = stmt.where(col(Deadline.seat) == seat)
+    return session.exec(stmt).rowcount  # type: ignore[call-overload]
+
+
+def open_rows(session: Session, game_id: str, seat: int | None = None,
+              kind: str | None = None) -> list[Deadline]:
+    """The open deadlines of a game (or a seat), earliest first."""
+    query = select(Deadline).where(Deadline.game_id == game_id, col(Deadline.done_at).is_(None))
+    if seat is not None:
+        query = query.where(Deadline.seat == seat)
+    if kind is not None:
+        query = query.where(Deadline.kind == kind)
+    return list(session.exec(query.order_by(col(Deadline.due_at), col(Deadline.id))))
+
+
+def shift_open(session: Session, game_id: str, seat: int, now: datetime,
+               until: datetime) -> None:
+    """Push a seat's open deadlines past ``until`` (vacation), keeping the time left.
+
+    A deadline due in 5 hours when a 7-day vacation starts is due 5 hours
+    after the vacation ends; its reminders move with it.
+    """
+    for row in open_rows(session, game_id, seat):
+        if row.kind in (DECISION, REMINDER):
+            left = max(as_utc(row.due_at) - as_utc(now), timedelta(0))
+            row.due_at = until + left
+            session.add(row)

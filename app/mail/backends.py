@@ -1,0 +1,150 @@
+"""Where outgoing mail goes: a folder of .eml files (default) or an SMTP server.
+
+Both take a fully built ``EmailMessage``. The file backend names each file
+after the outbox row, so delivering the same row twice overwrites one file
+instead of adding a second one; SMTP relies on the outbox never handing the
+same row out twice and on the stable Message-ID for the rare crash between
+"sent" and "marked sent".
+"""
+from __future__ import annotations
+
+import os
+import smtplib
+import ssl
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import parse_qs, unquote, urlsplit
+
+
+class PermanentFailure(Exception):
+    """The server refused this message for good (e.g. an unknown recipient)."""
+
+
+class MailBackend(Protocol):
+    """Sends messages; used as a context manager around one batch."""
+
+    def __enter__(self) -> "MailBackend": ...
+    def __exit__(self, *exc: object) -> None: ...
+    def send(self, message: EmailMessage, key: str) -> None: ...
+
+
+class FileBackend:
+    """Writes each message as ``<key>.eml`` under a folder (``instance/mail/``)."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+
+    def __enter__(self) -> "FileBackend":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def send(self, message: EmailMessage, key: str) -> None:
+        target = self.folder / f"{key}.eml"
+        partial = target.with_suffix(".eml.part")
+        partial.write_bytes(bytes(message))
+        os.replace(partial, target)  # readers never see half a message
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """What an ``SMTP_URL`` says: smtp://user:pass@host:port?starttls=1, smtps://..."""
+
+    host: str
+    port: int
+    ssl: bool
+    starttls: bool
+    username: str | None
+    password: str | None
+    timeout: float = 30.0
+
+    @classmethod
+    def from_url(cls, url: str) -> "SmtpSettings":
+        parts = urlsplit(url)
+        if parts.scheme not in ("smtp", "smtps"):
+            raise ValueError(f"SMTP_URL must start with smtp:// or smtps://, not {parts.scheme!r}")
+        if not parts.hostname:
+            raise ValueError("SMTP_URL names no host")
+        query = parse_qs(parts.query)
+        starttls = query.get("starttls", ["0"])[-1].lower() in ("1", "true", "yes", "on")
+        timeout = float(query.get("timeout", ["30"])[-1])
+        use_ssl = parts.scheme == "smtps"
+        return cls(host=parts.hostname, port=parts.port or (465 if use_ssl else 25),
+                   ssl=use_ssl, starttls=starttls and not use_ssl,
+                   username=unquote(parts.username) if parts.username else None,
+                   password=unquote(parts.password) if parts.password else None,
+                   timeout=timeout)
+
+
+class SmtpBackend:
+    """Delivers over one SMTP connection per batch (opened on first message)."""
+
+    def __init__(self, settings: SmtpSettings) -> None:
+        self.settings = settings
+        self._conn: smtplib.SMTP | None = None
+
+    def __enter__(self) -> "SmtpBackend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.quit()
+            except (smtplib.SMTPException, OSError):
+                self._conn.close()
+            self._conn = None
+
+    def _connect(self) -> smtplib.SMTP:
+        s = self.settings
+        context = ssl.create_default_context()
+        conn: smtplib.SMTP
+        if s.ssl:
+            conn = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=context)
+        else:
+            conn = smtplib.SMTP(s.host, s.port, timeout=s.timeout)
+            if s.starttls:
+                conn.starttls(context=context)
+        if s.username:
+            conn.login(s.username, s.password or "")
+        return conn
+
+    def send(self, message: EmailMessage, key: str) -> None:
+        if self._conn is None:
+            self._conn = self._connect()
+        try:
+            refused = self._conn.send_message(message)
+        except smtplib.SMTPRecipientsRefused as exc:
+            raise PermanentFailure(f"recipient refused: {exc.recipients}") from exc
+        except smtplib.SMTPResponseException as exc:
+            if 500 <= exc.smtp_code < 600:
+                raise PermanentFailure(f"{exc.smtp_code} {exc.smtp_error!r}") from exc
+            self._drop()
+            raise
+        except (smtplib.SMTPException, OSError):
+            self._drop()
+            raise
+        if refused:
+            raise PermanentFailure(f"recipient refused: {refused}")
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def backend_from_config(config: dict, instance_path: str | os.PathLike[str]) -> MailBackend:
+    """Choose the backend named by ``MAIL_BACKEND`` (``file`` unless said otherwise)."""
+    name = (config.get("MAIL_BACKEND") or os.environ.get("MAIL_BACKEND") or "file").lower()
+    if name == "file":
+        folder = config.get("MAIL_DIR") or os.environ.get("MAIL_DIR") or Path(instance_path) / "mail"
+        return FileBackend(folder)
+    if name == "smtp":
+        url = config.get("SMTP_URL") or os.environ.get("SMTP_URL")
+        if not url:
+            raise ValueError("MAIL_BACKEND=smtp needs SMTP_URL (smtp://user:pass@host:port)")
+        return SmtpBackend(SmtpSettings.from_url(url))
+    raise ValueError(f"MAIL_BACKEND must be 'file' or 'smtp', not {name!r}")

@@ -1,0 +1,386 @@
+"""Writing the mails: Jinja2 text + HTML templates fed from private views only.
+
+Everything a mail says about cards comes from ``engine.view(state, seat)`` of
+the seat it goes to (or from public events described by ``engine.describe``),
+never from the raw state, so a mail can only show what its reader has seen.
+Names and addresses typed by players are cleaned here before they come near a
+header; the message itself is built with ``email.message.EmailMessage`` and
+``email.headerregistry.Address``, which quote what needs quoting and refuse
+line breaks.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from email.headerregistry import Address
+from email import policy as email_policy
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any, Iterable
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from app.deadlines import as_utc
+
+TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+NAME_LIMIT = 60
+
+_env = Environment(
+    loader=FileSystemLoader(str(TEMPLATES)),
+    autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+
+#: What a pending decision asks of the player, in words (the engine's short names).
+DECISION_WORDS: dict[str, str] = {
+    "peek": "look at two of your cards to start the round",
+    "turn": "it is your turn",
+    "drawn": "decide what to do with the card you drew",
+    "taken": "decide where the card you took from the pile goes",
+    "search": "pick a card with the silver eye",
+    "gamble_more": "the Gambler: go on or stop",
+    "gamble_win": "the Gambler guessed right: choose a card to discard",
+    "spotter": "the Spotter: choose a village to search",
+    "twister": "the Twister: choose the cards to turn over",
+    "ghost": "the Ghost: choose a card to discard",
+    "seer": "the Split Seer: choose a card to look at",
+    "dracula": "Dracula: use it or skip",
+    "underminer": "the Underminer: choose the cards to swap",
+    "drunk": "the Drunk: choose where the top card goes",
+    "nelly": "round end: place your Nelly, or skip",
+    "bomb": "round end: use your Mad Bomber, or skip",
+}
+
+
+@dataclass(frozen=True)
+class Mail:
+    """A composed mail: the subject and both bodies."""
+
+    subject: str
+    text: str
+    html: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What compose needs to know of a game besides a view."""
+
+    id: str
+    name: str
+    names: list[str]
+    base_url: str
+    commitment: str = ""
+    links: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        return clean_name(self.name) or f"game {self.id}"
+
+
+# -- cleaning what players typed ----------------------------------------------
+
+def clean_name(value: Any, limit: int = NAME_LIMIT) -> str:
+    """A name safe for a header and a subject: no control characters, one line.
+
+    Line breaks, tabs and every other control or format character (Unicode
+    category C*) become spaces, runs of spaces collapse, and the result is
+    cut to ``limit`` characters.
+    """
+    text = "".join(" " if unicodedata.category(ch).startswith("C") else ch
+                   for ch in str(value or ""))
+    text = re.sub(r"\s+", " ", text).strip()
+    return text[:limit].strip()
+
+
+_ADDR = re.compile(r"^[^\s@<>()\[\],;:\"\\]{1,64}@[A-Za-z0-9.-]{1,253}$")
+
+
+def clean_address(value: Any) -> str | None:
+    """The bare address if it is a plain, single mailbox; None otherwise.
+
+    Anything with spaces, angle brackets, commas, quotes or line breaks is
+    refused rather than repaired: a mail to a guessed address is worse than
+    none.
+    """
+    text = str(value or "").strip()
+    if not _ADDR.match(text) or ".." in text.split("@", 1)[1]:
+        return None
+    try:
+        Address(addr_spec=text)
+    except (ValueError, IndexError, TypeError):
+        return None
+    return text
+
+
+# -- pieces of a view in words ------------------------------------------------
+
+def card_words(card: dict[str, Any] | None) -> str:
+    """'7 Ghost' for a card the reader knows, '?' for one it does not."""
+    from app.engine import cards
+
+    if not card or card.get("id") is None:
+        return "?"
+    return cards.label(int(card["id"]))
+
+
+def card_info(card: dict[str, Any] | None) -> dict[str, Any]:
+    """A card for the templates: label, name, ability, faceup, known."""
+    from app.engine import cards
+
+    known = bool(card) and card.get("id") is not None
+    return {
+        "known": known,
+        "faceup": bool(card and card.get("faceup")),
+        "label": card_words(card),
+        "value": cards.VALUE[int(card["id"])] if known else None,
+        "name": cards.name(int(card["id"])) if known else "",
+        "ability": cards.ability(int(card["id"])) if known else "",
+    }
+
+
+def village_info(view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    villages = view.get("villages") or []
+    return [card_info(c) for c in (villages[seat] if seat < len(villages) else [])]
+
+
+def scores_info(view: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
+    """One row per seat: name, each round's score, total."""
+    rounds = view.get("round_scores") or []
+    totals = view.get("totals") or []
+    rows = []
+    for seat, name in enumerate(names):
+        rows.append({
+            "name": name,
+            "rounds": [r[seat] if seat < len(r) else None for r in rounds],
+            "total": totals[seat] if seat < len(totals) else None,
+        })
+    return rows
+
+
+def since_lines(view: dict[str, Any], after_step: int, names: list[str]) -> list[str]:
+    """The public events of the view's log after ``after_step``, in words."""
+    from app import engine
+
+    lines = []
+    for event in view.get("log") or []:
+        if int(event.get("step") or 0) > after_step:
+            lines.append(engine.describe(event, names))
+    return [line for line in lines if line]
+
+
+def deadline_words(due: datetime | None, now: datetime) -> str:
+    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)'."""
+    if due is None:
+        return ""
+    due, now = as_utc(due), as_utc(now)
+    left = due - now
+    when = f"{due:%A} {due.day} {due:%B %Y, %H:%M} UTC"
+    return f"{when} ({_span(left)})"
+
+
+def _span(left: timedelta) -> str:
+    seconds = int(left.total_seconds())
+    if seconds <= 0:
+        return "now"
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = round(seconds / size) if unit != "minute" else max(1, seconds // 60)
+            return f"in {n} {unit}{'s' if n != 1 else ''}"
+    return "in less than a minute"
+
+
+# -- rendering ------------------------------------------------------------------
+
+def render(template: str, subject: str, **context: Any) -> Mail:
+    """Render ``mail/<template>.txt`` and ``.html`` with the same context."""
+    context.setdefault("subject", subject)
+    text = _env.get_template(f"mail/{template}.txt").render(**context)
+    html = _env.get_template(f"mail/{template}.html").render(**context)
+    return Mail(subject=clean_name(subject, limit=200), text=text, html=html)
+
+
+def subject_for(game: GameInfo, what: str) -> str:
+    return clean_name(f"Silver Eye · {game.title}: {what}", limit=200)
+
+
+def decision_words(pending: str | None) -> str:
+    if not pending:
+        return "you have a decision to make"
+    return DECISION_WORDS.get(pending, "you have a decision to make")
+
+
+def decision_of(view: dict[str, Any], seat: int) -> str | None:
+    """The short name of the decision ``seat`` faces in ``view`` (None: nothing).
+
+    The view's ``pending`` is the current player's decision; the round-start
+    peek and round-end choices can belong to other seats.
+    """
+    if seat not in (view.get("to_act") or []):
+        return None
+    if seat in (view.get("peeks_pending") or []):
+        return "peek"
+    detail = view.get("pending_detail") or {}
+    if view.get("phase") == "resolve" and detail.get("seat") == seat:
+        return view.get("pending")
+    if view.get("current") == seat:
+        return view.get("pending")
+    return ""
+
+
+def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: int,
+              due: datetime | None, now: datetime, link: str, unsubscribe: str,
+              reminder: bool = False, digest: bool = False) -> Mail:
+    """The mail of a seat with a pending decision (also its reminders and digests)."""
+    names = game.names
+    round_no = view.get("round")
+    what = f"round {round_no}, your turn"
+    if reminder:
+        what = f"round {round_no}, reminder: your turn"
+    elif digest:
+        what = f"round {round_no}, digest"
+    has_decision = seat in (view.get("to_act") or [])
+    hand = view.get("hand") if view.get("hand_seat") == seat else None
+    discard = view.get("discard") or []
+    return render(
+        "turn", subject_for(game, what),
+        game=game, seat=seat, name=names[seat], names=names, round=round_no,
+        has_decision=has_decision, decision=decision_words(decision_of(view, seat)),
+        village=village_info(view, seat), hand=card_info(hand) if hand else None,
+        discard_top=card_info(discard[-1]) if discard else None,
+        deck_count=view.get("deck_count"), scores=scores_info(view, names),
+        since=since_lines(view, since_step, names), deadline=deadline_words(due, now),
+        link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
+        others=[names[s] for s in (view.get("to_act") or []) if s != seat],
+    )
+
+
+def invitation_mail(game: GameInfo, seat: int, *, link: str, unsubscribe: str,
+                    deadline_hours: float) -> Mail:
+    return render("invitation", subject_for(game, "you are invited to play"),
+                  game=game, seat=seat, name=game.names[seat], names=game.names,
+                  link=link, unsubscribe=unsubscribe, commitment=game.commitment,
+                  deadline=_span(timedelta(hours=deadline_hours)).removeprefix("in "))
+
+
+def round_mail(game: GameInfo, seat: int, view: dict[str, Any], round_no: int, *,
+               link: str, unsubscribe: str) -> Mail:
+    return render("round_end", subject_for(game, f"round {round_no} is over"),
+                  game=game, seat=seat, name=game.names[seat], round=round_no,
+                  scores=scores_info(view, game.names), village=village_info(view, seat),
+                  link=link, unsubscribe=unsubscribe)
+
+
+def game_over_mail(game: GameInfo, seat: int, view: dict[str, Any], *, link: str,
+                   replay: str, unsubscribe: str) -> Mail:
+    winner = view.get("winner")
+    return render("game_over", subject_for(game, "the game is over"),
+                  game=game, seat=seat, name=game.names[seat],
+                  winner=game.names[winner] if isinstance(winner, int) else None,
+                  you_won=winner == seat, scores=scores_info(view, game.names),
+                  link=link, replay=replay, unsubscribe=unsubscribe)
+
+
+def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, link: str,
+                unsubscribe: str, absent_after: int = 3) -> Mail:
+    """absent (about someone), you_absent, abandoned, fresh_link."""
+    subjects = {
+        "absent": f"{game.names[about] if about is not None else 'a player'} is away",
+        "you_absent": "you are marked away",
+        "abandoned": "the game was abandoned",
+        "fresh_link": "your link",
+    }
+    return render("notice", subject_for(game, subjects[notice]), game=game, seat=seat,
+                  name=game.names[seat], notice=notice,
+                  about=game.names[about] if about is not None else None,
+                  absent_after=absent_after, link=link, unsubscribe=unsubscribe)
+
+
+# -- headers and the message ------------------------------------------------------
+
+def mail_domain(sender: str) -> str:
+    """The domain of MAIL_FROM, for Message-IDs."""
+    match = re.search(r"@([A-Za-z0-9.-]+)", sender or "")
+    return match.group(1) if match else "silver-eye-post.invalid"
+
+
+def thread_root(game_id: str, seat: int, domain: str) -> str:
+    """The Message-ID of a seat's invitation: every later mail of the game refers to it."""
+    return f"<game.{_token(game_id)}.seat{int(seat)}@{domain}>"
+
+
+def message_id_for(idempotency: str, domain: str) -> str:
+    digest = hashlib.sha256(idempotency.encode()).hexdigest()[:32]
+    return f"<{digest}@{domain}>"
+
+
+def thread_headers(game_id: str, seat: int, idempotency: str, domain: str, *,
+                   root: bool, unsubscribe: str | None) -> dict[str, str]:
+    """Message-ID, threading and RFC 8058 one-click unsubscribe headers."""
+    root_id = thread_root(game_id, seat, domain)
+    headers = {"Message-ID": root_id if root else message_id_for(idempotency, domain)}
+    if not root:
+        headers["In-Reply-To"] = root_id
+        headers["References"] = root_id
+    if unsubscribe:
+        headers["List-Unsubscribe"] = f"<{unsubscribe}>"
+        headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    headers["List-Id"] = f"Silver Eye game {_token(game_id)} <game-{_token(game_id)}.{domain}>"
+    return headers
+
+
+def _token(value: str) -> str:
+    """A game id as it may appear inside a header (letters, digits, dash only)."""
+    return re.sub(r"[^A-Za-z0-9-]", "-", str(value))[:64]
+
+
+def sender_address(sender: str) -> Address:
+    """MAIL_FROM ('Name <addr>' or 'addr') as an Address."""
+    match = re.match(r"^\s*(.*?)\s*<([^<>]+)>\s*$", sender or "")
+    if match:
+        return Address(display_name=clean_name(match.group(1).strip('"')),
+                       addr_spec=match.group(2).strip())
+    return Address(display_name="Silver Eye Post", addr_spec=(sender or "").strip()
+                   or "silver-eye-post@localhost")
+
+
+#: Long header lines are allowed (RFC 5322 says 998), so that a List-Unsubscribe
+#: URL is never folded into an encoded word that mail clients cannot read.
+MESSAGE_POLICY = email_policy.default.clone(max_line_length=998)
+
+ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe",
+                   "List-Unsubscribe-Post", "List-Id")
+
+
+def build_message(*, to: str, to_name: str, subject: str, text: str, html: str | None,
+                  headers: dict[str, str], sender: str, date: datetime) -> EmailMessage:
+    """The message for an outbox row; raises ValueError if anything could inject."""
+    message = EmailMessage(policy=MESSAGE_POLICY)
+    message["From"] = sender_address(sender)
+    message["To"] = Address(display_name=clean_name(to_name), addr_spec=to)
+    message["Subject"] = clean_name(subject, limit=200)
+    message["Date"] = format_datetime(as_utc(date))
+    for name in ALLOWED_HEADERS:
+        value = headers.get(name)
+        if value:
+            if "\r" in value or "\n" in value:
+                raise ValueError(f"line break in {name}")
+            message[name] = value
+    message["Auto-Submitted"] = "auto-generated"
+    message.set_content(text)
+    if html:
+        message.add_alternative(html, subtype="html")
+    return message
+
+
+def all_labels() -> Iterable[str]:
+    """Every card label (for leak scans in tests and tools)."""
+    from app.engine import cards
+
+    return sorted({cards.label(c) for c in range(cards.DECK_SIZE)})

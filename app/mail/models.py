@@ -1,0 +1,78 @@
+"""Mail tables: the outbox (what to send) and each seat's mail preferences.
+
+The outbox is written in the same transaction as the action that caused the
+mail; a separate sender (the clock process) delivers it later. One row is one
+message: its Message-ID is fixed when the row is written, so a retry re-sends
+the very same message, and the row's status makes the sender skip it once it
+went out.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import DateTime, JSON, Column, Index, Text, UniqueConstraint, text
+from sqlmodel import Field, SQLModel
+
+#: Outbox row states. ``pending`` rows are sent when due; ``failed`` rows were
+#: refused for good by the mail server (a bad address) and are kept for reading.
+PENDING, SENT, FAILED = "pending", "sent", "failed"
+
+#: Seat mail preferences: a mail for every decision, one digest mail per
+#: period, or nothing but invitations and links the player asked for.
+EVERY, DIGEST, NONE = "every", "digest", "none"
+MAIL_MODES = (EVERY, DIGEST, NONE)
+
+
+class Outbox(SQLModel, table=True):
+    """One message waiting to be sent (or already sent: rows are kept)."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        UniqueConstraint("idempotency", name="uq_outbox_idempotency"),
+        UniqueConstraint("message_id", name="uq_outbox_message_id"),
+        Index("ix_outbox_due", "next_attempt_at",
+              sqlite_where=text("status = 'pending'"),
+              postgresql_where=text("status = 'pending'")),
+        Index("ix_outbox_game", "game_id", "seat"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str | None = Field(default=None, max_length=64)
+    seat: int | None = None
+    kind: str = Field(max_length=32)
+    to: str = Field(max_length=320)
+    subject: str = Field(max_length=300)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    html: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    headers: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default=PENDING, max_length=16)
+    attempts: int = 0
+    next_attempt_at: datetime = Field(sa_type=DateTime(timezone=True))
+    lease_owner: str | None = Field(default=None, max_length=64)
+    lease_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    sent_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    message_id: str = Field(max_length=255)
+    #: Who asked for this mail, as a key: a second request for the same mail
+    #: (a retried hook, two clocks) finds the row and adds nothing.
+    idempotency: str = Field(max_length=200)
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(sa_type=DateTime(timezone=True))
+
+
+class SeatMail(SQLModel, table=True):
+    """How much mail a seat wants, and what it has been told so far."""
+
+    __tablename__ = "seat_mail"
+    __table_args__ = (UniqueConstraint("game_id", "seat", name="uq_seat_mail"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(max_length=64)
+    seat: int
+    mode: str = Field(default=EVERY, max_length=16)
+    #: The last step this seat acted at (its own action): a turn mail tells it
+    #: what happened after that step.
+    last_acted_step: int = 0
+    #: When the last digest went out (digest mode sends at most one a period).
+    last_digest_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
