@@ -1,0 +1,131 @@
+"""A real SMTP server for mail tests (aiosmtpd on 127.0.0.1, a free port).
+
+``smtp`` collects every message it receives; ``smtp.stop()`` and
+``smtp.start()`` simulate an outage on the same port. ``mail_app`` is the
+test app sending through that server.
+"""
+from __future__ import annotations
+
+import email
+import re
+import socket
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from html.parser import HTMLParser
+from typing import Any, Iterator
+
+import pytest
+from aiosmtpd.controller import Controller
+
+
+@dataclass
+class Received:
+    """One message as the server got it."""
+
+    rcpt: list[str]
+    message: EmailMessage
+
+    @property
+    def to(self) -> str:
+        return self.rcpt[0]
+
+    @property
+    def subject(self) -> str:
+        return str(self.message["Subject"])
+
+    def header(self, name: str) -> str | None:
+        value = self.message[name]
+        return None if value is None else str(value)
+
+    @property
+    def text(self) -> str:
+        return self.message.get_body(preferencelist=("plain",)).get_content()
+
+    @property
+    def html(self) -> str:
+        return self.message.get_body(preferencelist=("html",)).get_content()
+
+    @property
+    def html_words(self) -> str:
+        """The HTML part as a reader sees it: tags gone, spaces collapsed."""
+        return " ".join(_HtmlText.of(self.html).split())
+
+    def links(self) -> list[str]:
+        return re.findall(r"https?://\S+", self.text)
+
+    def seat_link(self) -> str:
+        return next(link for link in self.links() if "/play/" in link)
+
+
+class _HtmlText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+    @classmethod
+    def of(cls, html: str) -> str:
+        parser = cls()
+        parser.feed(html)
+        return " ".join(parser.parts)
+
+
+class _Collect:
+    def __init__(self, box: list[Received]) -> None:
+        self.box = box
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        message = email.message_from_bytes(envelope.content, policy=default_policy)
+        self.box.append(Received(list(envelope.rcpt_tos), message))  # type: ignore[arg-type]
+        return "250 Message accepted for delivery"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class SmtpServer:
+    """An aiosmtpd server that can be stopped and started again on its port."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.received: list[Received] = []
+        self._controller: Controller | None = None
+
+    @property
+    def url(self) -> str:
+        return f"smtp://127.0.0.1:{self.port}?timeout=5"
+
+    def start(self) -> None:
+        self._controller = Controller(_Collect(self.received), hostname="127.0.0.1",
+                                      port=self.port)
+        self._controller.start()
+
+    def stop(self) -> None:
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+    def to(self, address: str) -> list[Received]:
+        return [r for r in self.received if address in r.rcpt]
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    server = SmtpServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def mail_app(app, smtp):
+    """The test app, mailing through the local SMTP server."""
+    app.config.update(MAIL_BACKEND="smtp", SMTP_URL=smtp.url,
+                      MAIL_FROM="Silver Eye Post <post@silver-eye.test>")
+    return app

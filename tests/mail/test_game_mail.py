@@ -1,0 +1,144 @@
+"""A whole game played through the services, its mail received by a real SMTP server."""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any
+
+from app import clock, engine, services
+from app.engine import bots, cards
+
+LABELS = sorted({cards.label(c) for c in range(cards.DECK_SIZE)}, key=len, reverse=True)
+LABEL_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(l) for l in LABELS) + r")(?!\w)")
+
+
+def card_ids(node: Any) -> set[int]:
+    """Every card id shown anywhere in a view (villages, pile, hand, log...)."""
+    found: set[int] = set()
+    if isinstance(node, dict):
+        if {"id", "value"} <= node.keys() and isinstance(node["id"], int):
+            found.add(node["id"])
+        for value in node.values():
+            found |= card_ids(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= card_ids(value)
+    return found
+
+
+def kind_of(subject: str) -> str:
+    for words, kind in (("invited", "invitation"), ("your turn", "turn"),
+                        ("the game is over", "over"), ("is over", "round")):
+        if words in subject:
+            return kind
+    return "other"
+
+
+def village_line(view: dict, seat: int) -> str:
+    parts = []
+    for i, card in enumerate(view["villages"][seat], start=1):
+        label = cards.label(card["id"]) if card["id"] is not None else "?"
+        parts.append(f"{i}. {label} ({'face up' if card['faceup'] else 'face down'})")
+    return "   ".join(parts)
+
+
+def test_each_seat_gets_exactly_its_mails_each_showing_only_what_it_has_seen(
+        mail_app, smtp, client, new_game):
+    created = new_game(seats=3, seed="2024")
+    gid = created.game_id
+    emails = {0: "ann@example.com", 1: "bob@example.com", 2: "cid@example.com"}
+    seat_of = {address: seat for seat, address in emails.items()}
+    rng = random.Random(7)
+
+    state = services.load_state(gid)
+    seen = {s: card_ids(engine.view(state, s)) for s in emails}
+    expected: Counter = Counter()
+    for seat in emails:
+        expected[(seat, "invitation")] += 1
+    for seat in engine.view(state, None)["to_act"]:
+        expected[(seat, "turn")] += 1
+    checked_turn_mails = 0
+
+    def deliver_and_check(state: Any) -> None:
+        nonlocal checked_turn_mails
+        start = len(smtp.received)
+        clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+        for mail in smtp.received[start:]:
+            seat = seat_of[mail.to]
+            for body in (mail.text, mail.html_words):
+                for label in LABEL_RE.findall(body):
+                    assert any(cards.label(c) == label for c in seen[seat]), (
+                        f"{mail.subject!r} to seat {seat} names {label}, a card it has not seen")
+            if kind_of(mail.subject) == "turn":
+                view = engine.view(state, seat)
+                assert village_line(view, seat) in mail.text
+                token = mail.seat_link().split("/play/", 1)[1]
+                assert services.open_seat(token).seat == seat
+                page = client.get(f"/play/{token}")
+                assert page.status_code == 200
+                checked_turn_mails += 1
+
+    deliver_and_check(state)
+    while True:
+        snap = services.snapshot(gid)
+        before = snap.view(None)
+        if before["phase"] == "over":
+            break
+        seat = before["to_act"][0]
+        action = bots.choose("greedy", snap.state, seat, rng)
+        state = services.submit_action(gid, seat, action, snap.seq).snapshot.state
+        after = engine.view(state, None)
+        for s in emails:
+            seen[s] |= card_ids(engine.view(state, s))
+        if after["phase"] == "over":
+            for s in emails:
+                expected[(s, "over")] += 1
+        else:
+            for gained in set(after["to_act"]) - set(before["to_act"]):
+                expected[(gained, "turn")] += 1
+            if len(after["round_scores"]) > len(before["round_scores"]):
+                for s in emails:
+                    expected[(s, "round")] += 1
+        deliver_and_check(state)
+
+    got = Counter((seat_of[m.to], kind_of(m.subject)) for m in smtp.received)
+    assert got == expected
+    assert expected[(0, "round")] == 3 and expected[(0, "over")] == 1
+    assert checked_turn_mails == sum(n for (s, k), n in expected.items() if k == "turn")
+    ids = [m.header("Message-ID") for m in smtp.received]
+    assert len(ids) == len(set(ids)), "a message was delivered twice"
+    # A second pass finds nothing left to send.
+    assert clock.send_mail_due(mail_app, datetime.now(timezone.utc)).claimed == 0
+
+
+def test_mails_of_a_game_thread_together_and_offer_one_click_unsubscribe(
+        mail_app, smtp, new_game):
+    new_game(seats=2)
+    clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+    for address in ("ann@example.com", "bob@example.com"):
+        mails = smtp.to(address)
+        invitation = next(m for m in mails if kind_of(m.subject) == "invitation")
+        root = invitation.header("Message-ID")
+        assert invitation.header("In-Reply-To") is None
+        others = [m for m in mails if m is not invitation]
+        assert others, "the first decision was mailed"
+        for mail in mails:
+            assert mail.header("List-Unsubscribe-Post") == "List-Unsubscribe=One-Click"
+            assert re.fullmatch(r"<http://silver-eye\.test/unsubscribe/[\w.-]+>",
+                                mail.header("List-Unsubscribe"))
+            assert mail.message.get_body(preferencelist=("html",)) is not None
+        for mail in others:
+            assert mail.header("In-Reply-To") == root
+            assert mail.header("References") == root
+
+
+def test_the_invitation_carries_the_seed_commitment_but_never_the_seed(mail_app, smtp, new_game):
+    created = new_game(seats=2, seed="987654321")
+    clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+    commitment = created.snapshot.game.commitment
+    for mail in smtp.received:
+        assert "987654321" not in mail.text and "987654321" not in mail.html
+        if kind_of(mail.subject) == "invitation":
+            assert commitment in mail.text
