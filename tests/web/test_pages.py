@@ -1,0 +1,367 @@
+"""The pages people see: the lobby, the links page, a seat's page and its form, the public page.
+
+Scenarios go through HTTP like a browser without JavaScript would: read the
+page, pick a button, post its form. The small page readers at the top are
+shared with the replay and leak tests.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from app import engine, services, tokens
+from app.web import view_helpers
+
+# -- reading pages like a browser -------------------------------------------------
+
+SEAT_LINK = re.compile(r'href="https?://[^"/]+(/play/[^"]+)"')
+HIDDEN = re.compile(r'<input type="hidden" name="(csrf_token|expected_seq)" value="([^"]*)"')
+BUTTON = re.compile(r'<button[^>]*name="action" value="([^"]*)"[^>]*>(.*?)</button>', re.S)
+CARD_ID = re.compile(r'data-card="(\d+)"')
+
+
+def lobby_form(players: list[tuple[str, str, str]], **extra: str) -> dict[str, str]:
+    """The lobby form as a browser posts it: ``(name, email, kind)`` per filled seat."""
+    form = {"name": "Friday wolves", "deadline": "2", "deadline_unit": "days",
+            "reminders": "half, 2", "absent_after": "3"}
+    for i, (name, email, kind) in enumerate(players):
+        form.update({f"seat{i}_name": name, f"seat{i}_email": email, f"seat{i}_kind": kind})
+    form.update(extra)
+    return form
+
+
+def create_in_lobby(client: Any, players: list[tuple[str, str, str]], **extra: str) -> tuple[str, list[str]]:
+    """Create a game through the lobby; returns the links page path and the seat paths."""
+    answer = client.post("/", data=lobby_form(players, **extra))
+    assert answer.status_code == 303, answer.get_data(as_text=True)
+    links_page = answer.headers["Location"]
+    page = client.get(links_page)
+    assert page.status_code == 200
+    return links_page, SEAT_LINK.findall(page.get_data(as_text=True))
+
+
+@dataclass
+class SeatPage:
+    """A seat page as read from its HTML: the buttons it offers and its form fields."""
+
+    text: str
+    csrf: str | None
+    expected_seq: int | None
+    buttons: list[tuple[dict[str, Any], str]]
+
+    @classmethod
+    def read(cls, text: str) -> "SeatPage":
+        hidden = dict(HIDDEN.findall(text))
+        buttons = [(json.loads(html.unescape(value)), html.unescape(label).strip())
+                   for value, label in BUTTON.findall(text)]
+        seq = hidden.get("expected_seq")
+        return cls(text, hidden.get("csrf_token"), int(seq) if seq else None, buttons)
+
+    def actions(self) -> list[dict[str, Any]]:
+        return [action for action, _ in self.buttons]
+
+    def card_ids(self) -> set[int]:
+        return {int(c) for c in CARD_ID.findall(self.text)}
+
+    def post(self, client: Any, path: str, action: dict[str, Any], **fields: Any) -> Any:
+        data = {"action": json.dumps(action), "csrf_token": self.csrf,
+                "expected_seq": str(self.expected_seq), **fields}
+        return client.post(f"{path}/act", data=data)
+
+
+def open_seat(client: Any, path: str) -> SeatPage:
+    answer = client.get(path)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    return SeatPage.read(answer.get_data(as_text=True))
+
+
+def seat_path(created: services.Created, seat: int) -> str:
+    return f"/play/{created.tokens[seat]}"
+
+
+def known_ids(view: dict[str, Any]) -> set[int]:
+    """Every card id a view shows, wherever it is."""
+    found: set[int] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "faceup" in node and isinstance(node.get("id"), int):
+                found.add(node["id"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk({k: v for k, v in view.items() if k not in ("log", "previous_log")})
+    return found
+
+
+# -- the lobby --------------------------------------------------------------------
+
+def test_lobby_shows_a_form_for_four_seats_and_the_options(client):
+    page = client.get("/").get_data(as_text=True)
+    for i in range(4):
+        assert f'name="seat{i}_name"' in page and f'name="seat{i}_kind"' in page
+    for field in ("deadline", "deadline_unit", "reminders", "absent_after", "memory"):
+        assert f'name="{field}"' in page
+
+
+def test_creating_a_game_redirects_to_a_signed_page_with_each_seats_link(client, db):
+    links_page, seats = create_in_lobby(
+        client, [("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human")],
+        memory="1")
+    assert links_page.startswith("/created/")
+    assert len(seats) == 2 and seats[0] != seats[1]
+    assert db.count("game") == 1 and db.count("seat") == 2
+    first = open_seat(client, seats[0])
+    assert "playing as Ann" in first.text
+    second = open_seat(client, seats[1])
+    assert "playing as Bob" in second.text
+    with db.engine.connect() as conn:
+        options = json.loads(conn.exec_driver_sql("SELECT options FROM game").scalar_one())
+    assert options["memory"] is True
+    assert options["deadline_hours"] == 48
+    assert options["reminders"] == ["half", 2]
+    assert options["absent_after"] == 3
+
+
+def test_the_links_page_cannot_be_guessed_or_forged(client, new_game):
+    created = new_game()
+    assert client.get(f"/created/{created.game_id}").status_code == 403
+    # A seat's own token is signed for another purpose: it does not open the links page.
+    assert client.get(f"/created/{created.tokens[0]}").status_code == 403
+    links_page, _ = create_in_lobby(client, [("Ann", "", "human"), ("Bob", "", "human")])
+    forged = links_page[:-3] + ("xyz" if not links_page.endswith("xyz") else "abc")
+    answer = client.get(forged)
+    assert answer.status_code == 403
+    assert "not valid" in answer.get_data(as_text=True)
+
+
+def test_a_bot_seat_gets_no_link_and_plays_by_itself(client, db):
+    links_page, seats = create_in_lobby(client, [("Ann", "ann@example.com", "human"),
+                                                 ("", "", "bot")])
+    assert len(seats) == 1
+    page = client.get(links_page).get_data(as_text=True)
+    assert "Bot 2" in page and "plays by itself" in page
+
+
+@pytest.mark.parametrize("players, extra, words", [
+    ([("Ann", "", "human")], {}, "Fill in 2 to 4 seats"),
+    ([("Ann", "", "human"), ("", "bob@example.com", "human")], {}, "Seat 2 needs a name"),
+    ([("Ann", "", "human"), ("Ann", "", "human")], {}, "same name"),
+    ([("Ann", "not-an-address", "human"), ("Bob", "", "human")], {}, "does not look right"),
+    ([("", "", "bot"), ("", "", "bot")], {}, "played by a person"),
+    ([("Ann", "", "human"), ("Bob", "", "human")], {"deadline": "soon"}, "number above zero"),
+    ([("Ann", "", "human"), ("Bob", "", "human")], {"deadline": "40", "deadline_unit": "days"}, "at most 30 days"),
+    ([("Ann", "", "human"), ("Bob", "", "human")], {"reminders": "half, x"}, "not a number of hours"),
+    ([("Ann", "", "human"), ("Bob", "", "human")], {"deadline": "3", "deadline_unit": "hours", "reminders": "5"}, "smaller number"),
+    ([("Ann", "", "human"), ("Bob", "", "human")], {"absent_after": "0"}, "whole number from 1"),
+])
+def test_a_bad_lobby_form_is_shown_again_with_the_reason_and_creates_nothing(client, db, players, extra, words):
+    answer = client.post("/", data=lobby_form(players, **extra))
+    assert answer.status_code == 400
+    page = answer.get_data(as_text=True)
+    assert html.escape(words, quote=False) in page or words in html.unescape(page)
+    assert 'value="Friday wolves"' in page  # what was typed is kept
+    assert db.count("game") == 0
+
+
+# -- a seat's page ----------------------------------------------------------------
+
+def test_a_seat_page_shows_only_what_the_seat_knows_and_sends_no_referrer(client, new_game):
+    created = new_game()
+    answer = client.get(seat_path(created, 0))
+    assert answer.headers["Referrer-Policy"] == "no-referrer"
+    page = SeatPage.read(answer.get_data(as_text=True))
+    view = engine.view(services.load_state(created.game_id), 0)
+    assert page.card_ids() <= known_ids(view)
+    assert "village mine" in page.text and "Ann" in page.text and "Bob" in page.text
+    assert created.snapshot.game.commitment in page.text
+    assert page.actions() == view["legal_actions"]
+    assert page.expected_seq == view["step"]
+
+
+def test_peeking_shows_the_two_cards_afterwards_with_a_message(client, new_game, db):
+    created = new_game()
+    path = seat_path(created, 0)
+    page = open_seat(client, path)
+    peek = next(a for a in page.actions() if a["type"] == "peek")
+    before = page.card_ids()
+    answer = page.post(client, path, peek)
+    assert answer.status_code == 303 and answer.headers["Location"].endswith(path)
+    after = open_seat(client, path)
+    assert 'class="flash success"' in after.text
+    assert len(after.card_ids() - before) == 2
+    assert db.count("action", game_id=created.game_id) == 1
+
+
+def test_a_stale_page_gets_the_game_moved_on_and_changes_nothing(client, new_game, db):
+    created = new_game()
+    path = seat_path(created, 0)
+    page = open_seat(client, path)
+    peeks = [a for a in page.actions() if a["type"] == "peek"]
+    assert page.post(client, path, peeks[0]).status_code == 303
+    rows = db.actions(created.game_id)
+    again = page.post(client, path, peeks[-1])  # same old expected_seq, another choice
+    assert again.status_code == 409
+    assert "moved on" in html.unescape(again.get_data(as_text=True))
+    assert db.actions(created.game_id) == rows
+    twice = page.post(client, path, peeks[0])   # the very same move again
+    assert twice.status_code == 409
+    assert "Already applied" in html.unescape(twice.get_data(as_text=True))
+    assert db.actions(created.game_id) == rows
+
+
+def test_an_illegal_move_shows_the_engines_reason_and_changes_nothing(client, new_game, db):
+    created = new_game()
+    path = seat_path(created, 0)
+    page = open_seat(client, path)
+    answer = page.post(client, path, {"type": "peek", "positions": [0, 9]})
+    assert answer.status_code == 422
+    text = html.unescape(answer.get_data(as_text=True))
+    assert 'class="flash error"' in text and "position" in text
+    assert db.count("action") == 0
+
+
+@pytest.mark.parametrize("change, status, words", [
+    ({"csrf_token": "forged"}, 403, "not made for your seat"),
+    ({"csrf_token": ""}, 403, "not made for your seat"),
+    ({"action": "{not json"}, 400, "not understood"),
+    ({"action": '{"positions": [0, 1]}'}, 400, "not understood"),
+    ({"expected_seq": "soon"}, 400, "move number"),
+])
+def test_a_broken_form_gets_a_clear_4xx_and_changes_nothing(client, new_game, db, change, status, words):
+    created = new_game()
+    path = seat_path(created, 0)
+    page = open_seat(client, path)
+    data = {"action": json.dumps(page.actions()[0]), "csrf_token": page.csrf,
+            "expected_seq": str(page.expected_seq), **change}
+    answer = client.post(f"{path}/act", data=data)
+    assert answer.status_code == status
+    assert words in html.unescape(answer.get_data(as_text=True))
+    assert db.count("action") == 0
+
+
+def test_one_seats_form_token_does_not_work_for_another_seat(client, new_game, db):
+    created = new_game()
+    bob = open_seat(client, seat_path(created, 1))
+    ann = open_seat(client, seat_path(created, 0))
+    peek = next(a for a in ann.actions() if a["type"] == "peek")
+    data = {"action": json.dumps(peek), "csrf_token": bob.csrf, "expected_seq": str(ann.expected_seq)}
+    assert client.post(f"{seat_path(created, 0)}/act", data=data).status_code == 403
+    assert db.count("action") == 0
+
+
+def test_a_replaced_link_no_longer_opens_the_seat(client, new_game):
+    created = new_game()
+    services.rotate_link(created.game_id, 0)
+    answer = client.get(seat_path(created, 0))
+    assert answer.status_code == 403
+    assert "replaced" in answer.get_data(as_text=True)
+
+
+def _play_until(client, created, wanted, limit: int = 60):
+    """Peek for everyone, then let the current seat draw until ``wanted(actions)`` holds."""
+    for _ in range(limit):
+        for seat in range(len(created.tokens)):
+            path = seat_path(created, seat)
+            page = open_seat(client, path)
+            actions = page.actions()
+            if not actions:
+                continue
+            if wanted(actions):
+                return seat, path, page
+            kinds = {a["type"] for a in actions}
+            choice = next((a for a in actions if a["type"] in ("peek", "draw", "discard")), None)
+            if choice is None:
+                choice = next((a for a in actions if a["type"] == "skip"), actions[0])
+            assert page.post(client, path, choice).status_code == 303, kinds
+            break
+    raise AssertionError("the wanted decision never came")
+
+
+def test_a_multi_card_exchange_sends_the_chosen_end_and_spot(client, new_game, db):
+    created = new_game()
+    seat, path, page = _play_until(
+        client, created, lambda acts: any(a["type"] == "exchange" and len(a["positions"]) == 2
+                                          for a in acts))
+    assert 'name="end"' in page.text and 'name="into_side"' in page.text
+    action = next(a for a in page.actions() if a["type"] == "exchange" and len(a["positions"]) == 2)
+    answer = page.post(client, path, action, end="left", into_side="rightmost")
+    assert answer.status_code == 303
+    with db.engine.connect() as conn:
+        stored = conn.exec_driver_sql(
+            "SELECT action FROM action ORDER BY seq DESC LIMIT 1").scalar_one()
+    stored = json.loads(stored) if isinstance(stored, str) else stored
+    assert stored == {**action, "end": "left", "into": max(action["positions"])}
+
+
+def test_since_your_last_move_tells_what_the_others_did(client, new_game):
+    created = new_game()
+    ann, bob = seat_path(created, 0), seat_path(created, 1)
+    for path in (ann, bob):
+        page = open_seat(client, path)
+        assert page.post(client, path, page.actions()[0]).status_code == 303
+    text = html.unescape(client.get(ann).get_data(as_text=True))
+    assert "Since your last move" in text
+    assert "Bob looked at cards" in text
+
+
+# -- the public page --------------------------------------------------------------
+
+def test_the_public_page_shows_the_spectators_view_without_any_token(client, new_game):
+    created = new_game()
+    answer = client.get(f"/games/{created.game_id}")
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
+    view = engine.view(services.load_state(created.game_id), None)
+    assert {int(c) for c in CARD_ID.findall(text)} <= known_ids(view)
+    assert created.snapshot.game.commitment in text
+    assert "/play/" not in text and 'name="action"' not in text
+    assert client.get("/games/no-such-game").status_code == 404
+
+
+# -- helpers ----------------------------------------------------------------------
+
+VIEW = {"villages": [[{"id": 42, "value": 11, "faceup": True}, {"id": None, "value": None, "faceup": False}],
+                     [{"id": 30, "value": 8, "faceup": False}]],
+        "discard": [{"id": 6, "value": 2, "faceup": True}, {"id": 26, "value": 7, "faceup": True}],
+        "hand": {"id": 22, "value": 6, "faceup": False}, "deck_known": []}
+
+
+@pytest.mark.parametrize("action, words", [
+    ({"type": "draw"}, "Draw from the deck"),
+    ({"type": "take"}, "Take the 7 Ghost"),
+    ({"type": "discard"}, "Discard the 6 Twister"),
+    ({"type": "exchange", "positions": [0]}, "Swap with your card #1 (11 Underminer)"),
+    ({"type": "exchange", "positions": [0, 1]}, "Swap with your cards #1, #2"),
+    ({"type": "ghost", "seat": 1, "position": 0}, "Discard Bob's card #1 (8 Split Seer)"),
+    ({"type": "twist", "seat": 0, "position": 1}, "Turn over your card #2"),
+    ({"type": "gamble", "value": 7}, "Guess 7 (Ghost)"),
+    ({"type": "undermine", "pile": 0}, "Take the 2 Simon from the pile (1st from the bottom)"),
+    ({"type": "drunk", "seat": 1, "end": "left"}, "Give it to the left end of Bob's village"),
+    ({"type": "skip"}, "No thanks, skip it"),
+])
+def test_every_button_says_what_it_does_in_words(action, words):
+    assert view_helpers.action_label(action, VIEW, 0, ["Ann", "Bob"]) == words
+
+
+def test_a_card_the_viewer_does_not_know_is_drawn_as_a_back_with_nothing_on_it():
+    face = view_helpers.card_face({"id": None, "value": None, "faceup": False})
+    assert face["kind"] == "back" and face["id"] is None and "name" not in face
+    assert view_helpers.card_face({"id": 26, "value": 7, "faceup": False})["kind"] == "known"
+    assert view_helpers.card_face({"id": 26, "value": 7, "faceup": True})["name"] == "Ghost"
+
+
+def test_actions_are_grouped_in_the_order_of_a_turn():
+    actions = [{"type": "skip"}, {"type": "exchange", "positions": [0]}, {"type": "draw"},
+               {"type": "exchange", "positions": [0, 1]}]
+    groups = view_helpers.group_actions(actions, VIEW, 0, ["Ann", "Bob"])
+    assert [g["type"] for g in groups] == ["draw", "exchange", "skip"]
+    assert groups[1]["multi"] is True and len(groups[1]["items"]) == 2
