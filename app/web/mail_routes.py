@@ -1,0 +1,150 @@
+"""Mail and clock routes: unsubscribe, a seat's mail/clock settings, the dev mailbox.
+
+- ``GET /unsubscribe/<token>`` only shows a confirm form (mail scanners open
+  links); ``POST`` is the RFC 8058 one-click unsubscribe.
+- ``POST /play/<token>/prefs|back|vacation`` change a seat's mail preference,
+  log "I'm back", or pause its clock; each checks the seat's CSRF token.
+- ``GET /dev/mail`` lists the file mailbox (``instance/mail``), only in DEBUG.
+"""
+from __future__ import annotations
+
+import re
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+from typing import Any
+
+from flask import (Blueprint, abort, current_app, flash, redirect, render_template,
+                   request, url_for)
+
+from app import services, timeouts, tokens
+from app.mail import preferences
+
+bp = Blueprint("mail", __name__)
+
+EML_NAME = re.compile(r"^\d{9}-[a-z_]+\.eml$")
+
+
+@bp.app_template_global("seat_mail_status")
+def seat_mail_status(token: str) -> dict[str, Any] | None:
+    """For the seat page's partial: the seat's mail mode and clock (None if the link fails)."""
+    try:
+        access = services.open_seat(token)
+        return preferences.status(access.game_id, access.seat)
+    except services.ServiceError:
+        return None
+
+
+# -- unsubscribe (RFC 8058) ----------------------------------------------------------
+
+@bp.get("/unsubscribe/<token>")
+def unsubscribe_form(token: str) -> Any:
+    """Ask before doing anything: a GET never changes state."""
+    game_id, seat = preferences.read_token(token)
+    info = services.game_info(game_id)
+    return render_template("mail/unsubscribe_page.html", token=token, done=False,
+                           game=info, name=info.names[seat] if seat < len(info.names) else "",
+                           no_referrer=True)
+
+
+@bp.post("/unsubscribe/<token>")
+def unsubscribe(token: str) -> Any:
+    """One click (a mail client posting ``List-Unsubscribe=One-Click``) or the form."""
+    game_id, seat = preferences.unsubscribe(token)
+    info = services.game_info(game_id)
+    return render_template("mail/unsubscribe_page.html", token=token, done=True, game=info,
+                           name=info.names[seat] if seat < len(info.names) else "",
+                           no_referrer=True)
+
+
+# -- a seat's settings -----------------------------------------------------------------
+
+def _checked_seat(token: str) -> services.SeatAccess:
+    access = services.open_seat(token)
+    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
+                             access.version):
+        raise services.Forbidden("This form was not made for your seat (or your link was "
+                                 "replaced). Reload your page and try again.", reason="csrf")
+    return access
+
+
+def _back_to_seat(token: str) -> Any:
+    return redirect(url_for("play.show", token=token), code=303)
+
+
+@bp.post("/play/<token>/prefs")
+def prefs(token: str) -> Any:
+    access = _checked_seat(token)
+    mode = preferences.set_mode(access.game_id, access.seat, request.form.get("mode", ""))
+    flash(f"Mail settings saved: {preferences.describe(mode)}.", "success")
+    return _back_to_seat(token)
+
+
+@bp.post("/play/<token>/back")
+def back(token: str) -> Any:
+    access = _checked_seat(token)
+    timeouts.come_back(access.game_id, access.seat)
+    flash("Welcome back: your decisions wait for you again, with normal deadlines.", "success")
+    return _back_to_seat(token)
+
+
+@bp.post("/play/<token>/vacation")
+def vacation(token: str) -> Any:
+    access = _checked_seat(token)
+    try:
+        days = int(request.form.get("days", ""))
+    except ValueError:
+        raise services.BadRequest("Say how many days your vacation lasts, as a number.") from None
+    until = timeouts.start_vacation(access.game_id, access.seat, days)
+    flash(f"Your clock is paused until {until:%A %d %B, %H:%M} UTC.", "success")
+    return _back_to_seat(token)
+
+
+# -- the file mailbox (development only) ---------------------------------------------------
+
+def _mail_dir() -> Path:
+    folder = current_app.config.get("MAIL_DIR")
+    if folder:
+        return Path(folder)
+    return Path(current_app.config.get("INSTANCE_PATH") or current_app.instance_path) / "mail"
+
+
+def _require_debug() -> None:
+    if not (current_app.debug or current_app.config.get("DEBUG")):
+        abort(404)
+
+
+def _read(path: Path) -> Any:
+    with path.open("rb") as handle:
+        return BytesParser(policy=policy.default).parse(handle)
+
+
+@bp.get("/dev/mail")
+def mailbox() -> Any:
+    _require_debug()
+    folder = _mail_dir()
+    files = sorted((p for p in folder.glob("*.eml") if EML_NAME.match(p.name)),
+                   reverse=True) if folder.is_dir() else []
+    mails = []
+    for path in files[:500]:
+        message = _read(path)
+        mails.append({"name": path.name, "to": str(message["To"] or ""),
+                      "subject": str(message["Subject"] or ""), "date": str(message["Date"] or "")})
+    return render_template("mail/dev_mailbox.html", mails=mails, folder=str(folder), mail=None)
+
+
+@bp.get("/dev/mail/<name>")
+def mailbox_message(name: str) -> Any:
+    _require_debug()
+    path = _mail_dir() / name
+    if not EML_NAME.match(name) or not path.is_file():
+        abort(404)
+    message = _read(path)
+    text = message.get_body(preferencelist=("plain",))
+    html = message.get_body(preferencelist=("html",))
+    headers = [(k, str(v)) for k, v in message.items()]
+    return render_template("mail/dev_mailbox.html", mails=None, folder="", mail={
+        "name": name, "headers": headers,
+        "text": text.get_content() if text is not None else "",
+        "html": html.get_content() if html is not None else "",
+    })
