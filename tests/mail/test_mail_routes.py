@@ -1,0 +1,130 @@
+"""Unsubscribe, a seat's mail and clock settings, and the development mailbox."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from app import clock, services, tokens
+from app import deadlines as dl
+from app.db import read_session
+from app.mail import notify, preferences
+from sqlmodel import select
+
+
+def seat_csrf(game_id: str, seat: int) -> str:
+    return tokens.csrf_token(game_id, seat, 1)
+
+
+def test_get_on_an_unsubscribe_link_only_asks(client, db, new_game):
+    gid = new_game().game_id
+    token = notify.unsubscribe_token(gid, 1)
+    before = db.dump()
+    page = client.get(f"/unsubscribe/{token}")
+    assert page.status_code == 200 and b"Stop the mail" in page.data
+    assert db.dump() == before
+    assert preferences.mode_of(gid, 1) == "every"
+
+
+def test_one_click_unsubscribe_stops_turn_mail_but_not_the_game(mail_app, smtp, client, new_game):
+    created = new_game()
+    gid = created.game_id
+    clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+    token = notify.unsubscribe_token(gid, 1)
+    answer = client.post(f"/unsubscribe/{token}", data="List-Unsubscribe=One-Click",
+                         content_type="application/x-www-form-urlencoded")
+    assert answer.status_code == 200 and b"No more mail" in answer.data
+    assert preferences.mode_of(gid, 1) == "none"
+    # Play on until Bob has a new decision: he is not mailed, Ann still is.
+    smtp.received.clear()
+    from app import engine
+    for _ in range(12):
+        snap = services.snapshot(gid)
+        seat = snap.view(None)["to_act"][0]
+        services.submit_action(gid, seat, engine.default_action(snap.state, seat) or
+                               engine.legal_actions(snap.state, seat)[0], snap.seq)
+    clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+    assert smtp.to("ann@example.com") and not smtp.to("bob@example.com")
+    assert services.game_info(gid).seq == 12 + created.snapshot.seq
+
+
+def test_a_forged_unsubscribe_link_is_refused(client, new_game):
+    new_game()
+    assert client.post("/unsubscribe/not-a-token").status_code == 403
+    assert client.get("/unsubscribe/not-a-token").status_code == 403
+
+
+def test_mail_preference_changes_need_the_seats_csrf_token(client, db, new_game):
+    created = new_game()
+    gid, token = created.game_id, created.tokens[0]
+    before = db.dump()
+    refused = client.post(f"/play/{token}/prefs", data={"mode": "digest"})
+    assert refused.status_code == 403 and db.dump() == before
+    foreign = client.post(f"/play/{token}/prefs",
+                          data={"mode": "digest", "csrf_token": seat_csrf(gid, 1)})
+    assert foreign.status_code == 403
+    done = client.post(f"/play/{token}/prefs",
+                       data={"mode": "digest", "csrf_token": seat_csrf(gid, 0)})
+    assert done.status_code == 303
+    assert preferences.mode_of(gid, 0) == "digest"
+    assert client.post(f"/play/{token}/prefs",
+                       data={"mode": "hourly", "csrf_token": seat_csrf(gid, 0)}).status_code == 400
+
+
+def test_the_seat_partial_offers_mail_modes_vacation_and_im_back_when_away(app, new_game):
+    from flask import render_template_string
+    from app import timeouts
+
+    created = new_game()
+    gid, token = created.game_id, created.tokens[0]
+    include = '{% include "partials/seat_mail_prefs.html" %}'
+    with app.test_request_context():
+        html = render_template_string(include, token=token, csrf=seat_csrf(gid, 0))
+    assert "Save mail settings" in html and "Pause" in html and "I&#39;m back" not in html
+    services.submit_action(gid, 0, {"type": "away"}, services.game_info(gid).seq, source="system")
+    with app.test_request_context():
+        html = render_template_string(include, token=token, csrf=seat_csrf(gid, 0))
+    assert "You are marked away" in html and f"/play/{token}/back" in html
+    timeouts.come_back(gid, 0)
+    with app.test_request_context():
+        assert render_template_string(include, token="forged", csrf="x").strip() == ""
+
+
+def test_vacation_pauses_the_deadline_and_is_bounded(client, new_game):
+    created = new_game(vacation_days=5)
+    gid, token = created.game_id, created.tokens[0]
+    with read_session() as session:
+        due_before = dl.as_utc(dl.open_rows(session, gid, 0, dl.DECISION)[0].due_at)
+    answer = client.post(f"/play/{token}/vacation", data={"days": "3", "csrf_token": seat_csrf(gid, 0)})
+    assert answer.status_code == 303
+    with read_session() as session:
+        due_after = dl.as_utc(dl.open_rows(session, gid, 0, dl.DECISION)[0].due_at)
+    assert timedelta(days=3) <= due_after - due_before < timedelta(days=3, minutes=1)
+    too_many = client.post(f"/play/{token}/vacation", data={"days": "3", "csrf_token": seat_csrf(gid, 0)})
+    assert too_many.status_code == 400 and b"2 vacation days left" in too_many.data
+    assert client.post(f"/play/{token}/vacation",
+                       data={"days": "soon", "csrf_token": seat_csrf(gid, 0)}).status_code == 400
+
+
+def test_im_back_is_written_to_the_log(client, db, new_game):
+    created = new_game()
+    gid, token = created.game_id, created.tokens[1]
+    answer = client.post(f"/play/{token}/back", data={"csrf_token": seat_csrf(gid, 1)})
+    assert answer.status_code == 303
+    last = db.actions(gid)[-1]
+    assert last[1:] == (1, "player")
+    with read_session() as session:
+        from app import store
+        assert store.load_actions(session, gid)[-1].action == {"type": "back"}
+
+
+def test_the_dev_mailbox_exists_only_in_debug(app, client, new_game):
+    new_game()
+    assert client.get("/dev/mail").status_code == 404
+    clock.send_mail_due(app, datetime.now(timezone.utc))  # the file backend (default)
+    app.config["DEBUG"] = True
+    listing = client.get("/dev/mail")
+    assert listing.status_code == 200 and b"you are invited to play" in listing.data
+    import re
+    name = re.search(rb"/dev/mail/(\d{9}-[a-z_]+\.eml)", listing.data).group(1).decode()
+    message = client.get(f"/dev/mail/{name}")
+    assert message.status_code == 200 and b"/play/" in message.data
+    assert client.get("/dev/mail/..%2Fsecret_key").status_code == 404

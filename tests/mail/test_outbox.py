@@ -1,0 +1,144 @@
+"""The outbox: retried until delivered, never twice, nothing injected."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlmodel import Session, select
+
+from app import clock, services
+from app.db import get_engine, write_session
+from app.mail import compose, outbox
+from app.mail.backends import FileBackend, SmtpSettings
+from app.mail.models import FAILED, PENDING, SENT, Outbox
+
+T0 = datetime(2030, 1, 7, 9, 0, tzinfo=timezone.utc)
+
+
+def queue(count: int, now: datetime = T0, to: str = "player{}@example.com") -> None:
+    with write_session() as session:
+        for n in range(count):
+            mail = compose.Mail(subject=f"Mail {n}", text=f"Body {n}", html=f"<p>Body {n}</p>")
+            outbox.enqueue(session, game_id="g1", seat=0, kind="test", to=to.format(n),
+                           to_name=f"Player {n}", mail=mail, idempotency=f"test:{n}",
+                           domain="silver-eye.test", now=now)
+
+
+def statuses(app) -> list[str]:
+    with Session(get_engine(app)) as session:
+        return [row.status for row in session.exec(select(Outbox).order_by(Outbox.id))]
+
+
+def test_fifty_mails_queued_while_the_server_is_down_arrive_exactly_once(mail_app, smtp):
+    smtp.stop()
+    queue(50)
+    down = clock.send_mail_due(mail_app, T0)
+    assert (down.sent, down.retried) == (0, 50)
+    assert statuses(mail_app) == [PENDING] * 50
+
+    smtp.start()
+    assert clock.send_mail_due(mail_app, T0).claimed == 0, "each waits for its backoff"
+    back = clock.send_mail_due(mail_app, T0 + timedelta(hours=1))
+    assert back.sent == 50
+    assert sorted(m.subject for m in smtp.received) == sorted(f"Mail {n}" for n in range(50))
+    assert len({m.header("Message-ID") for m in smtp.received}) == 50
+    assert clock.send_mail_due(mail_app, T0 + timedelta(days=1)).claimed == 0
+    assert len(smtp.received) == 50
+    assert statuses(mail_app) == [SENT] * 50
+
+
+def test_backoff_doubles_and_is_capped_at_an_hour():
+    assert [outbox.backoff(n).total_seconds() for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
+    assert outbox.backoff(30) == timedelta(hours=1)
+
+
+def test_a_sender_that_dies_after_claiming_leaves_rows_for_later_once(mail_app, smtp):
+    queue(3)
+    claimed = outbox.claim_due(get_engine(mail_app), T0, owner="dead-sender")
+    assert len(claimed) == 3
+    # The dead sender's lease holds: nobody else takes its rows meanwhile.
+    assert clock.send_mail_due(mail_app, T0 + timedelta(minutes=1)).claimed == 0
+    after_lease = clock.send_mail_due(mail_app, T0 + outbox.LEASE + timedelta(seconds=1))
+    assert after_lease.sent == 3
+    assert len(smtp.received) == 3
+
+
+def test_enqueueing_the_same_mail_twice_adds_one_row(mail_app):
+    queue(2)
+    queue(2)
+    assert len(statuses(mail_app)) == 2
+
+
+def test_a_refused_recipient_is_marked_failed_not_retried_forever(mail_app, smtp):
+    queue(1, to="bad\r\nBcc: victim@example.com")
+    report = clock.send_mail_due(mail_app, T0)
+    assert report.failed == 1 and smtp.received == []
+    assert statuses(mail_app) == [FAILED]
+
+
+@pytest.mark.parametrize("name", [
+    "Eve\r\nBcc: victim@example.com",
+    "Eve\nSubject: pwned",
+    "Eve\u2028Bcc: victim@example.com",
+    "Eve\u0085Bcc: victim@example.com",
+    "\"Eve\" <evil@example.com>, other@example.com",
+])
+def test_player_names_cannot_add_headers_or_recipients(name):
+    message = compose.build_message(
+        to="ann@example.com", to_name=name, subject=f"Silver Eye · {name}: your turn",
+        text="hi", html=None, headers={"Message-ID": "<x@silver-eye.test>"},
+        sender="Silver Eye Post <post@silver-eye.test>", date=T0)
+    raw = bytes(message)
+    parsed_headers = [line.split(b":", 1)[0] for line in raw.split(b"\n") if line[:1].isalpha()]
+    assert b"Bcc" not in parsed_headers and parsed_headers.count(b"Subject") == 1
+    assert [a.addr_spec for a in message["To"].addresses] == ["ann@example.com"]
+
+
+@pytest.mark.parametrize("address", [
+    "ann@example.com\r\nBcc: victim@example.com", "ann@example.com, bob@example.com",
+    "Ann <ann@example.com>", "ann@exa mple.com", "", "ann@@example.com",
+])
+def test_addresses_with_anything_but_one_mailbox_are_refused(address):
+    assert compose.clean_address(address) is None
+
+
+def test_a_header_value_with_a_line_break_is_refused():
+    with pytest.raises(ValueError):
+        compose.build_message(to="ann@example.com", to_name="Ann", subject="s", text="t",
+                              html=None, headers={"References": "<a@b>\r\nBcc: x@y.z"},
+                              sender="post@silver-eye.test", date=T0)
+
+
+def test_a_game_name_with_line_breaks_stays_one_subject_line(mail_app, smtp, new_game):
+    services.create_game([{"name": "Ann\r\nBcc: victim@example.com", "email": "ann@example.com"},
+                          {"name": "Bob", "email": "bob@example.com"}],
+                         name="Fun\r\nBcc: victim@example.com")
+    clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+    assert smtp.received
+    for mail in smtp.received:
+        assert mail.rcpt in (["ann@example.com"], ["bob@example.com"])
+        assert mail.header("Bcc") is None
+        assert "\n" not in mail.subject
+
+
+def test_the_file_backend_writes_one_file_per_row_even_when_sent_twice(tmp_path):
+    backend = FileBackend(tmp_path / "mail")
+    message = compose.build_message(to="ann@example.com", to_name="Ann", subject="s",
+                                    text="t", html="<p>t</p>", headers={},
+                                    sender="post@silver-eye.test", date=T0)
+    with backend:
+        backend.send(message, "000000001-turn")
+        backend.send(message, "000000001-turn")
+    assert [p.name for p in (tmp_path / "mail").iterdir()] == ["000000001-turn.eml"]
+
+
+def test_smtp_urls_say_host_port_login_and_encryption():
+    plain = SmtpSettings.from_url("smtp://mail.example.com")
+    assert (plain.host, plain.port, plain.ssl, plain.starttls, plain.username) == (
+        "mail.example.com", 25, False, False, None)
+    tls = SmtpSettings.from_url("smtp://me%40x.org:p%3Ass@mail.example.com:587?starttls=1")
+    assert (tls.port, tls.starttls, tls.username, tls.password) == (587, True, "me@x.org", "p:ss")
+    ssl = SmtpSettings.from_url("smtps://u:p@mail.example.com")
+    assert (ssl.port, ssl.ssl, ssl.starttls) == (465, True, False)
+    with pytest.raises(ValueError):
+        SmtpSettings.from_url("http://mail.example.com")
