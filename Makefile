@@ -22,11 +22,14 @@ migrate: setup
 run: migrate
 	$(BIN)/python -m app.run_all
 
+# the engine suite (thousands of self-play games) runs on both cores
 test: setup
-	$(BIN)/python -m pytest -q -m "not postgres and not e2e"
+	$(BIN)/python -m pytest -q -n 2 tests/engine
+	$(BIN)/python -m pytest -q -m "not postgres and not e2e" --ignore=tests/engine
 
 test-pg: setup
-	$(BIN)/python -m pytest -q -m "not e2e"
+	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
+	  $(BIN)/python -m pytest -q -m "not e2e" --ignore=tests/engine
 
 test-e2e: setup
 	$(BIN)/python -m pytest -q -m e2e

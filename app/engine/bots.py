@@ -20,12 +20,22 @@ def choose(kind: str, state, seat: int, rng: random.Random) -> dict:
 
 
 def random_bot(state, seat: int, rng: random.Random) -> dict:
-    """Pick an action type at random, then one action of that type: abilities get tried."""
+    """Pick an action type at random, then one action of that type (for an exchange,
+    first how many cards): every ability gets tried and villages stay game-sized."""
     acts = legal_actions(state, seat)
     by_type: dict[str, list[dict]] = {}
     for a in acts:
-        by_type.setdefault(a["type"], []).append(a)
-    kind = rng.choice(sorted(by_type))
+        kind = a["type"]
+        if kind == "exchange":
+            kind = f"exchange{len(a['positions'])}"
+        by_type.setdefault(kind, []).append(a)
+    kinds = sorted(by_type)
+    exchanges = [k for k in kinds if k.startswith("exchange")]
+    others = [k for k in kinds if not k.startswith("exchange")]
+    group = others + (["exchange"] if exchanges else [])
+    kind = rng.choice(group)
+    if kind == "exchange":
+        kind = rng.choice(exchanges)
     return dict(rng.choice(by_type[kind]))
 
 

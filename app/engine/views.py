@@ -11,14 +11,6 @@ from .rules import legal_actions, to_act
 from .scoring import next_resolution
 from .state import SPECTATOR_BIT, State, seat_bit
 
-HIDDEN = {"id": None, "value": None, "faceup": False}
-
-
-def _card(st: State, card: int, bit: int, reveal: bool) -> dict:
-    if reveal or st.faceup[card] or st.know[card] & bit:
-        return {"id": card, "value": VALUE[card], "faceup": st.faceup[card]}
-    return HIDDEN
-
 
 def _pending(st: State) -> tuple[str | None, dict]:
     """The current decision's name and its public details (never a hidden card)."""
@@ -56,7 +48,12 @@ def _pending(st: State) -> tuple[str | None, dict]:
 def view(st: State, seat: int | None, reveal: bool = False) -> dict:
     """`reveal` shows every card (open-hand replay): only for games that are over."""
     bit = SPECTATOR_BIT if seat is None else seat_bit(seat)
-    card = lambda c: _card(st, c, bit, reveal)  # noqa: E731
+    faceup, know = st.faceup, st.know
+
+    def card(c: int) -> dict:
+        if reveal or faceup[c] or know[c] & bit:
+            return {"id": c, "value": VALUE[c], "faceup": faceup[c]}
+        return {"id": None, "value": None, "faceup": False}   # a fresh dict: callers may annotate it
     deck_top_to_bottom = st.deck[::-1]
     pending, detail = _pending(st)
     scoring = None
