@@ -85,8 +85,15 @@ def after_action(session: Session, game: Any, seq: int, seat: int | None, action
         if getattr(game, "status", "running") != "running":
             return
 
-    for gained in sorted(after_to_act - before_to_act):
-        _open(session, ctx, gained, after, seq, now)
+    for each in sorted(after_to_act):
+        if each not in before_to_act:
+            _open(session, ctx, each, after, seq, now)
+        elif _fresh_turn(new, each) and not _fresh_turn(old, each):
+            # A new turn right after another decision of the same seat (its
+            # round-start peek): a decision of its own, with its own deadline.
+            dl.close_open(session, gid, now, "acted" if each == seat else "moved", seat=each)
+            _open(session, ctx, each, after, seq, now,
+                  mail=not (each == seat and source == "player"))
 
 
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
@@ -110,13 +117,23 @@ def is_absent(session: Session, game: Any, seat: int) -> bool:
 
 # -- pieces ------------------------------------------------------------------
 
+def _fresh_turn(view: dict, seat: int) -> bool:
+    """Whether ``seat`` stands at the start of its own turn (nothing done yet)."""
+    return (view.get("phase") == "play" and view.get("current") == seat
+            and view.get("pending") == "turn" and seat not in (view.get("peeks_pending") or []))
+
+
 def _open(session: Session, ctx: "notify.Context", seat: int, state: Any, step: int,
-          now: Any) -> None:
-    """A seat gained a decision: a deadline (people only, present only) and its mail."""
+          now: Any, *, mail: bool = True) -> None:
+    """A seat gained a decision: a deadline (people only, present only) and its mail.
+
+    No mail when the seat itself just acted and is on its page (``mail=False``).
+    """
     if not ctx.is_human(seat) or is_absent(session, ctx.game, seat):
         return
     deadline = dl.open_decision(session, ctx.id, seat, step, now, ctx.settings)
-    notify.decision_opened(session, ctx, seat, state, deadline, now)
+    if mail:
+        notify.decision_opened(session, ctx, seat, state, deadline, now)
 
 
 def _went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
