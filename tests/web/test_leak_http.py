@@ -1,0 +1,233 @@
+"""The leak test: a whole game played through HTTP only, each seat with its own link.
+
+Every page, JSON answer and replay frame each seat receives is kept and scanned
+for cards that seat has not seen. What a seat has seen is recorded here, not
+asked of the engine's knowledge: a card is seen by everyone once the public
+(spectator) page has shown it, and by one seat when its own view showed it
+right after that seat's own peek / draw / look, with no more new cards than
+that action can show (two for a peek, one for a draw...). Nothing else may
+ever appear: no id, no value of any other card; and neither the seed nor the
+deck order while the game runs.
+"""
+from __future__ import annotations
+
+import html
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import pytest
+
+from tests.web.test_pages import CARD_ID, SeatPage, create_in_lobby
+
+#: How many cards one own action may newly show its seat, at most (None: any, e.g.
+#: the silver eye shows the whole deck). Actions not listed show nothing new privately.
+PRIVATE_SIGHT = {"peek": 2, "draw": 1, "see": 1, "look": 1, "search": None}
+GAME_LINK = re.compile(r'href="/games/([^"/?]+)"')
+
+
+def cards_in(node: Any, where: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """Every card-like dict in a JSON answer: ``(where, id, value)``."""
+    if isinstance(node, dict):
+        if "id" in node and "value" in node and not isinstance(node.get("id"), str):
+            yield where, node.get("id"), node.get("value")
+        for key, value in node.items():
+            yield from cards_in(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from cards_in(value, f"{where}[{index}]")
+
+
+def ids_in_json(node: Any) -> set[int]:
+    return {card for _, card, _ in cards_in(node) if isinstance(card, int)}
+
+
+@dataclass
+class Received:
+    """Everything one seat (or the public) was sent, and when."""
+
+    texts: list[tuple[bool, str, str]] = field(default_factory=list)   # (running, what, body)
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Table:
+    """The players' side of the game: links, what each has seen, what each received."""
+
+    client: Any
+    game_id: str
+    tokens: list[str]
+    rng: random.Random
+    step: int = 0
+    over: bool = False
+    public: set[int] = field(default_factory=set)
+    own: list[set[int]] = field(default_factory=list)
+    received: list[Received] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.own = [set() for _ in self.tokens]
+        self.received = [Received() for _ in self.tokens]
+
+    def allowed(self, seat: int) -> set[int]:
+        return self.public | self.own[seat]
+
+    # -- fetching, always scanning ------------------------------------------------
+
+    def get(self, seat: int, path: str, what: str) -> Any:
+        answer = self.client.get(path)
+        assert answer.status_code == 200, (path, answer.status_code)
+        body = answer.get_data(as_text=True)
+        self.received[seat].texts.append((not self.over, what, body))
+        self.scan(seat, what, answer, body)
+        return answer
+
+    def scan(self, seat: int, what: str, answer: Any, body: str) -> None:
+        allowed = self.allowed(seat)
+        if answer.is_json:
+            for where, card, value in cards_in(answer.get_json()):
+                if card is None and value is not None:
+                    self.received[seat].problems.append(f"{what}{where}: value {value} of a hidden card")
+                elif card is not None and card not in allowed:
+                    self.received[seat].problems.append(f"{what}{where}: card {card} never seen")
+        else:
+            for card in {int(c) for c in CARD_ID.findall(body)} - allowed:
+                self.received[seat].problems.append(f"{what}: card {card} never seen")
+
+    def look_public(self) -> dict[str, Any]:
+        """The spectator's view: whatever it shows, everyone has seen."""
+        answer = self.client.get(f"/api/games/{self.game_id}")
+        view = answer.get_json()["view"]
+        self.public |= ids_in_json(view)
+        self.over = view["phase"] == "over"
+        self.client.get(f"/games/{self.game_id}")  # the public page must render too
+        return view
+
+    def seat_view(self, seat: int) -> dict[str, Any]:
+        token = self.tokens[seat]
+        payload = self.get(seat, f"/api/play/{token}", "api/play").get_json()
+        self.get(seat, f"/api/play/{token}/actions", "api/actions")
+        return payload["view"]
+
+    def seat_page(self, seat: int) -> SeatPage:
+        return SeatPage.read(self.get(seat, f"/play/{self.tokens[seat]}", "page").get_data(as_text=True))
+
+    def replay_frames(self, seat: int) -> None:
+        """A seat's own replay while the game runs: a page at some step, now and then all
+        JSON frames."""
+        token = self.tokens[seat]
+        step = self.rng.randint(0, self.step)
+        self.get(seat, f"/games/{self.game_id}/replay?step={step}&token={token}", f"replay page {step}")
+        if self.step % 45 == 7:
+            self.get(seat, f"/api/games/{self.game_id}/replay?token={token}", "api/replay")
+
+    # -- playing ------------------------------------------------------------------
+
+    def choose(self, page: SeatPage) -> tuple[dict[str, Any], dict[str, str]]:
+        """A button of the page, with the optional form fields a person might set."""
+        actions = page.actions()
+        calls = [a for a in actions if a["type"] == "call"]
+        if calls and self.rng.random() < 0.3:
+            return calls[0], {}
+        action = self.rng.choice(actions)
+        extra: dict[str, str] = {}
+        if len(action.get("positions") or []) > 1 and action["type"] == "exchange":
+            extra = {"end": self.rng.choice(["left", "right"]),
+                     "into_side": self.rng.choice(["leftmost", "rightmost"])}
+        if 'name="spotter"' in page.text and action["type"] == "exchange" and self.rng.random() < 0.5:
+            extra["spotter"] = "1"
+        return action, extra
+
+    def act(self, seat: int) -> None:
+        before = ids_in_json(self.seat_view(seat))
+        page = self.seat_page(seat)
+        action, extra = self.choose(page)
+        answer = page.post(self.client, f"/play/{self.tokens[seat]}", action, **extra)
+        assert answer.status_code == 303, html.unescape(answer.get_data(as_text=True))[-2000:]
+        # What the seat's own view shows now that it did not before: its private sight.
+        self.look_public()
+        peek = self.client.get(f"/api/play/{self.tokens[seat]}").get_json()["view"]
+        new = ids_in_json(peek) - before - self.allowed(seat)
+        limit = PRIVATE_SIGHT.get(action["type"], 0)
+        if limit is not None and len(new) > limit:
+            self.received[seat].problems.append(
+                f"{action} showed {len(new)} new cards privately (at most {limit})")
+        if action["type"] in PRIVATE_SIGHT:
+            self.own[seat] |= new
+        self.get(seat, answer.headers["Location"], "page after move")
+        self.seat_view(seat)
+
+
+def sit_down(client: Any, seed: int) -> Table:
+    """Three people start a game in the lobby; each keeps only their own link."""
+    links_page, seat_paths = create_in_lobby(client, [
+        ("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human"),
+        ("Cid", "cid@example.com", "human")])
+    game_id = GAME_LINK.search(client.get(links_page).get_data(as_text=True)).group(1)
+    return Table(client, game_id, [p.split("/play/")[1] for p in seat_paths], random.Random(seed))
+
+
+def play(table: Table, moves: int) -> None:
+    """Up to ``moves`` moves: everyone reloads, now and then opens a replay, someone acts."""
+    seats = range(len(table.tokens))
+    for _ in range(moves):
+        view = table.look_public()
+        table.step = view["step"]
+        if view["phase"] == "over":
+            return
+        for seat in seats:
+            table.seat_view(seat)
+            table.seat_page(seat)
+        if table.step % 15 == 7:
+            for seat in seats:
+                table.replay_frames(seat)
+        table.act(table.rng.choice(view["to_act"]))
+
+
+def test_the_scan_catches_a_page_that_shows_too_much(client, monkeypatch):
+    """Proof that the leak test can fail: views that reveal every card are caught at once."""
+    from app import engine
+
+    honest = engine.view
+
+    def leaky(state: Any, seat: int | None, reveal: bool = False) -> dict[str, Any]:
+        view = honest(state, seat, reveal)
+        if seat is not None:   # a seat's page shows the other villages' hidden cards
+            view["villages"] = honest(state, seat, reveal=True)["villages"]
+        return view
+
+    monkeypatch.setattr(engine, "view", leaky)
+    table = sit_down(client, 1)
+    play(table, 3)
+    assert any("never seen" in p for got in table.received for p in got.problems)
+
+
+def test_a_whole_game_over_http_shows_no_seat_a_card_it_has_not_seen(client):
+    table = sit_down(client, 2026)
+    play(table, 2000)
+    assert table.over, "the game did not end"
+    game_id = table.game_id
+
+    problems = [f"{name}: {p}" for name, got in zip("Ann Bob Cid".split(), table.received)
+                for p in got.problems]
+    assert problems == []
+    assert table.step > 40 and all(len(got.texts) > 100 for got in table.received)
+
+    # Now the seed is public: it was never sent before the end, nor was the deck order.
+    reveal = client.get(f"/api/games/{game_id}/replay?reveal=1").get_json()
+    seed = reveal["game"]["seed"]
+    assert seed and len(seed) >= 6
+    for got in table.received:
+        for running, what, body in got.texts:
+            if running:
+                assert seed not in body, what
+    deals = [frame for number, frame in enumerate(reveal["frames"])
+             if number == 0 or frame["view"]["round"] != reveal["frames"][number - 1]["view"]["round"]]
+    assert len(deals) == 4
+    for frame in deals:   # the order of each round's deck, as dealt
+        deck = [entry["card"]["id"] for entry in frame["view"]["deck_known"]]
+        order = json.dumps(deck[:6])[1:-1]
+        for got in table.received:
+            for running, what, body in got.texts:
+                assert order not in body.replace(" ", "").replace(",", ", "), what
