@@ -384,8 +384,11 @@ class Spotter(Decision):
                 self._end_search(st, entry)
             return
         step.emit("look", target=target, position=pos, found=True)
-        if discard_from_village(step, target, pos):
-            step.emit("spotted", target=target, position=pos, card=public(st, card))
+        # R45: the match is discarded with the cards of the declaring action, on top of
+        # them, so it is never the first card placed on an Obsessor (R15)
+        del st.villages[target][pos]
+        place_on_pile(step, card)
+        step.emit("spotted", target=target, position=pos, card=public(st, card))
         self._end_search(st, st.stack[-1])
 
     @staticmethod

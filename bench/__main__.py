@@ -1,0 +1,29 @@
+"""`make bench`: every benchmark, each printing its figures beside a baseline
+measured in the same run.  `python -m bench engine http mail` picks some."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench"}
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or list(SUITES)
+    failed = []
+    for name in chosen:
+        module = SUITES.get(name)
+        if module is None:
+            print(f"unknown benchmark {name!r}; choose from {', '.join(SUITES)}")
+            return 2
+        try:
+            importlib.import_module(module).main()
+        except Exception as e:  # noqa: BLE001 - report and go on with the next suite
+            print(f"!! {name} benchmark failed: {type(e).__name__}: {e}")
+            failed.append(name)
+        print()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
