@@ -379,19 +379,19 @@ def test_r18_done_ends_a_gambling_turn_early():
     assert game.current == 1 and game.pile() == [23, 38]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a Gambler discarded after its own right guess "
-                   "is counted as the unused one, so the other faceup Gambler can't be used")
-def test_r18_discarding_the_used_gambler_leaves_the_other_gambler_usable():
+def test_r18_r35_a_gambler_discarded_by_its_own_win_counts_among_the_used():
+    # docs/rules.md R35: gamble again only while more faceup Gamblers than used;
+    # two Gamblers, one used and then discarded by its win: one faceup, one used.
     deck = stack(villages=[[14, 15, 47, 42, 22], [30, 31, 32, 33, 48]], discard=23,
                  top=[18, 38, 39])
     game = Game.start(2, deck, first=0)
     game.peek_all()
     tan(game, 0)
     game.act(1, PASS)
-    game.act(0, {"type": "gamble", "value": 10})      # Gambler 14 used, right
-    game.act(0, {"type": "discard", "position": 0})   # "even the Gambler itself": 14 goes
-    assert game.current == 0 and game.pending == "gamble_more"
-    assert {"type": "gamble", "value": 10} in game.legal(0)
+    game.act(0, {"type": "gamble", "value": 10})      # right
+    game.act(0, {"type": "discard", "position": 0})   # "even the Gambler itself"
+    assert game.pile() == [23, 38, 14] and game.faceup(15)
+    assert game.current == 1 and game.pending == "turn"
 
 
 # --- R19 Tanner -----------------------------------------------------------------
