@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from app import engine as E
 from app.engine import bots
 from app.engine.rules import apply_in_place
@@ -19,6 +21,7 @@ def play(seats: int, seed: int, kinds: list[str]) -> E.State:
     return st
 
 
+@pytest.mark.slow
 def test_greedy_bot_beats_random_bot_in_at_least_70_percent_of_500_two_seat_games():
     wins = 0
     for game in range(500):

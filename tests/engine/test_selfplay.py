@@ -179,6 +179,7 @@ def play_checked(game_no: int, check_replay_each_step: bool) -> E.State:
     return st
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(20))
 def test_random_self_play_keeps_every_invariant(chunk):
     per_chunk = GAMES // 20
