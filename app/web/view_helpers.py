@@ -280,8 +280,45 @@ def group_actions(actions: Sequence[Mapping[str, Any]], view: View, me: int | No
             "label": action_label(action, view, me, names),
         })
     order = list(ACTION_GROUPS)
-    return sorted(groups.values(),
-                  key=lambda g: order.index(g["type"]) if g["type"] in order else len(order))
+    result = sorted(groups.values(),
+                    key=lambda g: order.index(g["type"]) if g["type"] in order else len(order))
+    for group in result:
+        group["sections"] = _sections(group["items"], me, names)
+    return result
+
+
+#: Words for an exchange of n cards, the sub-heading its buttons sit under.
+SET_SIZES = {1: "One card", 2: "Two cards (they must match)", 3: "Three cards (they must match)",
+             4: "Four cards (they must match)", 5: "Five cards", 6: "Six cards", 7: "Seven cards"}
+
+
+def _sections(items: list[dict[str, Any]], me: int | None,
+              names: Sequence[str]) -> list[dict[str, Any]]:
+    """Split a long group into sub-lists a thumb can handle.
+
+    Exchanges by how many cards they swap; choices aimed at a village (Twister,
+    Ghost, Split Seer, Nelly, Mad Bomber...) by whose village it is, the
+    viewer's own first. Short groups stay one list.
+    """
+    def key(item: dict[str, Any]) -> tuple[int, str]:
+        action = item["action"]
+        if isinstance(action.get("positions"), list) and action.get("type") == "exchange":
+            size = len(action["positions"])
+            return size, SET_SIZES.get(size, f"{size} cards")
+        seat = action.get("seat")
+        if isinstance(seat, int) and 0 <= seat < len(names):
+            title = "Your village" if seat == me else f"{possessive(names[seat])} village"
+            return (-1 if seat == me else seat), title
+        return 0, ""
+
+    buckets: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for item in items:
+        buckets.setdefault(key(item), []).append(item)
+    if len(items) <= 6 or len(buckets) == 1:
+        return [{"title": "", "items": items, "open": True}]
+    ordered = sorted(buckets.items(), key=lambda kv: kv[0][0])
+    return [{"title": title, "items": bucket, "open": index == 0}
+            for index, ((_, title), bucket) in enumerate(ordered)]
 
 
 def exchange_choices(view: View, me: int | None) -> dict[str, Any]:

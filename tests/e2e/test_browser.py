@@ -77,9 +77,11 @@ def click_a_move(page: Any) -> str:
     assert values, "no move offered"
     kind = next((k for k in PREFERRED if k in values), values[0])
     button = buttons.nth(values.index(kind))
-    group = button.locator("xpath=ancestor::details[1]")
-    if group.get_attribute("open") is None:
-        group.locator("summary").click()
+    folds = button.locator("xpath=ancestor::details")
+    for index in range(folds.count()):            # outermost first, as a person unfolds them
+        fold = folds.nth(index)
+        if fold.get_attribute("open") is None:
+            fold.locator("xpath=./summary").click()
     label = button.inner_text()
     button.click()
     page.wait_for_load_state()
