@@ -328,13 +328,16 @@ def seat_tokens(game_id: str) -> list[str]:
                 for s in store.load_seats(session, game_id)]
 
 
-def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -> dict[str, Any]:
+def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
+                  first: int = 0, last: int | None = None) -> dict[str, Any]:
     """The game step by step: one frame per action, each built from a view.
 
     ``seat`` given: every frame is that seat's view at that step, so a
     running game's replay shows only what the seat could see then. ``seat``
     None: the spectator's view. ``reveal`` (only once the game is over): all
     cards open, and the seed and the full log so anyone can re-derive the deal.
+    ``first``..``last`` (inclusive step numbers) limit the frames returned:
+    a whole four-round game is a few hundred frames of full views.
     """
     with read_session() as session:
         game = _get_game(session, game_id)
@@ -355,10 +358,18 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -
             return engine.view(state, None, reveal=True)
         return engine.view(state, seat)
 
-    frames = [{"step": 0, "seat": None, "source": None, "action": None,
-               "events": [], "text": [], "view": look(state)}]
+    last = info.seq if last is None else min(last, info.seq)
+    first = max(0, first)
+    frames = []
+    if first == 0:
+        frames.append({"step": 0, "seat": None, "source": None, "action": None,
+                       "events": [], "text": [], "view": look(state)})
     for seq, actor, action, source in log_pairs:
+        if seq > last:
+            break
         state, events = engine.apply_action(state, actor, action)
+        if seq < first:
+            continue
         shown = over or (seat is not None and actor == seat)
         frames.append({
             "step": seq, "seat": actor, "source": source,
@@ -368,7 +379,7 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False) -
             "view": look(state),
         })
     result: dict[str, Any] = {"game": info.public(), "seat": seat, "reveal": reveal,
-                              "frames": frames}
+                              "steps": info.seq, "frames": frames}
     if over:
         result["log"] = [[actor, action] for _, actor, action, _ in log_pairs]
         result["how_to_verify"] = (

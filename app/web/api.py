@@ -91,7 +91,18 @@ def replay(game_id: str) -> Any:
             raise services.Forbidden("This link belongs to another game.", reason="foreign")
         seat = access.seat
     reveal = request.args.get("reveal", "").lower() in ("1", "true", "yes", "on")
-    return jsonify(services.replay_frames(game_id, seat=seat, reveal=reveal))
+    first, last = _step_arg("from", 0), _step_arg("to", None)
+    return jsonify(services.replay_frames(game_id, seat=seat, reveal=reveal,
+                                          first=first, last=last))
+
+
+def _step_arg(name: str, default: int | None) -> int | None:
+    raw = request.args.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise services.BadRequest(f'"{name}" must be a step number, like 12.')
+    return int(raw)
 
 
 @bp.get("/openapi.json")
@@ -159,7 +170,13 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                                 "description": "A seat's token: frames as that seat saw them"},
                                {"name": "reveal", "in": "query", "required": False,
                                 "schema": {"type": "string", "enum": ["0", "1"]},
-                                "description": "All cards open; only after the game is over"}],
+                                "description": "All cards open; only after the game is over"},
+                               {"name": "from", "in": "query", "required": False,
+                                "schema": {"type": "integer", "minimum": 0},
+                                "description": "First step to return (default 0)"},
+                               {"name": "to", "in": "query", "required": False,
+                                "schema": {"type": "integer", "minimum": 0},
+                                "description": "Last step to return (default: the latest)"}],
                 "responses": {"200": ok("Replay", "Frames"), "403": bad_link,
                               "404": _error("No such game")}}},
             "/api/openapi.json": {"get": {"summary": "This document",
@@ -206,6 +223,7 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "view": {"$ref": "#/components/schemas/View"}}},
             "Replay": {"type": "object", "properties": {
                 "game": {"$ref": "#/components/schemas/Game"},
+                "steps": {"type": "integer", "description": "Steps in the whole game"},
                 "frames": {"type": "array", "items": {"type": "object", "properties": {
                     "step": {"type": "integer"}, "seat": {"type": ["integer", "null"]},
                     "text": {"type": "array", "items": {"type": "string"}},

@@ -121,3 +121,13 @@ def test_the_bench_baseline_exists_only_when_asked_for(app, client, database_url
     answer = bench_app.test_client().post(f"/api/bench/insert/{game.game_id}", json={"n": 1})
     bench_app.extensions["silver_eye_db"].dispose()
     assert answer.status_code == 200 and answer.get_json() == {"seq": 1}
+
+
+def test_replay_frames_come_in_pages(app, client):
+    game = create(2, bots=(0, 1))
+    whole = client.get(f"/api/games/{game.game_id}/replay").get_json()
+    page = client.get(f"/api/games/{game.game_id}/replay?from=10&to=19").get_json()
+    assert page["steps"] == whole["steps"] == len(whole["frames"]) - 1
+    assert [f["step"] for f in page["frames"]] == list(range(10, 20))
+    assert page["frames"] == whole["frames"][10:20]
+    assert client.get(f"/api/games/{game.game_id}/replay?from=x").status_code == 400

@@ -15,7 +15,7 @@ import pytest
 from app import services
 from tests.conftest import PEOPLE, random_move
 
-QUERIES = ["", "?step=3", "?step=abc", "?reveal=1", "?open=1", "?token=garbage"]
+QUERIES = ["?from=0&to=4", "?step=3", "?step=abc", "?reveal=1&to=2", "?open=1&to=2", "?token=garbage"]
 
 
 @pytest.fixture
