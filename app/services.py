@@ -449,9 +449,9 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
             session.add(store.Seat(game_id=game.id, index=index, **player))
         session.flush()
         hooks.after_create(session, game, state)
-        seq, state, applied = _play_automatic(session, game, 0, state)
-        _finish(session, game, seq, state)
         seats = store.load_seats(session, game.id)
+        seq, state, applied = _play_automatic(session, game, 0, state, seats)
+        _finish(session, game, seq, state)
         created = Created(Snapshot(_game_info(game, seats, seq), state),
                           [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
     return created
@@ -466,8 +466,8 @@ def _append(session: Session, game: store.Game, seq: int, seat: int, action: dic
     return after, AppliedAction(seq + 1, seat, action, source, list(events))
 
 
-def _play_automatic(session: Session, game: store.Game, seq: int,
-                    state: Any) -> tuple[int, Any, list[AppliedAction]]:
+def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
+                    seats: list[store.Seat]) -> tuple[int, Any, list[AppliedAction]]:
     """Let bots and absent seats act until a present human has to decide.
 
     Bots choose with the engine's greedy bot, from an RNG seeded by the game's
@@ -478,7 +478,7 @@ def _play_automatic(session: Session, game: store.Game, seq: int,
 
     strategy = _config("BOT_STRATEGY", "greedy")
     limit = int(_config("MAX_AUTOMATIC_ACTIONS", 5000))
-    kinds = {s.index: s.kind for s in store.load_seats(session, game.id)}
+    kinds = {s.index: s.kind for s in seats}
     applied: list[AppliedAction] = []
     for _ in range(limit):
         view = _phase(state)
@@ -546,6 +546,7 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
             game = _get_game(session, game_id)
             if not isinstance(seat, int) or not 0 <= seat < game.seats:
                 raise NotFound("There is no such seat in this game.")
+            seats = store.load_seats(session, game.id)
             seq, state = _load_state(session, game)
             if expected_seq != seq:
                 if expected_seq > seq:
@@ -564,9 +565,9 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
                 log.warning("engine rejected a malformed action %r: %r", action, exc)
                 raise Illegal("That move is not understood: some of its fields are "
                               "missing or out of range.") from exc
-            seq, state, more = _play_automatic(session, game, seq + 1, state)
+            seq, state, more = _play_automatic(session, game, seq + 1, state, seats)
             _finish(session, game, seq, state)
-            info = _game_info(game, store.load_seats(session, game.id), seq)
+            info = _game_info(game, seats, seq)
         return Submitted(Snapshot(info, state), [first, *more])
     except IntegrityError:
         # Someone else appended the same step first: one row, and this answer.
