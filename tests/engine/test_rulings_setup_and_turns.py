@@ -19,12 +19,11 @@ import pytest
 from app import engine as E
 from app.engine import cards
 from app.engine.cards import VALUE
-from tests.engine.scenario import (BOMBER, EVEN_OBSESSOR, HIGH_OBSESSOR, ILLUSIONIST, LOW_OBSESSOR,
-                                   NELLY, ODD_OBSESSOR, Game, discard, draw, exchange, ids, stack,
-                                   take)
+from tests.engine.scenario import (BOMBER, ILLUSIONIST, LOW_OBSESSOR, NELLY, Game, discard, draw,
+                                   exchange, ids, stack, take)
 
-SIMON, SPOTTER, GAMBLER, TANNER, TWISTER = ids(2), ids(3), ids(4), ids(5), ids(6)
-GHOST, SEER, DRACULA, UNDERMINER, DRUNK = ids(7), ids(8), ids(10), ids(11), ids(12)
+SIMON, GAMBLER, TANNER, TWISTER = ids(2), ids(4), ids(5), ids(6)
+GHOST, SEER, DRACULA, DRUNK = ids(7), ids(8), ids(10), ids(12)
 OBSESSORS = ids(9)
 
 PASS = {"type": "pass"}
@@ -381,7 +380,8 @@ def test_r8_into_must_be_one_of_the_exchanged_spots():
     game.act(0, draw())
     assert game.illegal(0, exchange(1, 3, into=2)) == "'into' must be one of the positions you exchange."
     assert game.illegal(0, exchange(1, 1)) == "Each card can be chosen only once."
-    assert game.illegal(0, exchange(5)) == "You have no card at position 5: your village has 5 cards (0 to 4)."
+    assert game.illegal(0, exchange(5)) == ("You have no card at position 5: your village has 5 "
+                                            "cards (0 to 4).")
 
 
 def test_r8_failed_exchange_of_two_shows_the_cards_and_adds_no_penalty():
@@ -420,6 +420,7 @@ def test_r8_failed_exchange_of_three_adds_penalty_card():
 
 
 def test_r8_failed_exchange_turns_faceup_cards_facedown_and_honours_end_left():
+    """R44 (docs/rules.md): the penalty card goes outside the new card, at the very end."""
     # seat 0 takes the 12 (faceup) first, so its village holds a faceup card
     game = Game.start(2, stack([[10, 30, 11, 38, 12], [22, 23, 24, 25, 26]], discard=46,
                                top=[39, 40, 41, 27]), first=0)
@@ -622,6 +623,24 @@ def test_r11b_an_empty_village_scores_zero_and_may_call():
     assert scored["scores"][1] == 0 and scored["successful"] is True
 
 
+def test_r11b_an_empty_village_keeps_a_drawn_card_the_obsessor_refuses():
+    """With no card to exchange, a refused drawn card has nowhere to go but the
+    village (R14): the empty village receives it at the right end, facedown."""
+    deck = stack([[10, 11, 12, 13, 14], [30, 31, 32, 33, 15]], discard=46,
+                 top=[GHOST[0], 38, GHOST[1], 22, LOW_OBSESSOR, 47])
+    game = Game.start(2, deck, first=0)
+    _empty_seat_one(game)
+    game.act(1, draw())
+    game.act(1, discard())                               # a Twister with no card to count
+    game.act(0, draw())
+    game.act(0, discard())                               # the Low Obsessor tops the pile
+    events = game.act(1, draw())                         # a 12
+    assert game.types(events) == ["draw", "kept"]
+    assert game.village(1) == [47] and not game.faceup(47)
+    assert game.knows(1, 47) and not game.knows(0, 47)
+    assert game.current == 0
+
+
 def test_r11b_take_is_not_offered_when_the_pile_is_empty():
     game = Game.start(2, stack([[10, 30, 11, 38, 12], [22, 23, 24, 25, 26]], discard=46,
                                top=[39]), first=0)
@@ -755,3 +774,24 @@ def test_r12_simon_reactions_are_made_before_the_round_ends():
     assert game.types(events)[:3] == ["discard", "simon", "round_end"]
     end = of_type(events, "round_end")[0]
     assert [c["id"] for c in end["villages"][1]] == [23, 24, 25, 26]
+
+
+def test_r12_a_wrong_gamble_on_the_last_card_adds_nothing_and_ends_the_round():
+    """R42 (docs/rules.md): the flipped card went to the pile and the deck is empty."""
+    deck = long_round([[10, 11, 12, 13, 30], [22, 23, 24, 25, 26]], discard_card=GAMBLER[0],
+                      last=[TANNER[0]])
+    game = Game.start(2, deck, first=0)
+    game.peek_all()
+    game.act(0, take())
+    game.act(0, exchange(0))                             # seat 0: a faceup Gambler
+    game.act(1, PASS)
+    for _ in range(30):
+        draw_and_discard(game)
+    assert game.current == 0 and game.view(None)["deck_count"] == 1
+    events = game.act(0, {"type": "gamble", "value": 13})   # the last card is a 5: wrong
+    gamble = of_type(events, "gamble")[0]
+    assert gamble["right"] is False and gamble["to_pile"] is True
+    assert gamble["joined"] is None and gamble["end"] is None
+    end = of_type(events, "round_end")[0]
+    assert end["reason"] == "deck"
+    assert [c["id"] for c in end["villages"][0]] == [GAMBLER[0], 11, 12, 13, 30]
