@@ -280,6 +280,23 @@ def test_r5_timeout_peeks_at_the_two_leftmost_facedown_cards():
     assert game.current == 0
 
 
+def test_r5_a_seat_with_one_facedown_card_left_peeks_at_that_one():
+    """R40 (docs/rules.md): with one facedown card left, the peek is of that card."""
+    game = Game.start(2, stack([[10, 11, 12, 13, 14], [26, 27, 28, 38, 30]], discard=31,
+                               top=[TWISTER[3]]), first=0)
+    game.act(0, peek(0, 1))
+    game.act(0, draw())
+    game.act(0, discard())
+    for pos in range(4):                     # seat 0's Twister turns four of seat 1's cards
+        game.act(0, {"type": "twist", "seat": 1, "position": pos})
+    game.act(0, {"type": "twist", "seat": 0, "position": 0})
+    assert game.legal(1) == [peek(4)]
+    assert E.default_action(game.state, 1) == peek(4)
+    assert game.illegal(1, peek(3, 4)).startswith("Choose 1 of your facedown cards")
+    game.act(1, peek(4))
+    assert game.knows(1, 30) and game.view(None)["peeks_pending"] == []
+
+
 # --- R6 First player and the eye ------------------------------------------------------
 
 def test_r6_the_seeded_rng_chooses_the_start_player_who_holds_the_closed_eye():
