@@ -14,7 +14,7 @@ import argparse
 import logging
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import update
@@ -136,7 +136,7 @@ def run(app: Any, seconds: float) -> None:
 
     scheduler = BlockingScheduler(timezone="UTC")
     scheduler.add_job(lambda: tick(app), "interval", seconds=seconds, id="tick",
-                      max_instances=1, coalesce=True, next_run_time=datetime.now(dl.timezone.utc))
+                      max_instances=1, coalesce=True, next_run_time=datetime.now(timezone.utc))
     log.info("clock ticking every %s s", seconds)
     try:
         scheduler.start()
