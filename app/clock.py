@@ -134,8 +134,13 @@ def run(app: Any, seconds: float) -> None:
     """Block forever, ticking every ``seconds`` (APScheduler 3.x)."""
     from apscheduler.schedulers.blocking import BlockingScheduler
 
+    def job() -> None:
+        report = tick(app)
+        if report.deadlines or report.mail.claimed:
+            log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
+
     scheduler = BlockingScheduler(timezone="UTC")
-    scheduler.add_job(lambda: tick(app), "interval", seconds=seconds, id="tick",
+    scheduler.add_job(job, "interval", seconds=seconds, id="tick",
                       max_instances=1, coalesce=True, next_run_time=datetime.now(timezone.utc))
     log.info("clock ticking every %s s", seconds)
     try:
@@ -153,6 +158,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="seconds between ticks (CLOCK_TICK_SECONDS, default 30)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per run is noise
     app = create_app()
     seconds = args.tick or float(app.config.get("CLOCK_TICK_SECONDS")
                                  or setting("CLOCK_TICK_SECONDS", DEFAULT_TICK_SECONDS))
