@@ -107,7 +107,8 @@ class Table:
     def seat_view(self, seat: int) -> dict[str, Any]:
         token = self.tokens[seat]
         payload = self.get(seat, f"/api/play/{token}", "api/play").get_json()
-        self.get(seat, f"/api/play/{token}/actions", "api/actions")
+        if self.step % 5 == 0:
+            self.get(seat, f"/api/play/{token}/actions", "api/actions")
         return payload["view"]
 
     def seat_page(self, seat: int) -> SeatPage:
@@ -156,7 +157,6 @@ class Table:
         if action["type"] in PRIVATE_SIGHT:
             self.own[seat] |= new
         self.get(seat, answer.headers["Location"], "page after move")
-        self.seat_view(seat)
 
 
 def sit_down(client: Any, seed: int) -> Table:
@@ -176,13 +176,14 @@ def play(table: Table, moves: int) -> None:
         table.step = view["step"]
         if view["phase"] == "over":
             return
-        for seat in seats:
-            table.seat_view(seat)
-            table.seat_page(seat)
+        actor = table.rng.choice(view["to_act"])
+        for seat in seats:   # the others reload too: their page one move, their JSON the next
+            if seat != actor:
+                table.seat_page(seat) if table.step % 2 else table.seat_view(seat)
         if table.step % 15 == 7:
             for seat in seats:
                 table.replay_frames(seat)
-        table.act(table.rng.choice(view["to_act"]))
+        table.act(actor)
 
 
 def test_the_scan_catches_a_page_that_shows_too_much(client, monkeypatch):

@@ -124,7 +124,8 @@ def test_creating_a_game_redirects_to_a_signed_page_with_each_seats_link(client,
     second = open_seat(client, seats[1])
     assert "playing as Bob" in second.text
     with db.engine.connect() as conn:
-        options = json.loads(conn.exec_driver_sql("SELECT options FROM game").scalar_one())
+        options = conn.exec_driver_sql("SELECT options FROM game").scalar_one()
+    options = json.loads(options) if isinstance(options, str) else options
     assert options["memory"] is True
     assert options["deadline_hours"] == 48
     assert options["reminders"] == ["half", 2]
