@@ -14,6 +14,7 @@ from flask import Blueprint, render_template, request, url_for
 
 from app import services
 from app.web import view_helpers
+from app.web.spectate import PUBLIC_WORDS
 
 bp = Blueprint("replay", __name__)
 bp.record_once(view_helpers.install)
@@ -103,4 +104,7 @@ def show(game_id: str) -> Any:
         options_literal=repr(services.engine_options(info.options)),
         api_log_url=url_for("api.replay", game_id=game_id, reveal=1, _external=False),
         how_to_verify=data.get("how_to_verify"), no_referrer=bool(token),
+        **({"known_word": "facedown", "known_title": "facedown at this moment",
+            "known_legend": "facedown at this moment"} if open_hand
+           else PUBLIC_WORDS if seat is None else {}),
     )

@@ -21,4 +21,9 @@ def show(game_id: str) -> Any:
     context = view_helpers.table_context(view, snap.game.names, kinds, None)
     return render_template("spectate.html", **context, game=snap.game,
                            game_title=snap.game.name,
-                           created=snap.game.created.strftime("%d %b %Y"))
+                           created=snap.game.created.strftime("%d %b %Y"), **PUBLIC_WORDS)
+
+
+#: A facedown card the public knows was shown to the whole table at some point.
+PUBLIC_WORDS = {"known_word": "shown", "known_title": "facedown, but it was shown to everyone",
+                "known_legend": "facedown, but shown to everyone earlier"}
