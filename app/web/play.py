@@ -26,7 +26,11 @@ def render_seat(access: services.SeatAccess, snap: services.Snapshot,
     names = snap.game.names
     kinds = [s.kind for s in snap.game.seats]
     context = view_helpers.table_context(view, names, kinds, me)
-    groups = view_helpers.group_actions(view.get("legal_actions") or [], view, me, names)
+    playable = snap.game.status == "running"
+    groups = view_helpers.group_actions(view.get("legal_actions") or [], view, me, names) \
+        if playable else []
+    if snap.game.status == "abandoned":
+        context["pending"] = "This game was abandoned: no more moves can be made."
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,
         groups=groups, my_move=bool(groups), exch=view_helpers.exchange_choices(view, me),

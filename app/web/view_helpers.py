@@ -400,6 +400,11 @@ def pending_words(view: View, me: int | None, names: Sequence[str]) -> str:
     current = view.get("current")
     pending = view.get("pending") or ""
     what = PENDING_WORDS.get(pending, pending.replace("_", " ") if pending else "")
+    detail = view.get("pending_detail") or {}
+    if pending == "twister" and isinstance(detail.get("left"), int):
+        what += f" ({detail['left']} more to turn)"
+    elif pending == "spotter" and isinstance(detail.get("value"), int):
+        what += f" (looking for a {detail['value']})"
     if me is not None and me in to_act:
         if "peek" in _types(view):
             return "Your move: peek at two of your cards."

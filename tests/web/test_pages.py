@@ -314,6 +314,31 @@ def test_since_your_last_move_tells_what_the_others_did(client, new_game):
     assert "Bob looked at cards" in text
 
 
+def test_an_abandoned_game_offers_no_more_moves(client, new_game):
+    created = new_game()
+    services.abandon_game(created.game_id)
+    page = open_seat(client, seat_path(created, 0))
+    assert page.buttons == []
+    assert "abandoned" in page.text
+
+
+def test_the_status_line_says_whose_move_it_is_and_what_is_pending():
+    names = ["Ann", "Bob", "Cid"]
+    view = {"phase": "play", "to_act": [1, 2], "current": 1, "pending": "twister",
+            "pending_detail": {"left": 3}, "legal_actions": []}
+    assert view_helpers.pending_words(view, 0, names) == (
+        "Waiting for Bob to turn cards over with the Twister (3 more to turn) (Cid still to peek).")
+    assert view_helpers.pending_words({**view, "legal_actions": [{"type": "twist"}]}, 1, names) == (
+        "Your move: turn cards over with the Twister (3 more to turn).")
+    assert view_helpers.pending_words(
+        {**view, "to_act": [2], "legal_actions": [{"type": "peek", "positions": [0, 1]}]}, 2, names
+    ) == "Your move: peek at two of your cards."
+    assert view_helpers.pending_words({"phase": "over", "winner": 2}, 0, names) == "Cid won the game."
+    assert view_helpers.pending_words({"phase": "over", "winner": 2}, 2, names) == "You won the game!"
+    assert view_helpers.pending_words({"phase": "resolve", "to_act": [0], "pending": "nelly"},
+                                      1, names) == "Scoring the round: waiting for Ann to tuck a Nelly under a card."
+
+
 # -- the public page --------------------------------------------------------------
 
 def test_the_public_page_shows_the_spectators_view_without_any_token(client, new_game):
