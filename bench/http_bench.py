@@ -1,0 +1,231 @@
+"""HTTP benchmark (part of ``make bench``): moves through the real web stack.
+
+gunicorn with two workers on PostgreSQL, several games played at once by
+client threads over keep-alive HTTP on 127.0.0.1:
+
+1. Submit-action throughput and p50/p99 latency (``POST /api/play/<token>/actions``,
+   with the mail/clock hooks and the state cache, i.e. the production path),
+   beside a bare baseline endpoint that parses JSON, reads the last step and
+   inserts one row (``POST /api/bench/insert/<game>``, served only when
+   ``BENCH_ENDPOINTS=1``), measured in the same run with the same threads.
+2. The latency of the first ten vs the last ten actions of complete four-round
+   games: it must stay flat, since an action costs one cached state plus the
+   actions after it, never a replay of the whole log.
+
+PostgreSQL comes from ``BENCH_DATABASE_URL`` or ``TEST_DATABASE_URL`` (default
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``); the run works in a
+schema of its own and drops it afterwards.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+GAMES = 8                 # games played at once, one client thread each
+SEATS = 3
+BASELINE_PER_THREAD = 250
+MAX_MOVES_PER_GAME = 3000
+STARTUP_SECONDS = 30
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pg_url() -> str:
+    return (os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
+            or "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+
+def _with_schema(url: str, schema: str) -> str:
+    parsed = sa.engine.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+    return parsed.render_as_string(hide_password=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def _ms(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+class Client:
+    """One keep-alive HTTP connection that times its POSTs."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=60)
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
+        data = None if body is None else json.dumps(body)
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        start = time.perf_counter()
+        self.conn.request(method, path, body=data, headers=headers)
+        response = self.conn.getresponse()
+        payload = response.read()
+        elapsed = time.perf_counter() - start
+        return response.status, json.loads(payload or b"null"), elapsed
+
+
+def play_game(port: int, tokens: list[str], seed: int) -> list[float]:
+    """Play one game to its end over HTTP; return the latency of every move's POST."""
+    client, rng, latencies = Client(port), random.Random(seed), []
+    status, state, _ = client.call("GET", f"/api/play/{tokens[0]}")
+    assert status == 200, state
+    seq, to_act = state["seq"], state["view"]["to_act"]
+    for _ in range(MAX_MOVES_PER_GAME):
+        if not to_act:
+            break
+        seat = rng.choice(to_act)
+        status, legal, _ = client.call("GET", f"/api/play/{tokens[seat]}/actions")
+        assert status == 200 and legal["seq"] == seq, legal
+        action = rng.choice(legal["legal_actions"])
+        status, answer, elapsed = client.call(
+            "POST", f"/api/play/{tokens[seat]}/actions", {"action": action, "expected_seq": seq})
+        assert status == 200, answer
+        latencies.append(elapsed)
+        seq = answer["seq"]
+        if answer["game"]["status"] != "running":
+            break
+        to_act = answer["view"]["to_act"]
+    else:
+        raise RuntimeError("a benchmark game did not end")
+    return latencies
+
+
+def baseline(port: int, game_id: str, count: int) -> list[float]:
+    client, latencies = Client(port), []
+    for n in range(count):
+        status, answer, elapsed = client.call("POST", f"/api/bench/insert/{game_id}", {"n": n})
+        assert status == 200, answer
+        latencies.append(elapsed)
+    return latencies
+
+
+def in_threads(work: list[Any]) -> tuple[list[Any], float]:
+    """Run the callables at once; return their results and the wall time."""
+    results: list[Any] = [None] * len(work)
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            results[index] = work[index]()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(work))]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=900)
+    wall = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    return results, wall
+
+
+def _line(label: str, samples: list[float], wall: float) -> str:
+    return (f"  {label:<26} {len(samples):>6} requests  {len(samples) / wall:>8.1f}/s  "
+            f"p50 {_ms(samples, 0.50):7.2f} ms  p99 {_ms(samples, 0.99):7.2f} ms")
+
+
+def main() -> None:
+    from app import create_app, services
+    from app.db import get_engine, upgrade
+
+    base = _pg_url()
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(base, poolclass=sa.pool.NullPool)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    url = _with_schema(base, schema)
+    port = _free_port()
+    secret = secrets.token_urlsafe(32)
+    workdir = tempfile.mkdtemp(prefix="silver-eye-bench-")
+    env = dict(os.environ, DATABASE_URL=url, SECRET_KEY=secret, BENCH_ENDPOINTS="1",
+               BASE_URL=f"http://{HOST}:{port}", MAIL_BACKEND="file",
+               MAIL_DIR=str(Path(workdir) / "mail"))
+    server = None
+    try:
+        upgrade(url)
+        app = create_app({"DATABASE_URL": url, "SECRET_KEY": secret,
+                          "INSTANCE_PATH": str(Path(workdir) / "instance")})
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"{HOST}:{port}",
+             "--log-level", "warning", "app:create_app()"],
+            cwd=ROOT, env=env)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            try:
+                if Client(port).call("GET", "/api/openapi.json")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError("gunicorn did not start")
+            time.sleep(0.2)
+
+        people = [{"name": f"P{i}", "email": f"p{i}@bench.invalid"} for i in range(SEATS)]
+        with app.app_context():
+            games = [services.create_game(people, {"memory": False}, seed=str(1000 + g))
+                     for g in range(GAMES)]
+            bench_games = [services.create_game(people, seed=str(9000 + g)) for g in range(GAMES)]
+            for game in bench_games:  # the baseline writes its rows into these only
+                services.abandon_game(game.game_id)
+
+        print(f"HTTP benchmark: gunicorn -w 2 on PostgreSQL, {GAMES} games of {SEATS} seats "
+              f"played at once ({GAMES} client threads, keep-alive, {HOST})")
+        moves, move_wall = in_threads(
+            [lambda g=g: play_game(port, games[g].tokens, g) for g in range(GAMES)])
+        flat = [x for game in moves for x in game]
+        inserts, insert_wall = in_threads(
+            [lambda g=g: baseline(port, bench_games[g].game_id, BASELINE_PER_THREAD)
+             for g in range(GAMES)])
+        flat_inserts = [x for thread in inserts for x in thread]
+        print(_line("submit action (POST)", flat, move_wall)
+              + "  [wall time includes each move's GET of legal actions]")
+        print(_line("baseline: one insert", flat_inserts, insert_wall))
+
+        with app.app_context():
+            single = services.create_game(people, {"memory": False}, seed="4242")
+        alone = play_game(port, single.tokens, 4242)
+        first = [x for game in moves + [alone] for x in game[:10]]
+        last = [x for game in moves + [alone] for x in game[-10:]]
+        lengths = sorted(len(game) for game in moves + [alone])
+        print(f"  complete 4-round games ({len(lengths)}, {lengths[0]}-{lengths[-1]} actions): "
+              f"first ten actions p50 {_ms(first, 0.5):.2f} ms, last ten p50 "
+              f"{_ms(last, 0.5):.2f} ms (ratio {_ms(last, 0.5) / _ms(first, 0.5):.2f})")
+        print(f"  one game alone ({len(alone)} actions, no other load): first ten p50 "
+              f"{_ms(alone[:10], 0.5):.2f} ms, last ten p50 {_ms(alone[-10:], 0.5):.2f} ms")
+        get_engine(app).dispose()
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+if __name__ == "__main__":
+    main()
