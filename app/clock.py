@@ -97,10 +97,12 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
     with app.app_context():
         now = dl.as_utc(now or dl.now())
         engine = get_engine(app)
+        seen: set[int] = set()
         while True:
-            ids = claim_due(engine, now, owner)
-            if not ids:
+            ids = [i for i in claim_due(engine, now, owner) if i not in seen]
+            if not ids:  # nothing new: a row that stayed open waits for the next tick
                 break
+            seen.update(ids)
             for deadline_id in ids:
                 try:
                     what = timeouts.fire(deadline_id, now)

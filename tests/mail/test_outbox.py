@@ -142,3 +142,14 @@ def test_smtp_urls_say_host_port_login_and_encryption():
     assert (ssl.port, ssl.ssl, ssl.starttls) == (465, True, False)
     with pytest.raises(ValueError):
         SmtpSettings.from_url("http://mail.example.com")
+
+
+def test_names_are_escaped_in_the_html_part():
+    game = compose.GameInfo(id="g1", name="<i>Fun</i>", names=["<b>Eve</b>", "Bob"],
+                            base_url="http://silver-eye.test", commitment="c" * 64)
+    mail = compose.invitation_mail(game, 0, link="http://silver-eye.test/play/t",
+                                   unsubscribe="http://silver-eye.test/unsubscribe/u",
+                                   deadline_hours=48)
+    assert "<b>Eve</b>" not in mail.html and "&lt;b&gt;Eve&lt;/b&gt;" in mail.html
+    assert "<i>Fun</i>" not in mail.html
+    assert "Hello <b>Eve</b>," in mail.text  # plain text is not HTML: shown as typed
