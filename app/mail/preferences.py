@@ -77,5 +77,6 @@ def status(game_id: str, seat: int) -> dict[str, Any]:
     from app import timeouts
 
     mode = mode_of(game_id, seat)
+    running = services.game_info(game_id).status == "running"
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
-            **timeouts.seat_clock_state(game_id, seat)}
+            "running": running, **timeouts.seat_clock_state(game_id, seat)}

@@ -128,3 +128,15 @@ def test_the_dev_mailbox_exists_only_in_debug(app, client, new_game):
     message = client.get(f"/dev/mail/{name}")
     assert message.status_code == 200 and b"/play/" in message.data
     assert client.get("/dev/mail/..%2Fsecret_key").status_code == 404
+
+
+def test_the_seat_page_of_an_abandoned_game_offers_no_clock_buttons(app, client, new_game):
+    created = new_game()
+    gid, token = created.game_id, created.tokens[0]
+    services.abandon_game(gid)
+    page = client.get(f"/play/{token}")
+    assert page.status_code == 200 and b"Save mail settings" in page.data
+    assert f"/play/{token}/vacation".encode() not in page.data
+    refused = client.post(f"/play/{token}/vacation",
+                          data={"days": "1", "csrf_token": seat_csrf(gid, 0)})
+    assert refused.status_code == 409
