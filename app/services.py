@@ -431,9 +431,9 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     (deadlines, reminders...), stored as given.
     """
     cleaned = _clean_players(players)
-    options = dict(options or {})
-    if not isinstance(options, dict):
+    if options is not None and not isinstance(options, dict):
         raise BadRequest("The game options are not understood.")
+    options = dict(options or {})
     name = " ".join(str(name or "").split())[:200]
     seed = str(seed) if seed is not None else str(secrets.randbits(63))
     try:

@@ -1,0 +1,41 @@
+"""Configuration: defaults that work on a fresh clone, environment overrides."""
+from __future__ import annotations
+
+import os
+
+from app.config import load_config
+
+
+def test_a_fresh_instance_gets_a_sqlite_file_and_a_secret_key_made_once(tmp_path):
+    instance = tmp_path / "instance"
+    first = load_config(instance, environ={})
+    assert first["DATABASE_URL"] == f"sqlite:///{instance.resolve() / 'silver_eye.db'}"
+    key_file = instance / "secret_key"
+    assert key_file.read_text() == first["SECRET_KEY"] and len(first["SECRET_KEY"]) > 40
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert load_config(instance, environ={})["SECRET_KEY"] == first["SECRET_KEY"]
+    assert first["BASE_URL"] == "http://127.0.0.1:5000"
+
+
+def test_environment_and_caller_override_the_defaults(tmp_path):
+    env = {"DATABASE_URL": "postgresql+psycopg://db/x", "SECRET_KEY": "from-env",
+           "BASE_URL": "https://eye.example/", "BENCH_ENDPOINTS": "1"}
+    config = load_config(tmp_path, environ=env)
+    assert config["DATABASE_URL"] == "postgresql+psycopg://db/x"
+    assert config["SECRET_KEY"] == "from-env" and not (tmp_path / "secret_key").exists()
+    assert config["BASE_URL"] == "https://eye.example" and config["BENCH_ENDPOINTS"] is True
+    assert load_config(tmp_path, {"SECRET_KEY": "mine"}, environ=env)["SECRET_KEY"] == "mine"
+    assert load_config(tmp_path, environ={"BENCH_ENDPOINTS": "no", "SECRET_KEY": "k"})[
+        "BENCH_ENDPOINTS"] is False
+
+
+def test_importing_the_engine_does_not_load_the_web_stack():
+    import subprocess
+    import sys
+
+    code = ("import sys, app.engine; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('flask', 'sqlalchemy', 'sqlmodel', 'werkzeug')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=dict(os.environ))
+    assert out.stdout.strip() == "[]"
