@@ -271,7 +271,9 @@ def group_actions(actions: Sequence[Mapping[str, Any]], view: View, me: int | No
         if kind not in groups:
             title, help_text = ACTION_GROUPS.get(kind, (kind.replace("_", " ").capitalize(), ""))
             groups[kind] = {"type": kind, "title": title, "help": help_text, "items": [],
-                            "multi": False}
+                            "multi": False, "positioned": False}
+        if "position" in action:
+            groups[kind]["positioned"] = True
         if len(action.get("positions") or []) > 1:
             groups[kind]["multi"] = True
         groups[kind]["items"].append({
@@ -337,7 +339,7 @@ def exchange_choices(view: View, me: int | None) -> dict[str, Any]:
     spotters = sum(1 for card in village
                    if card and card.get("faceup") and card.get("id") is not None
                    and card_info.VALUE[card["id"]] == card_info.SPOTTER)
-    return {"spotter": spotters > 0}
+    return {"spotter": spotters}
 
 
 # -- the log ---------------------------------------------------------------------

@@ -160,6 +160,14 @@ def test_two_people_play_from_the_lobby_and_watch_the_replay(server, browser):
     assert "Move 5 of" in ann.locator(".replay-nav .pos").inner_text()
     shot(ann, "08-replay-jump")
 
+    # Play follows the "next" link by itself, frame after frame, until paused.
+    with ann.expect_navigation():
+        ann.locator("#play").click()
+    assert "Move 6 of" in ann.locator(".replay-nav .pos").inner_text()
+    assert ann.locator("#play").get_attribute("aria-pressed") == "true"
+    ann.locator("#play").click()
+    assert ann.locator("#play").get_attribute("aria-pressed") == "false"
+
     public = bob_ctx.new_page()
     game_link = lobby.get_by_role("link", name="Public page of the game").get_attribute("href")
     public.goto(server + game_link)

@@ -303,6 +303,31 @@ def test_a_multi_card_exchange_sends_the_chosen_end_and_spot(client, new_game, d
     assert stored == {**action, "end": "left", "into": max(action["positions"])}
 
 
+def test_the_spotter_box_is_offered_with_a_faceup_spotter_and_its_tick_reaches_the_engine(
+        client, new_game, db, monkeypatch):
+    created = new_game()
+    seat, path, page = _play_until(
+        client, created, lambda acts: any(a["type"] == "exchange" for a in acts))
+    assert 'name="spotter"' not in page.text          # no faceup Spotter, no box
+    honest = engine.view
+
+    def with_spotter(state, who, reveal=False):        # the page believes a Spotter is faceup
+        view = honest(state, who, reveal)
+        if who == seat:
+            view["villages"][seat][0] = {"id": 10, "value": 3, "faceup": True}
+        return view
+
+    monkeypatch.setattr(engine, "view", with_spotter)
+    page = open_seat(client, path)
+    assert 'name="spotter"' in page.text
+    rows = db.actions(created.game_id)
+    action = next(a for a in page.actions() if a["type"] == "exchange")
+    answer = page.post(client, path, action, spotter="1")
+    assert answer.status_code == 422                   # the real engine knows better
+    assert "no faceup Spotter" in html.unescape(answer.get_data(as_text=True))
+    assert db.actions(created.game_id) == rows
+
+
 def test_since_your_last_move_tells_what_the_others_did(client, new_game):
     created = new_game()
     ann, bob = seat_path(created, 0), seat_path(created, 1)
