@@ -6,7 +6,6 @@ and live play agree. Views (app.engine.views) are the only way out of it.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from .cards import DECK_SIZE
@@ -57,7 +56,8 @@ class State:
 
     def clone(self) -> "State":
         """A copy that shares only immutable parts (events, stack entries, finished rounds)."""
-        new = copy.copy(self)
+        new = object.__new__(State)
+        new.__dict__.update(self.__dict__)
         new.villages = [v[:] for v in self.villages]
         new.deck = self.deck[:]
         new.pile = self.pile[:]
