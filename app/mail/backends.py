@@ -106,10 +106,14 @@ class SmtpBackend:
             conn = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=context)
         else:
             conn = smtplib.SMTP(s.host, s.port, timeout=s.timeout)
+        try:
             if s.starttls:
                 conn.starttls(context=context)
-        if s.username:
-            conn.login(s.username, s.password or "")
+            if s.username:
+                conn.login(s.username, s.password or "")
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def send(self, message: EmailMessage, key: str) -> None:

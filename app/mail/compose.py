@@ -169,7 +169,9 @@ def since_lines(view: dict[str, Any], after_step: int, names: list[str]) -> list
     from app import engine
 
     lines = []
-    for event in view.get("log") or []:
+    # The previous round's log too: a seat that last acted before a round
+    # ended hears how that round finished.
+    for event in [*(view.get("previous_log") or []), *(view.get("log") or [])]:
         if int(event.get("step") or 0) > after_step:
             lines.append(engine.describe(event, names))
     return [line for line in lines if line]

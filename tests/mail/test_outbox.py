@@ -153,3 +153,32 @@ def test_names_are_escaped_in_the_html_part():
     assert "<b>Eve</b>" not in mail.html and "&lt;b&gt;Eve&lt;/b&gt;" in mail.html
     assert "<i>Fun</i>" not in mail.html
     assert "Hello <b>Eve</b>," in mail.text  # plain text is not HTML: shown as typed
+
+
+def test_smtp_login_is_used_when_the_url_names_a_user(mail_app):
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult
+
+    from .conftest import SmtpServer, _Collect, free_port
+
+    logins: list[tuple[bytes, bytes]] = []
+
+    def authenticator(server, session, envelope, mechanism, auth_data):  # noqa: ANN001
+        logins.append((auth_data.login, auth_data.password))
+        return AuthResult(success=auth_data.password == b"s3cret")
+
+    received: list = []
+    port = free_port()
+    controller = Controller(_Collect(received), hostname="127.0.0.1", port=port,
+                            authenticator=authenticator, auth_required=True,
+                            auth_require_tls=False)
+    controller.start()
+    try:
+        queue(1)
+        mail_app.config["SMTP_URL"] = f"smtp://post:wrong@127.0.0.1:{port}?timeout=5"
+        assert clock.send_mail_due(mail_app, T0).sent == 0
+        mail_app.config["SMTP_URL"] = f"smtp://post:s3cret@127.0.0.1:{port}"
+        assert clock.send_mail_due(mail_app, T0 + timedelta(hours=1)).sent == 1
+    finally:
+        controller.stop()
+    assert logins[-1] == (b"post", b"s3cret") and len(received) == 1
