@@ -70,9 +70,10 @@ class Deadline(SQLModel, table=True):
     seat: int
     kind: str = Field(max_length=16)
     due_at: datetime = Field(sa_type=DateTime(timezone=True))
-    #: The step (actions applied so far) when the decision opened; a timeout
-    #: submits with this as its expected sequence, so a stale row can never
-    #: act on a later decision.
+    #: The step (actions applied so far) when the decision opened (for the
+    #: record and idempotency keys; a timeout submits with the step it reads
+    #: just before, and the row closes in the same transaction as the action
+    #: that ends the decision, so a stale row never acts on a later decision).
     opened_step: int = 0
     opened_at: datetime = Field(sa_type=DateTime(timezone=True))
     #: When the first timeout action of this window was applied: the seat's
