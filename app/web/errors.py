@@ -25,7 +25,8 @@ PLAIN_WORDS = {
     413: "The request is too large.",
     415: "Send JSON with Content-Type: application/json.",
     422: "That move is not allowed now.",
-    500: "Something went wrong on our side; nothing was changed.",
+    500: "Something went wrong on our side. Please reload the page to see where the game "
+         "stands before trying again.",
 }
 
 

@@ -131,3 +131,18 @@ def test_replay_frames_come_in_pages(app, client):
     assert [f["step"] for f in page["frames"]] == list(range(10, 20))
     assert page["frames"] == whole["frames"][10:20]
     assert client.get(f"/api/games/{game.game_id}/replay?from=x").status_code == 400
+
+
+def test_a_crash_is_answered_in_json_on_the_api_and_logged(app, client, monkeypatch, caplog):
+    game = create()
+    app.testing = False  # answer as in production instead of raising into the test
+
+    def broken(game_id):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(services, "snapshot", broken)
+    answer = client.get(f"/api/games/{game.game_id}")
+    assert answer.status_code == 500
+    assert answer.get_json()["message"].startswith("Something went wrong on our side")
+    assert "disk on fire" not in answer.get_data(as_text=True)
+    assert "disk on fire" in caplog.text
