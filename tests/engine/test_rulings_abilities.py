@@ -17,25 +17,12 @@ from __future__ import annotations
 
 import pytest
 
-from app import engine as E
 from tests.engine.scenario import Game, discard, draw, exchange, stack, take
 
-SIMON = [6, 7, 8, 9]
-SPOTTER = [10, 11, 12, 13]
-GAMBLER = [14, 15, 16, 17]
-TANNER = [18, 19, 20, 21]
-TWISTER = [22, 23, 24, 25]
-GHOST = [26, 27, 28, 29]
-SEER = [30, 31, 32, 33]
 EVEN_O, ODD_O, LOW_O, HIGH_O = 34, 35, 36, 37
-DRACULA = [38, 39, 40, 41]
-UNDERMINER = [42, 43, 44, 45]
-DRUNK = [46, 47, 48, 49]
-# values at a glance: Twister 6, Split Seer 8, Dracula 10, Underminer 11, Drunk 12
 
 SKIP = {"type": "skip"}
 PASS = {"type": "pass"}
-CALL = {"type": "call"}
 
 
 def tan(game: Game, seat: int, end: str = "right") -> None:
@@ -178,6 +165,36 @@ def test_r16_off_preference_opens_a_claim_window_while_that_value_is_on_top():
     assert [a for a in game.legal(1) if a["type"] == "simon"] == [{"type": "simon", "position": 2}]
     msg = game.illegal(1, {"type": "simon", "position": 1})  # the 7's window has closed
     assert "must be faceup and match the top of the pile" in msg
+
+
+def test_r16_a_manual_claim_triggers_no_reaction_from_auto_seats():
+    deck = stack(villages=[[6, 10, 11, 46, 47], [7, 12, 48, 49, 42]], discard=22,
+                 top=[18, 19, 13])
+    game = Game.start(2, deck, first=0, options={"simon": ["auto", "off"]})
+    game.peek_all()
+    tan(game, 0)
+    tan(game, 1)
+    game.act(0, draw())
+    events = game.act(0, discard())                  # a 3: seat 0's Simon discards one of its 3s
+    assert simon_events(events) == [(0, 10, True)]
+    assert [a for a in game.legal(1) if a["type"] == "simon"] == [{"type": "simon", "position": 1}]
+    events = game.act(1, {"type": "simon", "position": 1})
+    assert simon_events(events) == [(1, 12, False)]
+    assert game.pile() == [22, 13, 10, 12]
+    assert 11 in game.village(0), "seat 0's other 3 stays: a claim is a reaction, no chain"
+
+
+def test_r16_an_off_seat_may_claim_a_card_below_1_by_hand():
+    deck = stack(villages=[[22, 23, 24, 25, 30], [6, 4, 0, 46, 47]], discard=31, top=[18, 5])
+    game = Game.start(2, deck, first=1, options={"simon": ["auto", "off"]})
+    game.peek_all()
+    tan(game, 1)
+    game.act(0, draw())
+    game.act(0, discard())                           # an Illusionist on top
+    assert {"type": "simon", "position": 1} in game.legal(1)
+    assert {"type": "simon", "position": 2} not in game.legal(1), "the Nelly does not match"
+    game.act(1, {"type": "simon", "position": 1})
+    assert game.pile() == [31, 5, 4] and game.village(1) == [6, 0, 46, 47, 18]
 
 
 # --- R17 Spotter ----------------------------------------------------------------
@@ -709,6 +726,39 @@ def test_r23_drunk_drawn_as_the_last_card_does_nothing_and_the_round_ends():
     assert "drunk" not in [e["type"] for e in events]
     assert "round_end" in [e["type"] for e in events]
     assert game.state.round == 2
+
+
+def test_r23_a_dracula_declined_on_an_empty_deck_lets_the_round_end():
+    deck = stack(villages=unused_seats_hold_the_obsessors([30, 31, 32, 33, 40], [39, 41, 42, 43, 47]),
+                 discard=22, bottom=[38])
+    game = Game.start(2, deck, first=0)
+    game.peek_all()
+    burn(game, 1)
+    seat = game.current
+    game.act(seat, draw())
+    game.act(seat, discard())
+    assert game.pending == "dracula" and game.state.deck == []
+    events = game.act(seat, SKIP)
+    assert "round_end" in [e["type"] for e in events] and game.state.round == 2
+
+
+def test_r18_a_wrong_guess_on_the_last_deck_card_adds_nothing_and_the_round_ends():
+    deck = stack(villages=unused_seats_hold_the_obsessors([14, 30, 31, 32, 33], [39, 41, 42, 43, 47]),
+                 discard=22, top=[18], bottom=[40])
+    game = Game.start(2, deck, first=0)
+    game.peek_all()
+    tan(game, 0)                                     # a faceup Gambler
+    burn(game, 1)
+    if game.current != 0:
+        game.act(1, PASS)
+    village = game.village(0)
+    events = game.act(0, {"type": "gamble", "value": 2})
+    gamble = events[0]
+    assert gamble["right"] is False and gamble["to_pile"] is True and gamble["joined"] is None
+    assert "round_end" in [e["type"] for e in events]
+    assert events[-1]["type"] != "gamble" and game.state.round == 2
+    end = next(e for e in events if e["type"] == "round_end")
+    assert [c["id"] for c in end["villages"][0]] == village, "nothing joined seat 0's village"
 
 
 # --- drawn-from-deck abilities: never for a taken card -------------------------------
