@@ -9,7 +9,7 @@ and sorts them into groups so that a list of forty Twister targets stays usable.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from flask import Flask
 from flask.blueprints import BlueprintSetupState
@@ -71,19 +71,6 @@ def card_words(card: Mapping[str, Any] | None) -> str:
 
 
 # -- names -----------------------------------------------------------------------
-
-def seat_names(seats: Iterable[Any]) -> list[str]:
-    """Players' names in seat order, from seat rows or plain strings."""
-    names = []
-    for seat in seats:
-        if isinstance(seat, str):
-            names.append(seat)
-        elif isinstance(seat, Mapping):
-            names.append(str(seat.get("name")))
-        else:
-            names.append(str(getattr(seat, "name")))
-    return names
-
 
 def possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
@@ -353,8 +340,7 @@ def last_own_step(log: Sequence[Mapping[str, Any]], me: int | None) -> int:
     """The step of the viewer's last own action in this round's log (0 if none)."""
     if me is None:
         return 0
-    steps = [int(e.get("step") or 0) for e in log
-             if e.get("seat") == me and e.get("actor", e.get("seat")) == me]
+    steps = [int(e.get("step") or 0) for e in log if e.get("seat") == me]
     return max(steps, default=0)
 
 

@@ -18,8 +18,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-import pytest
-
 from tests.web.test_pages import CARD_ID, SeatPage, create_in_lobby
 
 #: How many cards one own action may newly show its seat, at most (None: any, e.g.

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app import engine, services, tokens
+from app import engine, services
 from app.web import view_helpers
 
 # -- reading pages like a browser -------------------------------------------------
