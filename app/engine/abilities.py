@@ -402,25 +402,34 @@ class Spotter(Decision):
 
 # --- 4 Gambler (R18) ----------------------------------------------------------
 
-def gambles_left(st: State, seat: int, used: int) -> int:
+def gambles_left(st: State, seat: int, used: int = 0, start: int | None = None) -> int:
+    """Unused Gamblers (R35): each Gambler faceup when the turn's gambling began gives
+    one guess; a Gambler that left the village since is taken to be a used one."""
     if not st.deck:
         return 0
-    return max(0, faceup_count(st, seat, cards.GAMBLER) - used)
+    now = faceup_count(st, seat, cards.GAMBLER)
+    if start is None:
+        return now
+    gone = max(0, start - now)
+    used_still_here = used - min(gone, used)
+    return max(0, min(start - used, now - used_still_here))
 
 
-def gamble_options(st: State, seat: int, used: int) -> list[dict]:
-    if gambles_left(st, seat, used) == 0:
+def gamble_options(st: State, seat: int, used: int = 0, start: int | None = None) -> list[dict]:
+    if gambles_left(st, seat, used, start) == 0:
         return []
     return [{"type": "gamble", "value": v} for v in VALUES]
 
 
-def gamble(step: Step, action: dict, used: int) -> None:
+def gamble(step: Step, action: dict, used: int = 0, start: int | None = None) -> None:
     """Name a value, turn the top deck card up; right: discard a card, wrong: it joins."""
     st, seat = step.state, step.seat
     guess = action.get("value")
     if isinstance(guess, bool) or guess not in VALUES:
         raise IllegalAction("Name a card value to gamble on: -1, 0, 2 to 13.")
     end = end_field(action)
+    if start is None:
+        start = faceup_count(st, seat, cards.GAMBLER)
     card = st.deck[-1]
     turn_up(st, card)
     right = VALUE[card] == guess
@@ -437,7 +446,7 @@ def gamble(step: Step, action: dict, used: int) -> None:
               end=end if joined is not None else None,
               joined=None if joined is None else public(st, joined))
     st.stack.pop()
-    st.stack.append({"kind": "gamble_more", "used": used + 1})
+    st.stack.append({"kind": "gamble_more", "used": used + 1, "start": start})
     if right and st.villages[seat]:
         st.stack.append({"kind": "gamble_win"})
 
@@ -448,7 +457,7 @@ class GambleMore(Decision):
     prompt = "use another Gambler or end your turn"
 
     def options(self, st, seat, entry):
-        acts = gamble_options(st, seat, entry["used"])
+        acts = gamble_options(st, seat, entry["used"], entry["start"])
         return acts + [DONE] if acts else []
 
     def apply(self, step, entry, action):
@@ -458,9 +467,9 @@ class GambleMore(Decision):
             return
         if action["type"] != "gamble":
             raise IllegalAction("Gamble again with another Gambler, or end your turn (done).")
-        if gambles_left(step.state, step.seat, entry["used"]) == 0:
+        if gambles_left(step.state, step.seat, entry["used"], entry["start"]) == 0:
             raise IllegalAction("You have no unused faceup Gambler left.")
-        gamble(step, action, entry["used"])
+        gamble(step, action, entry["used"], entry["start"])
 
     def skip(self, step, entry):
         self.apply(step, entry, DONE)

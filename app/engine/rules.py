@@ -152,8 +152,9 @@ def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
     if kind in META_ACTIONS:
         step.emit(kind)
         return step.events
-    if st.option("memory") and kind != "simon":
-        _forget(st, seat)
+    if (st.option("memory") and st.phase == "play" and seat == st.current
+            and seat not in st.peeks and st.stack[-1]["kind"] == "turn"):
+        _forget(st, seat)             # R43: known facedown cards fade as a new turn begins
     if kind == "pass":
         _timeout(step)
     elif kind == "peek":
@@ -180,7 +181,7 @@ def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
 
 
 def _forget(st: State, seat: int) -> None:
-    """Option `memory` (R30): known facedown cards fade after the seat's next action."""
+    """Option `memory` (R30, R43): a seat forgets the facedown cards it knew."""
     mask = ~seat_bit(seat)
     for card in range(DECK_SIZE):
         if not st.faceup[card] and card != st.hand:

@@ -131,7 +131,7 @@ class Turn(Decision):
             acts.append({"type": "take"})
         if st.caller is None and len(st.villages[seat]) <= MAX_CALL_SIZE:
             acts.append({"type": "call"})
-        acts += gamble_options(st, seat, 0)
+        acts += gamble_options(st, seat)
         if st.eye_holder == seat and st.eye_open and st.deck:
             acts.append({"type": "search"})
         return acts
@@ -176,9 +176,9 @@ class Turn(Decision):
             st.stack.pop()
             step.emit("call")
         elif kind == "gamble":
-            if gambles_left(st, seat, 0) == 0:
+            if gambles_left(st, seat) == 0:
                 raise IllegalAction("You need a faceup Gambler in your village (and cards in the deck) to gamble.")
-            gamble(step, action, 0)
+            gamble(step, action)
         elif kind == "search":
             if not (st.eye_holder == seat and st.eye_open):
                 raise IllegalAction("Only the holder of the open silver eye can search the deck.")

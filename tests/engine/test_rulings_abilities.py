@@ -396,9 +396,9 @@ def test_r18_done_ends_a_gambling_turn_early():
     assert game.current == 1 and game.pile() == [23, 38]
 
 
-def test_r18_r35_a_gambler_discarded_by_its_own_win_counts_among_the_used():
-    # docs/rules.md R35: gamble again only while more faceup Gamblers than used;
-    # two Gamblers, one used and then discarded by its win: one faceup, one used.
+def test_r18_r35_a_gambler_that_discards_itself_leaves_the_other_gambler_usable():
+    # docs/rules.md R35: each Gambler faceup when gambling began gives one guess; the
+    # Gambler discarded by its own win is the used one, so the other may still guess.
     deck = stack(villages=[[14, 15, 47, 42, 22], [30, 31, 32, 33, 48]], discard=23,
                  top=[18, 38, 39])
     game = Game.start(2, deck, first=0)
@@ -408,6 +408,9 @@ def test_r18_r35_a_gambler_discarded_by_its_own_win_counts_among_the_used():
     game.act(0, {"type": "gamble", "value": 10})      # right
     game.act(0, {"type": "discard", "position": 0})   # "even the Gambler itself"
     assert game.pile() == [23, 38, 14] and game.faceup(15)
+    assert game.current == 0 and game.pending == "gamble_more"
+    game.act(0, {"type": "gamble", "value": 10})      # the second Gambler: right again
+    game.act(0, {"type": "skip"})
     assert game.current == 1 and game.pending == "turn"
 
 

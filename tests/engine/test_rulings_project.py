@@ -108,7 +108,7 @@ def test_r34_underminer_skip_cancels_before_anything_moves():
     assert (game.village(1), game.pile()) == before and game.current == 1
 
 
-def test_r35_a_gambler_discarded_by_its_own_win_counts_as_used():
+def test_r35_each_gambler_faceup_at_the_start_gives_one_guess():
     v0 = [FOURS[0], FOURS[1], TENS[0], TENS[1], TWELVES[0]]
     game = _faceup_village(v0, [TWOS[0], SIXES[0], SIXES[1]])
     game.act(1, draw())
@@ -274,3 +274,20 @@ def test_r44_a_failed_exchange_puts_the_penalty_card_outside_the_new_card():
     game.act(0, exchange(0, 1, 2, end="left"))
     assert game.village(0) == [THREES[0], SIXES[0]] + v0
     assert not any(game.faceup(c) for c in game.village(0))
+
+
+def test_r43_memory_keeps_a_split_seers_looks_until_the_seats_next_turn():
+    game = Game.start(2, stack([], discard=TWOS[0], top=[EIGHTS[0], THREES[0], THREES[1]]),
+                      first=0, options={"memory": True})
+    game.peek_all()
+    game.act(0, draw())
+    game.act(0, discard())
+    game.act(0, {"type": "see", "seat": 1, "position": 4})
+    first_look = game.village(1)[4]
+    game.act(0, {"type": "see", "seat": 0, "position": 4})
+    assert game.knows(0, first_look) and game.knows(0, game.village(0)[4])
+    game.act(1, draw())
+    game.act(1, discard())
+    assert game.knows(0, first_look)              # still seat 1's turn: remembered
+    game.act(0, draw())
+    assert not game.knows(0, first_look)          # a new turn of seat 0: forgotten
