@@ -26,8 +26,9 @@ def create_app(config: dict[str, Any] | None = None) -> Any:
         template_folder=str(root / "templates"),
         static_folder=str(root / "static"),
     )
-    instance_path = (config or {}).get("INSTANCE_PATH") or app.instance_path
-    app.config.update(load_config(instance_path, config))
+    if (config or {}).get("INSTANCE_PATH"):  # tests and tools keep their files apart
+        app.instance_path = str(config["INSTANCE_PATH"])
+    app.config.update(load_config(app.instance_path, config))
     db.init_app(app)
     register_blueprints(app)
     cli.init_app(app)
