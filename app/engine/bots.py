@@ -20,23 +20,20 @@ def choose(kind: str, state, seat: int, rng: random.Random) -> dict:
 
 
 def random_bot(state, seat: int, rng: random.Random) -> dict:
-    """Pick an action type at random, then one action of that type (for an exchange,
-    first how many cards): every ability gets tried and villages stay game-sized."""
+    """Pick an action type at random, then one action of that type. An exchange takes
+    one card half the time, two a quarter, and so on, as a careless player would:
+    every ability and failed exchange gets tried, and villages stay game-sized."""
     acts = legal_actions(state, seat)
-    by_type: dict[str, list[dict]] = {}
-    for a in acts:
-        kind = a["type"]
-        if kind == "exchange":
-            kind = f"exchange{len(a['positions'])}"
-        by_type.setdefault(kind, []).append(a)
-    kinds = sorted(by_type)
-    exchanges = [k for k in kinds if k.startswith("exchange")]
-    others = [k for k in kinds if not k.startswith("exchange")]
-    group = others + (["exchange"] if exchanges else [])
-    kind = rng.choice(group)
-    if kind == "exchange":
-        kind = rng.choice(exchanges)
-    return dict(rng.choice(by_type[kind]))
+    kinds = sorted({a["type"] for a in acts})
+    kind = rng.choice(kinds)
+    if kind != "exchange":
+        return dict(rng.choice([a for a in acts if a["type"] == kind]))
+    exchanges = [a for a in acts if a["type"] == "exchange"]
+    largest = len(exchanges[-1]["positions"])
+    size = 1
+    while size < largest and rng.random() < 0.5:
+        size += 1
+    return dict(rng.choice([a for a in exchanges if len(a["positions"]) == size]))
 
 
 def _estimate(cards: list[dict]) -> float:
