@@ -482,8 +482,8 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
     applied: list[AppliedAction] = []
     for _ in range(limit):
         view = _phase(state)
-        if view.get("phase") == "over":
-            break
+        if view.get("phase") == "over" or game.status != "running":
+            break  # (a hook may have abandoned the game: R29, nobody plays it)
         chosen: tuple[int, dict[str, Any], str] | None = None
         for seat in view.get("to_act") or []:
             if kinds.get(seat) == "bot":
@@ -498,7 +498,13 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
         if chosen is None:
             break
         seat, action, source = chosen
-        state, item = _append(session, game, seq, seat, action, source, state)
+        try:
+            state, item = _append(session, game, seq, seat, action, source, state)
+        except engine.IllegalAction:
+            # A bot bug must not block the humans: log it, play the first legal move.
+            log.exception("game %s: seat %s chose an illegal %r", game.id, seat, action)
+            fallback = engine.legal_actions(state, seat)[0]
+            state, item = _append(session, game, seq, seat, fallback, source, state)
         seq += 1
         applied.append(item)
     else:

@@ -260,3 +260,31 @@ def test_options_reach_the_engine_and_the_rest_is_kept_for_the_clock(app):
                                    {"memory": True, "deadline_hours": 24})
     assert created.snapshot.game.options == {"memory": True, "deadline_hours": 24}
     assert services.engine_options(created.snapshot.game.options) == {"memory": True}
+
+
+def test_a_bot_that_chooses_an_illegal_move_does_not_block_the_game(new_game, db, monkeypatch,
+                                                                      caplog):
+    from app.engine import bots
+
+    monkeypatch.setattr(bots, "choose", lambda kind, state, seat, rng: {"type": "fly"})
+    created = new_game(seats=2, bots=(1,))
+    log = db.actions(created.game_id)
+    assert log and {seat for _, seat, _ in log} == {1}, "the bot made its opening peek"
+    assert "chose an illegal" in caplog.text
+
+
+def test_automatic_moves_stop_when_a_hook_abandons_the_game(new_game, db, monkeypatch):
+    """R29: when nobody plays any more the clock's hook may end the game mid-request."""
+    monkeypatch.setattr(hooks, "is_absent", lambda session, game, seat: True)
+    real = hooks.after_action
+
+    def abandon_after_three(session, game, seq, *rest):
+        real(session, game, seq, *rest)
+        if seq == 3:
+            game.status = "abandoned"
+            session.add(game)
+
+    monkeypatch.setattr(hooks, "after_action", abandon_after_three)
+    created = new_game(seats=2)
+    assert created.snapshot.game.status == "abandoned"
+    assert len(db.actions(created.game_id)) == 3
