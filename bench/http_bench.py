@@ -212,8 +212,11 @@ def main() -> None:
         print(f"  complete 4-round games ({len(lengths)}, {lengths[0]}-{lengths[-1]} actions): "
               f"first ten actions p50 {_ms(first, 0.5):.2f} ms, last ten p50 "
               f"{_ms(last, 0.5):.2f} ms (ratio {_ms(last, 0.5) / _ms(first, 0.5):.2f})")
+        middle = len(alone) // 2
         print(f"  one game alone ({len(alone)} actions, no other load): first ten p50 "
-              f"{_ms(alone[:10], 0.5):.2f} ms, last ten p50 {_ms(alone[-10:], 0.5):.2f} ms")
+              f"{_ms(alone[:10], 0.5):.2f} ms, middle ten {_ms(alone[middle:middle + 10], 0.5):.2f}"
+              f" ms, last ten {_ms(alone[-10:], 0.5):.2f} ms (the last ones end the game: "
+              f"final scores and result mails)")
         get_engine(app).dispose()
     finally:
         if server is not None:
