@@ -19,9 +19,9 @@ STOP_GRACE_SECONDS = 10
 
 
 def _commands(port: int) -> list[tuple[str, list[str]]]:
+    # No access log: request paths carry seat tokens, which must not end up in logs.
     commands = [("web", [sys.executable, "-m", "gunicorn", "--workers", "2",
-                         "--bind", f"{HOST}:{port}", "--access-logfile", "-",
-                         "app:create_app()"])]
+                         "--bind", f"{HOST}:{port}", "app:create_app()"])]
     if (Path(__file__).resolve().parent / "clock.py").exists():
         commands.append(("clock", [sys.executable, "-m", "app.clock"]))
     else:
