@@ -18,7 +18,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 SEAT_LINK = "seat-link"
 CSRF = "csrf"
 UNSUBSCRIBE = "unsubscribe"
-PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, "fresh-link")
+PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE)
 
 
 class BadToken(Exception):
