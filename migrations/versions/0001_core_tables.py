@@ -51,6 +51,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("game_id", "seq", name="uq_action_game_seq"),
     )
     op.create_index("ix_action_created", "action", ["created"])
+    _append_only_guard()
     op.create_table(
         "state_cache",
         sa.Column("game_id", sa.String(length=64), sa.ForeignKey("game.id"), primary_key=True),
@@ -60,7 +61,28 @@ def upgrade() -> None:
     )
 
 
+def _append_only_guard() -> None:
+    """The database itself refuses to update or delete a logged action."""
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("""
+            CREATE FUNCTION action_is_append_only() RETURNS trigger AS $$
+            BEGIN
+                RAISE EXCEPTION 'the action log is append-only: % refused', TG_OP;
+            END;
+            $$ LANGUAGE plpgsql
+        """)
+        op.execute("CREATE TRIGGER action_append_only BEFORE UPDATE OR DELETE ON action "
+                   "FOR EACH ROW EXECUTE FUNCTION action_is_append_only()")
+    elif op.get_bind().dialect.name == "sqlite":
+        for verb in ("UPDATE", "DELETE"):
+            op.execute(f"CREATE TRIGGER action_no_{verb.lower()} BEFORE {verb} ON action "
+                       f"BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END")
+
+
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TRIGGER action_append_only ON action")
+        op.execute("DROP FUNCTION action_is_append_only()")
     op.drop_table("state_cache")
     op.drop_index("ix_action_created", table_name="action")
     op.drop_table("action")

@@ -83,3 +83,28 @@ def test_the_action_log_refuses_a_second_row_for_a_step(database_url):
             assert conn.execute(sa.text("SELECT count(*) FROM action")).scalar_one() == 1
     finally:
         engine.dispose()
+
+
+def test_the_database_refuses_to_rewrite_or_delete_a_logged_action(database_url):
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.insert(store.Game.__table__).values(
+                id="g1", created=store.utcnow(), status="running", name="", options={},
+                seed="1", commitment="x", seats=2))
+            conn.execute(sa.insert(store.Action.__table__).values(
+                game_id="g1", seq=1, seat=0, action={"type": "draw"}, source="player",
+                created=store.utcnow()))
+        for statement in ("UPDATE action SET seat = 1", "DELETE FROM action"):
+            try:
+                with engine.begin() as conn:
+                    conn.exec_driver_sql(statement)
+            except sa.exc.DBAPIError as exc:
+                assert "append-only" in str(exc)
+            else:
+                raise AssertionError(f"{statement!r} was accepted")
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("SELECT seat FROM action")).scalar_one() == 0
+    finally:
+        engine.dispose()
