@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any, Iterable
 
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app import engine, hooks, store, tokens
 from app.db import read_session, write_session

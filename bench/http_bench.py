@@ -24,7 +24,6 @@ import os
 import random
 import secrets
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
