@@ -23,6 +23,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -227,6 +228,7 @@ def main() -> None:
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
