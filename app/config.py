@@ -15,7 +15,7 @@ from typing import Any
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
-ENV_FLAGS = ("BENCH_ENDPOINTS",)
+ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 
 DEFAULT_BASE_URL = "http://127.0.0.1:5000"
 
@@ -62,6 +62,8 @@ def load_config(instance_path: str | os.PathLike[str],
     config: dict[str, Any] = {
         "BASE_URL": DEFAULT_BASE_URL,
         "BENCH_ENDPOINTS": False,
+        # DEBUG shows the file mailbox at /dev/mail; `make run` turns it on.
+        "DEBUG": False,
         # A turn can be large (a village of cards), but never this large.
         "MAX_CONTENT_LENGTH": 64 * 1024,
         # How many bot/timeout actions one request may play in a row; a game

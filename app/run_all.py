@@ -49,6 +49,8 @@ def main() -> int:
 
     port = int(os.environ.get("PORT", "5000"))
     os.environ.setdefault("BASE_URL", f"http://{HOST}:{port}")
+    # the embedded defaults: mail lands in the file mailbox, readable at /dev/mail
+    os.environ.setdefault("DEBUG", "1")
     app = create_app()  # creates instance/ and its secret key before the workers start
     upgrade(app.config["DATABASE_URL"])
     print(f"database ready: {app.config['DATABASE_URL']}", flush=True)
@@ -56,6 +58,8 @@ def main() -> int:
     children = {name: subprocess.Popen(cmd) for name, cmd in _commands(port)}
     print(f"\nSilver Eye Post is running. Open the lobby at http://{HOST}:{port}/ "
           f"(Ctrl-C stops everything)\n", flush=True)
+    if app.config.get("DEBUG"):
+        print(f"Mail is written to the file mailbox: http://{HOST}:{port}/dev/mail\n", flush=True)
 
     def on_signal(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt

@@ -39,3 +39,9 @@ def test_importing_the_engine_does_not_load_the_web_stack():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=dict(os.environ))
     assert out.stdout.strip() == "[]"
+
+
+def test_debug_is_off_unless_the_environment_turns_it_on(tmp_path):
+    """`make run` sets DEBUG=1 so its file mailbox is readable at /dev/mail; production does not."""
+    assert load_config(tmp_path, environ={"SECRET_KEY": "k"})["DEBUG"] is False
+    assert load_config(tmp_path, environ={"SECRET_KEY": "k", "DEBUG": "1"})["DEBUG"] is True
