@@ -150,9 +150,8 @@ def play_checked(game_no: int, check_replay_each_step: bool) -> E.State:
             if action["type"] == "exchange" and rng.random() < 0.3:
                 action["end"] = "left"
                 action["into"] = rng.choice(action["positions"])
-        if rng.random() < 0.1:   # every seat's timeout choice is accepted (on a copy)
-            for s in waiting:
-                E.apply_action(st, s, E.default_action(st, s))
+        for s in waiting:        # every waiting seat's timeout choice is accepted (on a copy)
+            E.apply_action(st, s, E.default_action(st, s))
         seen.before(st, seat, action)
         st, events = E.apply_action(st, seat, action)
         log.append((seat, action))
