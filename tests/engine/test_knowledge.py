@@ -186,3 +186,29 @@ def test_r30_dracula_keeps_knowledge_of_cards_moved_into_the_deck():
         deck_size = game.view(who)["deck_count"]
         # the card just under the Dracula (the 7) is the first of them to be drawn
         assert known == {TWOS[0]: deck_size - 1, SIXES[0]: deck_size - 2, SEVENS[0]: deck_size - 3}
+
+
+def test_r31_the_public_log_says_who_did_what_where_but_never_a_privately_seen_value():
+    v0 = [TENS[0], TENS[1], ELEVENS[0], ELEVENS[1], TWELVES[0]]
+    v1 = [SIXES[0], SIXES[1], SEVENS[0], SEVENS[1], TWELVES[1]]
+    game = Game.start(2, stack([v0, v1], discard=FIVES[0], top=[EIGHTS[0], TWOS[0]]), first=0)
+    game.peek_all()
+    game.act(0, draw())
+    game.act(0, discard())                            # a Split Seer, used on seat 1
+    game.act(0, {"type": "see", "seat": 1, "position": 3})
+    game.act(0, {"type": "skip"})
+    game.act(1, draw())
+    game.act(1, exchange(4))                          # the 2 replaces seat 1's 12
+    log = {who: game.view(who)["log"] for who in (None, 0, 1)}
+    assert log[None] == log[0] == log[1]              # one public log for everyone
+    by_type = {e["type"]: e for e in log[None]}
+    assert by_type["peek"]["positions"] == [0, 1]
+    assert by_type["see"] == {"type": "see", "seat": 0, "step": 5, "round": 1, "target": 1,
+                              "position": 3}
+    assert by_type["draw"]["card"] is None             # nobody else saw the drawn card
+    exchanged = by_type["exchange"]
+    assert exchanged["positions"] == [4] and exchanged["card"] is None
+    assert exchanged["discarded"] == [{"id": TWELVES[1], "value": 12}]   # public: on the pile
+    text = repr(log[None])
+    for private in (SEVENS[1], TWOS[0], TENS[0], SIXES[0]):
+        assert f"'id': {private}," not in text

@@ -291,3 +291,13 @@ def test_r43_memory_keeps_a_split_seers_looks_until_the_seats_next_turn():
     assert game.knows(0, first_look)              # still seat 1's turn: remembered
     game.act(0, draw())
     assert not game.knows(0, first_look)          # a new turn of seat 0: forgotten
+
+
+def test_r46_a_non_matching_set_with_an_obsessor_puts_nothing_on_the_pile():
+    v0 = [34, TENS[0], TENS[1], ELEVENS[0], TWELVES[0]]      # the Even Obsessor and a 10
+    game = Game.start(2, stack([v0], discard=TWOS[0], top=[SIXES[0], THREES[0]]), first=0)
+    game.peek_all()
+    game.act(0, draw())
+    events = game.act(0, exchange(1, 0))
+    assert events[0]["type"] == "exchange_failed" and events[0]["reason"] == "mismatch"
+    assert game.pile() == [TWOS[0]]
