@@ -5,6 +5,7 @@ decision says where the card in hand came from.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
@@ -24,15 +25,26 @@ EXCHANGE_LIMIT = 180
 MAX_CALL_SIZE = 4
 
 
-def exchange_options(st: State, seat: int) -> list[dict]:
-    allowed = [p for p, c in enumerate(st.villages[seat]) if _placeable(st, c)]
-    out: list[dict] = []
+@functools.lru_cache(maxsize=64)
+def _listed_sets(allowed: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The position sets listed for these choosable positions, smallest first (R32)."""
+    out: list[tuple[int, ...]] = []
     for k in range(1, len(allowed) + 1):
         combos = list(itertools.combinations(allowed, k))
         if out and len(out) + len(combos) > EXCHANGE_LIMIT:
             break
-        out.extend({"type": "exchange", "positions": list(c)} for c in combos)
-    return out
+        out.extend(combos)
+    return tuple(out)
+
+
+def exchange_options(st: State, seat: int) -> list[dict]:
+    village = st.villages[seat]
+    top = st.pile[-1] if st.pile else None
+    if top is not None and cards.is_obsessor(top):
+        allowed = tuple(p for p, c in enumerate(village) if _placeable(st, c))
+    else:
+        allowed = tuple(range(len(village)))
+    return [{"type": "exchange", "positions": list(c)} for c in _listed_sets(allowed)]
 
 
 def _positions(st: State, seat: int, action: dict) -> list[int]:
