@@ -40,9 +40,9 @@ def two_player_game() -> services.Created:
 
 
 @pytest.mark.postgres
+@pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgresql"),
+                    reason="needs TEST_DATABASE_URL pointing at PostgreSQL")
 def test_twenty_identical_moves_at_once_make_one_row(app, db):
-    if not TEST_DATABASE_URL.startswith("postgresql"):
-        pytest.skip("needs TEST_DATABASE_URL pointing at PostgreSQL")
     game = two_player_game()
     seat = engine.view(game.snapshot.state, None)["to_act"][0]
     action = engine.legal_actions(game.snapshot.state, seat)[0]
