@@ -163,14 +163,12 @@ class Ghost(Decision):
         if spotters and target != step.seat:
             raise IllegalAction("A Spotter only helps when you discard from your own village.")
         card = st.villages[target][pos]
+        st.stack.pop()
         if discard_from_village(step, target, pos):
             step.emit("ghost", target=target, position=pos, card=public(st, card),
                       spotter=bool(spotters))
-            st.stack.pop()
             if spotters:
                 start_spotter(st, VALUE[card], spotters)
-        else:
-            st.stack.pop()
 
 
 # --- 8 Split Seer (R22) -------------------------------------------------------
