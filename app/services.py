@@ -389,6 +389,48 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
     return result
 
 
+@dataclass(frozen=True)
+class StepLine:
+    """One step of a game for a replay's navigation: its round and its events in words."""
+
+    step: int
+    round: int
+    seat: int | None
+    text: str
+    over: bool
+
+
+def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:
+    """Every step of a game in one line, without building a single view.
+
+    The replay viewer needs the whole list (rounds, the moves of a round, the
+    last step) but shows one frame; ``replay_frames(first=n, last=n)`` builds
+    that frame. This replays the log once and only describes the public
+    events, which is what every viewer (seat or spectator) is told anyway.
+    Step 0 is the deal of round 1; a step's round is the round the table is
+    in after it (a step that deals the next round belongs to that round).
+    """
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        seats = store.load_seats(session, game.id)
+        rows = store.load_actions(session, game.id)
+        info = _game_info(game, seats, rows[-1].seq if rows else 0)
+        state = _fresh_state(game)
+        pairs = [(row.seq, row.seat, dict(row.action)) for row in rows]
+    lines = [StepLine(0, 1, None, "The cards are dealt.", False)]
+    round_no, over = 1, False
+    for seq, actor, action in pairs:
+        state, events = engine.apply_action(state, actor, action)
+        for event in events:
+            if event.get("type") == "round_start" and isinstance(event.get("round"), int):
+                round_no = event["round"]
+            elif event.get("type") == "game_over":
+                over = True
+        text = " ".join(engine.describe(event, info.names) for event in events)
+        lines.append(StepLine(seq, round_no, actor, text, over))
+    return info, lines
+
+
 # -- writing --------------------------------------------------------------------
 
 def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:

@@ -82,7 +82,11 @@ def game(game_id: str) -> Any:
 
 @bp.get("/games/<game_id>/replay")
 def replay(game_id: str) -> Any:
-    """Frames of the game; ``?token=`` for a seat's own frames, ``?reveal=1`` once over."""
+    """Frames of the game; ``?token=`` for a seat's own frames, ``?reveal=1`` once over.
+
+    ``?first=&last=`` (or their older names ``from``/``to``) limit the frames
+    to those steps, inclusive: only they are built.
+    """
     seat = None
     token = request.args.get("token")
     if token:
@@ -91,7 +95,8 @@ def replay(game_id: str) -> Any:
             raise services.Forbidden("This link belongs to another game.", reason="foreign")
         seat = access.seat
     reveal = request.args.get("reveal", "").lower() in ("1", "true", "yes", "on")
-    first, last = _step_arg("from", 0), _step_arg("to", None)
+    first = _step_arg("first", _step_arg("from", 0))
+    last = _step_arg("last", _step_arg("to", None))
     return jsonify(services.replay_frames(game_id, seat=seat, reveal=reveal,
                                           first=first, last=last))
 
@@ -171,12 +176,14 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                                {"name": "reveal", "in": "query", "required": False,
                                 "schema": {"type": "string", "enum": ["0", "1"]},
                                 "description": "All cards open; only after the game is over"},
-                               {"name": "from", "in": "query", "required": False,
+                               {"name": "first", "in": "query", "required": False,
                                 "schema": {"type": "integer", "minimum": 0},
-                                "description": "First step to return (default 0)"},
-                               {"name": "to", "in": "query", "required": False,
+                                "description": "First step to return (default 0); "
+                                               "also accepted as 'from'"},
+                               {"name": "last", "in": "query", "required": False,
                                 "schema": {"type": "integer", "minimum": 0},
-                                "description": "Last step to return (default: the latest)"}],
+                                "description": "Last step to return (default: the latest); "
+                                               "also accepted as 'to'"}],
                 "responses": {"200": ok("Replay", "Frames"), "403": bad_link,
                               "404": _error("No such game")}}},
             "/api/openapi.json": {"get": {"summary": "This document",

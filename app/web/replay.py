@@ -4,7 +4,8 @@
 ``&token=...`` shows the seat's own view at that moment instead (so a running
 game's replay never shows a seat more than it saw); ``&open=1`` once the game
 is over shows every card and the seed, with how to re-derive the deal.
-The frames come from ``services.replay_frames``, each built from a view.
+The frame comes from ``services.replay_frames`` (only the step shown is built
+from a view); the links to the other steps from ``services.replay_index``.
 """
 from __future__ import annotations
 
@@ -34,7 +35,12 @@ def _wanted_step(last: int) -> int:
 
 @bp.get("/games/<game_id>/replay")
 def show(game_id: str) -> Any:
-    """One frame of the replay, with links to every other frame."""
+    """One frame of the replay, with links to every other frame.
+
+    Only the frame shown is built (``replay_frames(first=step, last=step)``);
+    the navigation (rounds, the moves of this round, the last step) comes from
+    ``replay_index``, which describes the steps without building any view.
+    """
     token = request.args.get("token") or None
     seat = None
     if token:
@@ -42,14 +48,13 @@ def show(game_id: str) -> Any:
         if access.game_id != game_id:
             raise services.Forbidden("This link belongs to another game.", reason="foreign")
         seat = access.seat
-    info = services.game_info(game_id)
+    info, lines = services.replay_index(game_id)
     finished = info.status == "over"
     open_hand = finished and request.args.get("open", "") in ("1", "true", "yes", "on")
-    data = services.replay_frames(game_id, seat=seat, reveal=open_hand)
-    frames = data["frames"]
-    last = len(frames) - 1
+    last = lines[-1].step
     step = _wanted_step(last)
-    frame = frames[step]
+    data = services.replay_frames(game_id, seat=seat, reveal=open_hand, first=step, last=step)
+    frame = data["frames"][0]
     view = frame["view"]
     names = info.names
     kinds = [s.kind for s in info.seats]
@@ -74,24 +79,13 @@ def show(game_id: str) -> Any:
         "closed": url_for("replay.show", game_id=game_id, step=step,
                           **({"token": token} if token else {})),
     }
-    rounds = []
-    for f in frames[1:]:
-        number = f["view"].get("round")
-        if f["view"].get("phase") != "over" and number and all(r["number"] != number for r in rounds):
-            rounds.append({"number": number, "step": f["step"], "url": link(f["step"])})
-    # The deal of round 1 is frame 0.
-    if frames and frames[0]["view"].get("round") and rounds and rounds[0]["number"] == frames[0]["view"]["round"]:
-        rounds[0] = {**rounds[0], "step": 0, "url": link(0)}
-    current_round = view.get("round")
-    timeline = []
-    previous_round = None
-    for f in frames:
-        r = f["view"].get("round")
-        if r == current_round and f["view"].get("phase") != "over" or f["step"] == step:
-            timeline.append({"step": f["step"], "url": link(f["step"]),
-                             "title": " ".join(f["text"])[:200] or "the deal",
-                             "round_start": previous_round is not None and r != previous_round})
-        previous_round = r
+    rounds = _round_starts(lines, link)
+    here = lines[step]
+    timeline = [{"step": line.step, "url": link(line.step),
+                 "title": _title(line, names),
+                 "round_start": line.step > 0 and lines[line.step - 1].round != line.round}
+                for line in lines
+                if (line.round == here.round and not line.over) or line.step == step]
 
     context = view_helpers.table_context(view, names, kinds, seat)
     seed = data["game"].get("seed") if open_hand else None
@@ -108,3 +102,21 @@ def show(game_id: str) -> Any:
             "known_legend": "facedown at this moment"} if open_hand
            else PUBLIC_WORDS if seat is None else {}),
     )
+
+
+def _round_starts(lines: list[services.StepLine], link: Any) -> list[dict[str, Any]]:
+    """The first step of each round (round 1 starts with the deal, step 0)."""
+    rounds: list[dict[str, Any]] = []
+    for line in lines:
+        if not line.over and all(r["number"] != line.round for r in rounds):
+            rounds.append({"number": line.round, "step": line.step, "url": link(line.step)})
+    return rounds
+
+
+def _title(line: services.StepLine, names: list[str]) -> str:
+    """The tooltip of a timeline link: who moved and what happened, shortened."""
+    if line.step == 0:
+        return "The cards are dealt."
+    who = names[line.seat] if line.seat is not None and 0 <= line.seat < len(names) else ""
+    text = line.text or "A move."
+    return (f"{who}: {text}" if who else text)[:200]

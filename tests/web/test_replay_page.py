@@ -152,3 +152,81 @@ def test_the_viewer_works_without_javascript_and_the_script_only_adds_play(clien
     assert "replay.js" in page
     script = client.get("/static/replay.js")
     assert script.status_code == 200 and b"ArrowRight" in script.data
+
+
+# -- cost: one frame per page, the navigation from the index ------------------------
+
+def count_views(monkeypatch) -> list[int]:
+    """Count ``engine.view`` calls (each one is a full view of the table)."""
+    calls: list[int] = []
+    honest = engine.view
+
+    def counted(state, seat, reveal=False):
+        calls.append(1)
+        return honest(state, seat, reveal)
+
+    monkeypatch.setattr(engine, "view", counted)
+    return calls
+
+
+def test_a_replay_page_builds_only_the_frame_it_shows(client, new_game, monkeypatch):
+    created = new_game(seats=2, bots=(0, 1))          # two bots: the whole game is played
+    info = services.game_info(created.game_id)
+    assert info.status == "over" and info.seq > 100
+    calls = count_views(monkeypatch)
+    base = f"/games/{created.game_id}/replay"
+    for query in ("", "?step=1", f"?step={info.seq // 2}", f"?step={info.seq}",
+                  f"?step={info.seq}&open=1", f"?step=7&token={created.tokens[1]}"):
+        calls.clear()
+        answer = client.get(base + query)
+        assert answer.status_code == 200, query
+        assert len(calls) == 1, query
+    # ...and yet the page still links every round and the moves of the round shown
+    text = text_of(client.get(f"{base}?step={info.seq // 2}"))
+    for number in (1, 2, 3, 4):
+        assert f"Round {number}" in text
+    assert "Final result" in text
+
+
+def test_the_step_index_agrees_with_the_frames(new_game):
+    created = new_game(seats=3, bots=(0, 1, 2))
+    info, lines = services.replay_index(created.game_id)
+    frames = services.replay_frames(created.game_id)["frames"]
+    assert [line.step for line in lines] == [frame["step"] for frame in frames]
+    assert info.seq == lines[-1].step
+    for line, frame in zip(lines, frames):
+        assert line.round == frame["view"]["round"], line.step
+        assert line.over == (frame["view"]["phase"] == "over"), line.step
+        assert line.seat == frame["seat"]
+        if line.step:
+            assert line.text == " ".join(frame["text"])
+    assert [line.round for line in lines] == sorted(line.round for line in lines)
+    assert {line.round for line in lines} == {1, 2, 3, 4}
+
+
+def test_a_timeline_link_says_who_moved_and_what_happened(client, new_game):
+    created = new_game()
+    play_moves(created.game_id, 4)
+    _, lines = services.replay_index(created.game_id)
+    page = text_of(client.get(f"/games/{created.game_id}/replay?step=2"))
+    names = services.game_info(created.game_id).names
+    for line in lines[1:]:
+        assert f'title="{names[line.seat]}: {line.text}"' in page
+
+
+def test_the_json_replay_takes_first_and_last(client, new_game):
+    created = new_game()
+    last = play_moves(created.game_id, 12)
+    base = f"/api/games/{created.game_id}/replay"
+    whole = client.get(base).get_json()
+    part = client.get(f"{base}?first=3&last=6").get_json()
+    assert [f["step"] for f in part["frames"]] == [3, 4, 5, 6]
+    assert part["frames"] == whole["frames"][3:7]
+    assert part["steps"] == last
+    one = client.get(f"{base}?first=0&last=0").get_json()
+    assert [f["step"] for f in one["frames"]] == [0]
+    assert client.get(f"{base}?first=x").status_code == 400
+    assert client.get(f"{base}?last=-1").status_code == 400
+    spec = client.get("/api/openapi.json").get_json()
+    params = spec["paths"]["/api/games/{game_id}/replay"]["get"]["parameters"]
+    assert {"first", "last"} <= {p["name"] for p in params}
