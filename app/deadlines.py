@@ -62,7 +62,12 @@ class Deadline(SQLModel, table=True):
         Index("ix_deadline_open_due", "due_at",
               sqlite_where=text("done_at IS NULL"),
               postgresql_where=text("done_at IS NULL")),
-        Index("ix_deadline_game_seat", "game_id", "seat"),
+        # A game's (or a seat's) open rows, which every action closes or
+        # reads: partial too, so the cost stays the few open rows of the
+        # game however many closed rows a long game has left behind.
+        Index("ix_deadline_game_open", "game_id", "seat",
+              sqlite_where=text("done_at IS NULL"),
+              postgresql_where=text("done_at IS NULL")),
     )
 
     id: int | None = Field(default=None, primary_key=True)

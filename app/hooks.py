@@ -97,7 +97,11 @@ def after_action(session: Session, game: Any, seq: int, seat: int | None, action
 
 
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
-    """Someone asked on a 403 page to have a fresh link mailed to this seat."""
+    """Someone asked on a 403 page to have a fresh link mailed to this seat.
+
+    At most one such mail per seat every ``FRESH_LINK_MINUTES`` (default 10);
+    further requests inside the window enqueue nothing (see ``notify.fresh_link``).
+    """
     ctx = notify.Context.load(session, game)
     notify.fresh_link(session, ctx, seat, dl.now())
 

@@ -75,4 +75,7 @@ class SeatMail(SQLModel, table=True):
     last_acted_step: int = 0
     #: When the last digest went out (digest mode sends at most one a period).
     last_digest_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: When the last fresh link this seat asked for was mailed: asking again
+    #: within ``FRESH_LINK_MINUTES`` mails nothing (no flooding an inbox).
+    link_mailed_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))

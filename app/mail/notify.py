@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlalchemy import or_, update
+from sqlmodel import Session, col, select
 
 from app import deadlines as dl
 from app import engine, store, tokens
@@ -23,6 +24,8 @@ from app.mail.outbox import enqueue
 
 DEFAULT_MAIL_FROM = "Silver Eye Post <silver-eye-post@localhost>"
 DEFAULT_DIGEST_HOURS = 24.0
+#: At most one fresh-link mail per seat in this many minutes (config ``FRESH_LINK_MINUTES``).
+DEFAULT_FRESH_LINK_MINUTES = 10.0
 
 
 def setting(key: str, default: Any) -> Any:
@@ -235,10 +238,34 @@ def notice(session: Session, ctx: Context, seat: int, what: str, about: int | No
     _send(session, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now)
 
 
-def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> None:
-    """The link a player asked for; at most one per seat and link version every 10 minutes."""
-    version = ctx.seats[seat].token_version
-    bucket = int(dl.as_utc(now).timestamp()) // 600
+def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool:
+    """The link a player asked for: at most one mail per seat every ``FRESH_LINK_MINUTES``.
+
+    Anyone can ask (the 403 page offers it), so without a limit a stranger
+    could flood a player's inbox. The seat's ``link_mailed_at`` marker is
+    moved forward by one conditional UPDATE that only a request outside the
+    window can win (a second request at the same moment waits for the row
+    and then finds it fresh), and only the winner enqueues. The caller's
+    answer does not change: it never says whether a mail went out.
+    Returns whether a mail was enqueued.
+    """
+    if ctx.address(seat) is None:
+        return False
+    now = dl.as_utc(now)
+    window = timedelta(minutes=max(0.0, float(setting("FRESH_LINK_MINUTES",
+                                                      DEFAULT_FRESH_LINK_MINUTES))))
+    marker = seat_mail(session, ctx.id, seat)
+    won = session.exec(  # type: ignore[call-overload]
+        update(SeatMail)
+        .where(col(SeatMail.id) == marker.id,
+               or_(col(SeatMail.link_mailed_at).is_(None),
+                   col(SeatMail.link_mailed_at) <= now - window))
+        .values(link_mailed_at=now)
+        .execution_options(synchronize_session=False)).rowcount
+    if won != 1:
+        return False
+    session.expire(marker, ["link_mailed_at"])
     mail = compose.notice_mail(ctx.info, seat, "fresh_link", about=None, link=ctx.link(seat),
                                unsubscribe=ctx.unsubscribe(seat))
-    _send(session, ctx, seat, "link", mail, f"link:{ctx.id}:{seat}:{version}:{bucket}", now)
+    return _send(session, ctx, seat, "link", mail,
+                 f"link:{ctx.id}:{seat}:{now.isoformat()}", now)

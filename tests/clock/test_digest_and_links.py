@@ -56,3 +56,62 @@ def test_a_fresh_link_is_mailed_to_the_address_on_record_only(app, game_at_t0, t
     assert len(links) == 1
     assert f"/play/{new_token}" in links[0].get_body(("plain",)).get_content()
     assert mailbox.to("nobody@example.com") == []
+
+
+def link_mails(mailbox, address: str) -> list:
+    return [m for m in mailbox.to(address) if "your link" in str(m["Subject"])]
+
+
+def test_asking_again_and_again_mails_one_link_per_seat_every_ten_minutes(
+        app, game_at_t0, tick, mailbox, db):
+    from app import deadlines as dl
+
+    gid = game_at_t0().game_id
+    with dl.at(T0):
+        services.request_fresh_link(gid, seat=0)
+    for minutes in (1, 5, 9.9):  # a flood inside the window: nothing more for Ann
+        with dl.at(T0 + hours(minutes / 60)):
+            services.request_fresh_link(gid, seat=0)
+            services.request_fresh_link(gid, email="ann@example.com")
+    with dl.at(T0 + hours(5 / 60)):  # the window is per seat: Bob still gets his
+        services.request_fresh_link(gid, email="bob@example.com")
+    tick(T0 + hours(0.2))
+    assert len(link_mails(mailbox, "ann@example.com")) == 1
+    assert len(link_mails(mailbox, "bob@example.com")) == 1
+    assert db.count("outbox", kind="link") == 2
+
+    with dl.at(T0 + hours(10 / 60)):  # ten minutes after the first mail: one more
+        services.request_fresh_link(gid, seat=0)
+        services.request_fresh_link(gid, seat=0)
+    tick(T0 + hours(0.5))
+    assert len(link_mails(mailbox, "ann@example.com")) == 2
+    assert db.count("outbox", kind="link") == 3
+
+
+def test_the_fresh_link_window_is_configurable(app, game_at_t0, db):
+    from app import deadlines as dl
+
+    app.config["FRESH_LINK_MINUTES"] = 2
+    gid = game_at_t0().game_id
+    for minutes in (0, 1, 2, 3, 4):
+        with dl.at(T0 + hours(minutes / 60)):
+            services.request_fresh_link(gid, seat=1)
+    assert db.count("outbox", kind="link", seat=1) == 3  # at 0, 2 and 4 minutes
+
+
+def test_the_page_answers_the_same_whether_a_link_was_mailed_or_held_back(
+        app, client, game_at_t0, db):
+    from app import deadlines as dl
+
+    created = game_at_t0()
+    old = created.tokens[0]
+    services.rotate_link(created.game_id, 0)
+    with dl.at(T0):
+        first = client.post("/fresh-link", data={"token": old})
+        again = client.post("/fresh-link", data={"token": old})
+        by_mail = client.post("/fresh-link", data={"game": created.game_id,
+                                                    "email": "ann@example.com"})
+    assert first.status_code == again.status_code == by_mail.status_code == 200
+    assert first.get_data(as_text=True) == again.get_data(as_text=True)
+    assert "on its way" in again.get_data(as_text=True)
+    assert db.count("outbox", kind="link") == 1
