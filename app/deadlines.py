@@ -171,14 +171,35 @@ def _positive(value: Any) -> float | None:
     return number if number > 0 else None
 
 
+def remembered(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
+    """The one row of ``table`` for this seat, looked up at most once per session.
+
+    Every action reads a seat's clock and mail rows several times (the hook,
+    each mail, ``is_absent`` for each seat that may play automatically); a
+    query would return the object the session already holds anyway, so the
+    session remembers it. Rows that left the session (a rollback) are looked
+    up again; a missing row is not remembered, so it is found once created.
+    """
+    memo = session.info.setdefault("silver_eye_seat_rows", {})
+    key = (table.__name__, game_id, seat)
+    row = memo.get(key)
+    if row is not None and row in session:
+        return row
+    row = session.exec(select(table).where(col(table.game_id) == game_id,  # type: ignore[attr-defined]
+                                           col(table.seat) == seat)).first()  # type: ignore[attr-defined]
+    if row is not None:
+        memo[key] = row
+    return row
+
+
 def seat_clock(session: Session, game_id: str, seat: int) -> SeatClock:
     """The seat's clock row, created on first use (inside the caller's transaction)."""
-    row = session.exec(select(SeatClock).where(SeatClock.game_id == game_id,
-                                               SeatClock.seat == seat)).first()
+    row = remembered(session, SeatClock, game_id, seat)
     if row is None:
         row = SeatClock(game_id=game_id, seat=seat)
         session.add(row)
         session.flush()
+        session.info["silver_eye_seat_rows"][("SeatClock", game_id, seat)] = row
     return row
 
 

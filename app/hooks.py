@@ -114,8 +114,7 @@ def is_absent(session: Session, game: Any, seat: int) -> bool:
     """
     if getattr(game, "status", "running") != "running":
         return False
-    row = session.exec(select(dl.SeatClock).where(dl.SeatClock.game_id == str(game.id),
-                                                  dl.SeatClock.seat == seat)).first()
+    row = dl.remembered(session, dl.SeatClock, str(game.id), seat)
     return bool(row and row.absent)
 
 

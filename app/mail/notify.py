@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import or_, update
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from app import deadlines as dl
@@ -62,7 +63,7 @@ class Context:
 
     @classmethod
     def load(cls, session: Session, game: Any) -> "Context":
-        seats = store.load_seats(session, str(game.id))
+        seats = _seats(session, game)
         base = str(setting("BASE_URL", "http://127.0.0.1:5000")).rstrip("/")
         info = compose.GameInfo(id=str(game.id), name=game.name or "",
                                 names=[compose.clean_name(s.name) or f"Player {s.index + 1}"
@@ -98,6 +99,17 @@ class Context:
         return compose.mail_domain(self.sender)
 
 
+def _seats(session: Session, game: Any) -> list[Any]:
+    """The game's seats, from the session when it holds them all (the services
+    loaded them in this transaction), else with one query: every action builds
+    a context, and a query would return the very same objects."""
+    held = [session.identity_map.get(identity_key(store.Seat, (str(game.id), index)))
+            for index in range(int(getattr(game, "seats", 0) or 0))]
+    if held and all(seat is not None for seat in held):
+        return held
+    return store.load_seats(session, str(game.id))
+
+
 def unsubscribe_token(game_id: str, seat: int, secret: str | None = None) -> str:
     return tokens.sign(tokens.UNSUBSCRIBE, [str(game_id), int(seat)], secret or None)
 
@@ -113,8 +125,7 @@ def read_unsubscribe_token(token: str) -> tuple[str, int]:
 
 def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
     """The seat's mail row, created on first use from the lobby's preference."""
-    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
-                                              SeatMail.seat == seat)).first()
+    row = dl.remembered(session, SeatMail, game_id, seat)
     if row is None:
         mode = EVERY
         seat_row = session.get(store.Seat, (game_id, seat))
@@ -124,6 +135,7 @@ def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
         row = SeatMail(game_id=game_id, seat=seat, mode=mode)
         session.add(row)
         session.flush()
+        session.info["silver_eye_seat_rows"][("SeatMail", game_id, seat)] = row
     return row
 
 
