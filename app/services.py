@@ -18,7 +18,7 @@ import random
 import re
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -69,6 +69,12 @@ class Conflict(ServiceError):
     """The request was decided on an old state: "the game moved on" or "already applied"."""
 
     status, code = 409, "conflict"
+
+
+class TooMany(ServiceError):
+    """Too many requests of one kind from one place for now: try again later."""
+
+    status, code = 429, "too_many"
 
 
 class Illegal(ServiceError):
@@ -464,13 +470,17 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
-                name: str = "", seed: str | None = None) -> Created:
+                name: str = "", seed: str | None = None, creator: str | None = None,
+                per_hour: int | None = None) -> Created:
     """Start a game: seats, secret seed and its public commitment; bots may move at once.
 
     ``players``: 2-4 dicts with ``name``, ``email`` (may be empty: the links
     are also shown), ``kind`` ("human" or "bot"), optional ``preferences``.
     ``options``: the engine's (``memory``, ``simon``) and the clock's
-    (deadlines, reminders...), stored as given.
+    (deadlines, reminders...), stored as given. ``creator`` (an opaque key,
+    such as the lobby's hash of an address) is stored with the game; with
+    ``per_hour``, ``TooMany`` is raised when that creator already started that
+    many games in the last hour (counted in the same transaction).
     """
     cleaned = _clean_players(players)
     if options is not None and not isinstance(options, dict):
@@ -483,8 +493,14 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     except (engine.IllegalAction, TypeError, ValueError) as exc:
         raise BadRequest(f"These game options cannot be used: {exc}") from exc
     with write_session() as session:
+        if creator and per_hour is not None:
+            since = store.utcnow() - timedelta(hours=1)
+            if store.games_created_by(session, creator, since) >= per_hour:
+                raise TooMany(f"Too many games were started from your address in the last "
+                              f"hour (at most {per_hour}). Please try again later.")
         game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
-                          commitment=commitment_of(seed), seats=len(cleaned))
+                          commitment=commitment_of(seed), seats=len(cleaned),
+                          created_by=creator or None)
         session.add(game)
         session.flush()
         for index, player in enumerate(cleaned):

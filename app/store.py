@@ -44,6 +44,7 @@ class Game(SQLModel, table=True):
     """One game: who sits where is in ``Seat``, what happened is in ``Action``."""
 
     __tablename__ = "game"
+    __table_args__ = (sa.Index("ix_game_created_by", "created_by", "created"),)
 
     #: Short random id: spectator and replay URLs carry it, so it is not guessable.
     id: str = Field(default_factory=lambda: new_game_id(), primary_key=True, max_length=64)
@@ -57,6 +58,9 @@ class Game(SQLModel, table=True):
     #: sha256 hex of ``seed``, public from the start (provably fair deals).
     commitment: str = Field(max_length=64, nullable=False)
     seats: int = Field(nullable=False)
+    #: Who started it, as a keyed hash of the lobby request's address (never the
+    #: address itself): the lobby counts recent games per address to limit floods.
+    created_by: str | None = Field(default=None, max_length=64, nullable=True)
 
 
 class Seat(SQLModel, table=True):
@@ -145,6 +149,13 @@ def load_seats(session: Session, game_id: str) -> list[Seat]:
     """The game's seats ordered by index."""
     return list(session.exec(
         select(Seat).where(Seat.game_id == game_id).order_by(Seat.index)))
+
+
+def games_created_by(session: Session, creator: str, since: datetime) -> int:
+    """How many games ``creator`` started at ``since`` or later (index ix_game_created_by)."""
+    value = session.exec(select(sa.func.count()).select_from(Game).where(
+        Game.created_by == creator, Game.created >= since)).one()
+    return int(value or 0)
 
 
 def as_pairs(actions: Iterable[Action]) -> list[tuple[int, dict[str, Any]]]:

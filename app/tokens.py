@@ -5,24 +5,35 @@ unsubscribe link) is worthless as another (a seat link). A seat link carries
 ``(game, seat, version)``; bumping the seat's ``token_version`` revokes every
 older link of that seat. Seat links do not expire: a game by mail may run for
 weeks. The CSRF token of a seat's forms is bound to the same triple, not to a
-timer, so a page left open for days still posts.
+timer, so a page left open for days still posts. The lobby form, which
+nobody logs in to, carries a signed and timestamped token instead (its own
+salt): a form older than a few hours is refused and shown again.
 """
 from __future__ import annotations
 
 import hmac
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeSerializer
 
 SEAT_LINK = "seat-link"
 CSRF = "csrf"
 UNSUBSCRIBE = "unsubscribe"
-PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE)
+LOBBY_FORM = "lobby-form"
+PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM)
+#: How long a lobby form stays good to post (seconds): long enough to gather
+#: four friends' addresses, short enough that a harvested token soon expires.
+LOBBY_FORM_MAX_AGE = 6 * 3600
 
 
 class BadToken(Exception):
     """The token was not made by this server for this purpose."""
+
+
+class ExpiredToken(BadToken):
+    """The token is genuine but older than its purpose allows."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,32 @@ def check_csrf(token: str | None, game: str, seat: int, version: int,
         return False
     expected = csrf_token(game, seat, version, secret_key)
     return hmac.compare_digest(expected.encode(), str(token).encode())
+
+
+def _lobby_signer(secret_key: str | None) -> TimestampSigner:
+    return TimestampSigner(_secret_key(secret_key), salt=f"silver-eye:{LOBBY_FORM}")
+
+
+def lobby_form_token(secret_key: str | None = None) -> str:
+    """A fresh token for one lobby form: a random nonce, signed with the time it was made."""
+    return _lobby_signer(secret_key).sign(secrets.token_urlsafe(9)).decode()
+
+
+def check_lobby_form_token(token: str | None, max_age: int = LOBBY_FORM_MAX_AGE,
+                           secret_key: str | None = None) -> None:
+    """Accept a lobby form token made here within ``max_age`` seconds.
+
+    Raises ``ExpiredToken`` for a genuine but old one, ``BadToken`` for a
+    missing, forged or foreign one (a seat link's token, say).
+    """
+    if not token:
+        raise BadToken("the form has no token")
+    try:
+        _lobby_signer(secret_key).unsign(str(token), max_age=max_age)
+    except SignatureExpired as exc:
+        raise ExpiredToken("the form is too old") from exc
+    except BadSignature as exc:
+        raise BadToken("the form's token is not valid") from exc
 
 
 def seat_url(token: str, base_url: str | None = None) -> str:

@@ -4,9 +4,18 @@ POST-redirect-GET: creating a game redirects to a page listing every seat's
 link. That page's address carries a signed "creator" token (its own salt, so
 it is worth nothing as a seat link and cannot be made from a game id), because
 whoever sees it can open every seat.
+
+Nobody logs in to the lobby, so its guards need no account: the form carries
+a signed, timestamped token (``tokens.lobby_form_token``) checked on POST,
+and each address may start only a few games an hour, counted in the database
+(so every worker process sees the same count) under a keyed hash of the
+address, never the address itself.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +33,9 @@ MIN_SEATS = 2
 DEADLINE_MAX_HOURS = 24 * 30
 ABSENT_MAX = 20
 CREATOR_SALT = "silver-eye:creator"
+#: Games one address may start per hour (config ``LOBBY_GAMES_PER_HOUR``).
+GAMES_PER_HOUR = 10
+SIMON_CHOICES = ("auto", "off")
 
 
 # -- the creator link ------------------------------------------------------------
@@ -58,7 +70,7 @@ class LobbyForm:
 
     name: str = ""
     seats: list[dict[str, str]] = field(default_factory=lambda: [
-        {"name": "", "email": "", "kind": "human"} for _ in range(MAX_SEATS)])
+        {"name": "", "email": "", "kind": "human", "simon": "auto"} for _ in range(MAX_SEATS)])
     deadline: str = "2"
     deadline_unit: str = "days"
     reminders: str = "half, 2"
@@ -70,9 +82,11 @@ class LobbyForm:
         seats = []
         for i in range(MAX_SEATS):
             kind = form.get(f"seat{i}_kind", "human")
+            simon = form.get(f"seat{i}_simon", "auto")
             seats.append({"name": form.get(f"seat{i}_name", "").strip(),
                           "email": form.get(f"seat{i}_email", "").strip(),
-                          "kind": kind if kind in ("human", "bot") else "human"})
+                          "kind": kind if kind in ("human", "bot") else "human",
+                          "simon": simon if simon in SIMON_CHOICES else "auto"})
         return cls(name=form.get("name", "").strip(), seats=seats,
                    deadline=form.get("deadline", "").strip(),
                    deadline_unit=form.get("deadline_unit", "days"),
@@ -89,16 +103,20 @@ class LobbyForm:
             if seat["kind"] == "human" and not seat["name"]:
                 errors.append(f"Seat {i + 1} needs a name (or choose the bot).")
             players.append({"name": seat["name"], "email": seat["email"] if seat["kind"] == "human" else "",
-                            "kind": seat["kind"]})
+                            "kind": seat["kind"],
+                            # a bot never claims by hand: its Simon discards are automatic
+                            "simon": seat["simon"] if seat["kind"] == "human" else "auto"})
         if not MIN_SEATS <= len(players) <= MAX_SEATS:
             errors.append(f"Fill in {MIN_SEATS} to {MAX_SEATS} seats (you filled in {len(players)}).")
         elif all(p["kind"] == "bot" for p in players):
             errors.append("At least one seat must be played by a person.")
         return players
 
-    def options(self, errors: list[str]) -> dict[str, Any]:
-        """The game options: the engine's (``memory``) and the clock's (deadline, reminders...)."""
-        options: dict[str, Any] = {"memory": self.memory}
+    def options(self, errors: list[str], players: list[dict[str, str]]) -> dict[str, Any]:
+        """The game options: the engine's (``memory``, ``simon`` per seat, R16) and the
+        clock's (deadline, reminders...)."""
+        options: dict[str, Any] = {"memory": self.memory,
+                                   "simon": [p["simon"] for p in players]}
         hours = _number(self.deadline)
         if self.deadline_unit not in ("hours", "days"):
             errors.append("Choose hours or days for the time to make a move.")
@@ -144,8 +162,46 @@ def _number(text: str) -> float | None:
 
 
 def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int = 200) -> Any:
+    """The form (again), always with a fresh token so the next press can succeed."""
     return render_template("lobby.html", form=form, errors=errors or [],
+                           form_token=tokens.lobby_form_token(),
                            limits={"deadline_max": DEADLINE_MAX_HOURS, "absent_max": ABSENT_MAX}), status
+
+
+# -- the guards ------------------------------------------------------------------
+
+def _token_problem(token: str | None) -> str | None:
+    """Why the posted form's token is refused (in words), or None if it is good."""
+    max_age = int(current_app.config.get("LOBBY_FORM_MAX_AGE", tokens.LOBBY_FORM_MAX_AGE))
+    try:
+        tokens.check_lobby_form_token(token, max_age=max_age)
+    except tokens.ExpiredToken:
+        return (f"This form was open for more than {max_age // 3600} hours, so it expired and "
+                "no game was created. Check the details below and press “Create the game” again.")
+    except tokens.BadToken:
+        return ("This form could not be checked (it did not come from this page, or it was "
+                "changed), so no game was created. Check the details below and press "
+                "“Create the game” again.")
+    return None
+
+
+def creator_key(address: str | None) -> str:
+    """A keyed hash of the request's address: the same for one address, useless to anyone else.
+
+    An IPv6 address counts by its /64 network, which one household or phone
+    usually owns whole (so rotating the last bits does not reset the count).
+    """
+    text = (address or "").strip()
+    try:
+        ip = ipaddress.ip_address(text)
+        if ip.version == 6 and not ip.ipv4_mapped:
+            text = str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        elif ip.version == 6:
+            text = str(ip.ipv4_mapped)
+    except ValueError:
+        pass
+    key = str(current_app.config["SECRET_KEY"]).encode()
+    return hmac.new(key, f"lobby-address:{text}".encode(), hashlib.sha256).hexdigest()
 
 
 # -- routes ----------------------------------------------------------------------
@@ -160,15 +216,21 @@ def index() -> Any:
 def create() -> Any:
     """Create the game, then redirect to its (signed) links page."""
     form = LobbyForm.from_request(request.form)
+    problem = _token_problem(request.form.get("form_token"))
+    if problem:
+        return _render_form(form, [problem], 400)
     errors: list[str] = []
     players = form.players(errors)
-    options = form.options(errors)
+    options = form.options(errors, players)
     if errors:
         return _render_form(form, errors, 400)
+    per_hour = int(current_app.config.get("LOBBY_GAMES_PER_HOUR", GAMES_PER_HOUR))
     try:
-        created = services.create_game(players, options=options, name=form.name)
-    except services.BadRequest as exc:
-        return _render_form(form, [exc.message], 400)
+        created = services.create_game(players, options=options, name=form.name,
+                                       creator=creator_key(request.remote_addr),
+                                       per_hour=per_hour)
+    except (services.BadRequest, services.TooMany) as exc:
+        return _render_form(form, [exc.message], exc.status)
     return redirect(url_for("lobby.links", token=creator_token(created.game_id)), code=303)
 
 

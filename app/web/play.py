@@ -27,13 +27,20 @@ def render_seat(access: services.SeatAccess, snap: services.Snapshot,
     kinds = [s.kind for s in snap.game.seats]
     context = view_helpers.table_context(view, names, kinds, me)
     playable = snap.game.status == "running"
-    groups = view_helpers.group_actions(view.get("legal_actions") or [], view, me, names) \
-        if playable else []
+    legal = list(view.get("legal_actions") or []) if playable else []
+    # Simon claims (R16, preference "off") are open to a seat whoever's turn it is,
+    # and only while that card stays on top: they get a panel of their own, up top.
+    claims = [a for a in legal if a.get("type") == "simon"]
+    others = [a for a in legal if a.get("type") != "simon"]
+    groups = view_helpers.group_actions(others, view, me, names)
+    simon = view_helpers.group_actions(claims, view, me, names)[0] if claims else None
     if snap.game.status == "abandoned":
         context["pending"] = "This game was abandoned: no more moves can be made."
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,
-        groups=groups, my_move=bool(groups), exch=view_helpers.exchange_choices(view, me),
+        groups=groups, my_move=bool(groups), simon=simon,
+        simon_value=view_helpers.top_discard_value(view),
+        exch=view_helpers.exchange_choices(view, me),
         since=view_helpers.since_last_acted(view, names, me),
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
     ), status

@@ -300,14 +300,27 @@ def _sections(items: list[dict[str, Any]], me: int | None,
             return (-1 if seat == me else seat), title
         return 0, ""
 
+    def several(bucket: list[dict[str, Any]]) -> bool:
+        """Whether a section holds swaps of several cards (the page adds their options)."""
+        return any(len(item["action"].get("positions") or []) > 1 for item in bucket)
+
     buckets: dict[tuple[int, str], list[dict[str, Any]]] = {}
     for item in items:
         buckets.setdefault(key(item), []).append(item)
     if len(items) <= 6 or len(buckets) == 1:
-        return [{"title": "", "items": items, "open": True}]
+        return [{"title": "", "items": items, "open": True, "multi": several(items)}]
     ordered = sorted(buckets.items(), key=lambda kv: kv[0][0])
-    return [{"title": title, "items": bucket, "open": index == 0}
+    return [{"title": title, "items": bucket, "open": index == 0, "multi": several(bucket)}
             for index, ((_, title), bucket) in enumerate(ordered)]
+
+
+def top_discard_value(view: View) -> int | None:
+    """The value of the card on top of the discard pile (faceup: everyone sees it)."""
+    pile = view.get("discard") or []
+    top = pile[-1] if pile else None
+    if not top or top.get("id") is None:
+        return None
+    return card_info.VALUE[top["id"]]
 
 
 def exchange_choices(view: View, me: int | None) -> dict[str, Any]:
@@ -393,10 +406,17 @@ def pending_words(view: View, me: int | None, names: Sequence[str]) -> str:
         what += f" ({detail['left']} more to turn)"
     elif pending == "spotter" and isinstance(detail.get("value"), int):
         what += f" (looking for a {detail['value']})"
+    elif pending == "underminer" and isinstance(detail.get("chosen"), int) \
+            and 0 <= detail["chosen"] < len(UNDERMINER_STEPS):
+        what += f" (step {detail['chosen'] + 1} of 4: {UNDERMINER_STEPS[detail['chosen']]})"
+    elif pending in ("nelly", "bomb") and what:
+        what += _which_card(view, detail, me, names)
     if me is not None and me in to_act:
         if "peek" in _types(view):
             return "Your move: peek at two of your cards."
-        if (me == current or phase == "resolve") and what:
+        if phase == "resolve" and what:
+            return f"Your move (scoring the round): {what}."
+        if me == current and what:
             return f"Your move: {what}."
         return "Your move."
     waiting = [names[s] for s in to_act if 0 <= s < len(names)]
@@ -411,6 +431,27 @@ def pending_words(view: View, me: int | None, names: Sequence[str]) -> str:
         extra = f" ({_and(others)} still to peek)" if others else ""
         return f"Waiting for {names[current]} to {what}{extra}."
     return f"Waiting for {_and(waiting)}."
+
+
+#: The four choices of an Underminer, in order (R23).
+UNDERMINER_STEPS = ("a first card of one village", "a second card of that village",
+                    "a first card of the pile", "a second card of the pile")
+
+
+def _which_card(view: View, detail: Mapping[str, Any], me: int | None,
+                names: Sequence[str]) -> str:
+    """' (your Nelly #14)': which card a round-end choice is about, when it can be found."""
+    seat, card = detail.get("seat"), detail.get("card") or {}
+    if not isinstance(seat, int) or card.get("id") is None:
+        return ""
+    try:
+        village = view["villages"][seat]
+    except (KeyError, IndexError, TypeError):
+        return ""
+    for position, village_card in enumerate(village):
+        if village_card and village_card.get("id") == card["id"]:
+            return f" ({_whose(seat, me, names)} {card_info.name(card['id'])} {spot(position)})"
+    return ""
 
 
 PENDING_WORDS = {

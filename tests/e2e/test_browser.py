@@ -8,62 +8,13 @@ with the links and the keyboard. Screenshots land in tests/e2e/screenshots/
 """
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from tests.e2e.browsing import shot
+
 pytestmark = pytest.mark.e2e
-
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parent / "screenshots"
-
-
-@pytest.fixture
-def server(tmp_path) -> Iterator[str]:
-    """The app on a free 127.0.0.1 port, in a thread, with its own migrated SQLite file."""
-    from werkzeug.serving import make_server
-
-    from app import create_app
-    from app.db import get_engine, upgrade
-
-    url = f"sqlite:///{tmp_path / 'e2e.db'}"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "e2e-secret",
-                      "INSTANCE_PATH": str(tmp_path / "instance")})
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    base = f"http://127.0.0.1:{httpd.server_port}"
-    app.config["BASE_URL"] = base            # seat links point at this server
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield base
-    finally:
-        httpd.shutdown()
-        thread.join()
-        get_engine(app).dispose()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def shot(page: Any, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
 #: Which button a player clicks when it has a choice: quick moves that keep the game going.

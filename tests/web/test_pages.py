@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from app import engine, services
 from app.web import view_helpers
+from tests.conftest import random_move
 
 # -- reading pages like a browser -------------------------------------------------
 
@@ -25,10 +27,25 @@ BUTTON = re.compile(r'<button[^>]*name="action" value="([^"]*)"[^>]*>(.*?)</butt
 CARD_ID = re.compile(r'data-card="(\d+)"')
 
 
-def lobby_form(players: list[tuple[str, str, str]], **extra: str) -> dict[str, str]:
-    """The lobby form as a browser posts it: ``(name, email, kind)`` per filled seat."""
+FORM_TOKEN = re.compile(r'<input type="hidden" name="form_token" value="([^"]+)"')
+
+
+def lobby_token(client: Any) -> str:
+    """The signed token of a freshly loaded lobby form, as a browser would post it back."""
+    found = FORM_TOKEN.search(client.get("/").get_data(as_text=True))
+    assert found, "the lobby form carries no token"
+    return found.group(1)
+
+
+def lobby_form(players: list[tuple[str, str, str]], client: Any = None, **extra: str) -> dict[str, str]:
+    """The lobby form as a browser posts it: ``(name, email, kind)`` per filled seat.
+
+    With ``client``, the form's token comes from the lobby page just loaded.
+    """
     form = {"name": "Friday wolves", "deadline": "2", "deadline_unit": "days",
             "reminders": "half, 2", "absent_after": "3"}
+    if client is not None:
+        form["form_token"] = lobby_token(client)
     for i, (name, email, kind) in enumerate(players):
         form.update({f"seat{i}_name": name, f"seat{i}_email": email, f"seat{i}_kind": kind})
     form.update(extra)
@@ -37,7 +54,7 @@ def lobby_form(players: list[tuple[str, str, str]], **extra: str) -> dict[str, s
 
 def create_in_lobby(client: Any, players: list[tuple[str, str, str]], **extra: str) -> tuple[str, list[str]]:
     """Create a game through the lobby; returns the links page path and the seat paths."""
-    answer = client.post("/", data=lobby_form(players, **extra))
+    answer = client.post("/", data=lobby_form(players, client, **extra))
     assert answer.status_code == 303, answer.get_data(as_text=True)
     links_page = answer.headers["Location"]
     page = client.get(links_page)
@@ -108,8 +125,11 @@ def test_lobby_shows_a_form_for_four_seats_and_the_options(client):
     page = client.get("/").get_data(as_text=True)
     for i in range(4):
         assert f'name="seat{i}_name"' in page and f'name="seat{i}_kind"' in page
-    for field in ("deadline", "deadline_unit", "reminders", "absent_after", "memory"):
+    for field in ("deadline", "deadline_unit", "reminders", "absent_after", "memory", "form_token"):
         assert f'name="{field}"' in page
+    for i in range(4):
+        assert f'name="seat{i}_simon"' in page
+    assert "off: you claim Simon discards yourself" in page
 
 
 def test_creating_a_game_redirects_to_a_signed_page_with_each_seats_link(client, db):
@@ -165,7 +185,7 @@ def test_a_bot_seat_gets_no_link_and_plays_by_itself(client, db):
     ([("Ann", "", "human"), ("Bob", "", "human")], {"absent_after": "0"}, "whole number from 1"),
 ])
 def test_a_bad_lobby_form_is_shown_again_with_the_reason_and_creates_nothing(client, db, players, extra, words):
-    answer = client.post("/", data=lobby_form(players, **extra))
+    answer = client.post("/", data=lobby_form(players, client, **extra))
     assert answer.status_code == 400
     page = answer.get_data(as_text=True)
     assert html.escape(words, quote=False) in page or words in html.unescape(page)
@@ -339,6 +359,51 @@ def test_since_your_last_move_tells_what_the_others_did(client, new_game):
     assert "Bob looked at cards" in text
 
 
+def open_simon_claim(seats: int = 2) -> tuple[int, list[tuple[int, dict]], int]:
+    """Search with the engine alone for a seed and moves after which a seat whose turn it
+    is not may claim a Simon discard by hand (everyone chose "off"); deterministic."""
+    for seed in range(1, 300):
+        rng = random.Random(seed)
+        state = engine.new_game(seats, seed, options={"simon": ["off"] * seats})
+        moves: list[tuple[int, dict]] = []
+        while (view := engine.view(state, None))["phase"] != "over":
+            for seat in range(seats):
+                if view["phase"] == "play" and seat != view["current"] and any(
+                        a["type"] == "simon" for a in engine.legal_actions(state, seat)):
+                    return seed, moves, seat
+            seat, action = random_move(state, rng)
+            state, _ = engine.apply_action(state, seat, action)
+            moves.append((seat, action))
+    raise AssertionError("no open Simon claim in 300 random games")
+
+
+def test_a_simon_claim_out_of_turn_is_offered_up_top_and_can_be_made(client, new_game, db):
+    seed, moves, claimer = open_simon_claim()
+    created = new_game(seed=str(seed), simon=["off", "off"])
+    for step, (seat, action) in enumerate(moves):
+        services.submit_action(created.game_id, seat, action, step)
+    path = seat_path(created, claimer)
+    page = open_seat(client, path)
+    view = engine.view(services.load_state(created.game_id), claimer)
+    claims = [a for a in view["legal_actions"] if a["type"] == "simon"]
+    assert claims and view["current"] != claimer
+    panel = page.text.split('id="simon"', 1)[1].split("</section>", 1)[0]
+    assert "claim Simon discards yourself" in panel
+    assert "even though it is not your turn" in panel
+    in_panel = [json.loads(html.unescape(v)) for v, _ in BUTTON.findall(panel)]
+    assert in_panel == claims
+    assert page.text.index('id="simon"') < page.text.index('id="actions"')
+    # the seat on turn has a Simon panel only for claims of its own
+    on_turn = view["current"]
+    own = [a for a in engine.legal_actions(services.load_state(created.game_id), on_turn)
+           if a["type"] == "simon"]
+    assert ('id="simon"' in open_seat(client, seat_path(created, on_turn)).text) == bool(own)
+    answer = page.post(client, path, claims[0])
+    assert answer.status_code == 303
+    assert db.actions(created.game_id)[-1] == (len(moves) + 1, claimer, "player")
+    assert "Simon discarded" in html.unescape(client.get(path).get_data(as_text=True))
+
+
 def test_an_abandoned_game_offers_no_more_moves(client, new_game):
     created = new_game()
     services.abandon_game(created.game_id)
@@ -362,6 +427,18 @@ def test_the_status_line_says_whose_move_it_is_and_what_is_pending():
     assert view_helpers.pending_words({"phase": "over", "winner": 2}, 2, names) == "You won the game!"
     assert view_helpers.pending_words({"phase": "resolve", "to_act": [0], "pending": "nelly"},
                                       1, names) == "Scoring the round: waiting for Ann to tuck a Nelly under a card."
+    nelly = {"id": 1, "value": -1, "faceup": True}
+    resolving = {"phase": "resolve", "to_act": [0], "pending": "nelly", "legal_actions": [],
+                 "pending_detail": {"seat": 0, "card": nelly},
+                 "villages": [[{"id": 5, "value": 1, "faceup": True}, nelly], []]}
+    assert view_helpers.pending_words(resolving, 0, names) == (
+        "Your move (scoring the round): tuck a Nelly under a card (your Nelly #2).")
+    assert view_helpers.pending_words(resolving, 1, names) == (
+        "Scoring the round: waiting for Ann to tuck a Nelly under a card (Ann's Nelly #2).")
+    undermining = {"phase": "play", "to_act": [1], "current": 1, "pending": "underminer",
+                   "pending_detail": {"chosen": 2}, "legal_actions": [{"type": "undermine"}]}
+    assert view_helpers.pending_words(undermining, 1, names) == (
+        "Your move: swap cards with the Underminer (step 3 of 4: a first card of the pile).")
 
 
 # -- the public page --------------------------------------------------------------
