@@ -87,12 +87,18 @@ def claim_due(engine: Engine, now: datetime, *, owner: str, limit: int = BATCH,
            .limit(limit)
            .with_for_update(skip_locked=True))
     with Session(engine) as session:
-        session.exec(update(Outbox)  # type: ignore[call-overload]
-                     .where(col(Outbox.id).in_(due.scalar_subquery()))
-                     .values(lease_owner=owner, lease_until=until)
-                     .execution_options(synchronize_session=False))
+        # RETURNING names the rows just leased, so reading them back costs
+        # the batch, not a walk through every pending row of a backlog.
+        ids = list(session.exec(update(Outbox)  # type: ignore[call-overload]
+                                .where(col(Outbox.id).in_(due.scalar_subquery()))
+                                .values(lease_owner=owner, lease_until=until)
+                                .returning(col(Outbox.id))
+                                .execution_options(synchronize_session=False)).scalars())
         session.commit()
-        rows = session.exec(select(Outbox).where(Outbox.lease_owner == owner,
+        if not ids:
+            return []
+        rows = session.exec(select(Outbox).where(col(Outbox.id).in_(ids),
+                                                 Outbox.lease_owner == owner,
                                                  Outbox.status == PENDING)
                             .order_by(col(Outbox.id))).all()
         for row in rows:
