@@ -62,17 +62,16 @@ def claim_due(engine: Any, now: datetime, owner: str, limit: int = BATCH,
     """Lease due deadlines to ``owner`` in one statement; return their ids, due order."""
     now = dl.as_utc(now)
     with Session(engine) as session:
-        session.exec(update(dl.Deadline)  # type: ignore[call-overload]
-                     .where(col(dl.Deadline.id).in_(
-                         due_query(now, limit).with_for_update(skip_locked=True)
-                         .scalar_subquery()))
-                     .values(lease_owner=owner, lease_until=now + lease)
-                     .execution_options(synchronize_session=False))
+        # RETURNING reads back exactly the rows leased now: no scan of the open backlog
+        leased = session.execute(update(dl.Deadline)
+                                 .where(col(dl.Deadline.id).in_(
+                                     due_query(now, limit).with_for_update(skip_locked=True)
+                                     .scalar_subquery()))
+                                 .values(lease_owner=owner, lease_until=now + lease)
+                                 .returning(dl.Deadline.id, dl.Deadline.due_at)
+                                 .execution_options(synchronize_session=False)).all()
         session.commit()
-        return list(session.exec(
-            select(dl.Deadline.id).where(dl.Deadline.lease_owner == owner,
-                                         col(dl.Deadline.done_at).is_(None))
-            .order_by(col(dl.Deadline.due_at), col(dl.Deadline.id))))
+    return [row_id for row_id, _ in sorted(leased, key=lambda row: (dl.as_utc(row[1]), row[0]))]
 
 
 def release(engine: Any, deadline_id: int, owner: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import or_, update
 from sqlalchemy.orm.util import identity_key
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from app import deadlines as dl
 from app import engine, store, tokens

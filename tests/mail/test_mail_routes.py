@@ -7,7 +7,6 @@ from app import clock, services, tokens
 from app import deadlines as dl
 from app.db import read_session
 from app.mail import notify, preferences
-from sqlmodel import select
 
 
 def seat_csrf(game_id: str, seat: int) -> str:

@@ -159,7 +159,7 @@ def test_smtp_login_is_used_when_the_url_names_a_user(mail_app):
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult
 
-    from .conftest import SmtpServer, _Collect, free_port
+    from .conftest import _Collect, free_port
 
     logins: list[tuple[bytes, bytes]] = []
 
