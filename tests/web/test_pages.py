@@ -390,6 +390,9 @@ def test_a_simon_claim_out_of_turn_is_offered_up_top_and_can_be_made(client, new
     panel = page.text.split('id="simon"', 1)[1].split("</section>", 1)[0]
     assert "claim Simon discards yourself" in panel
     assert "even though it is not your turn" in panel
+    top = view["discard"][-1]["value"]
+    assert f"The top of the discard pile is a {top}." in html.unescape(panel)
+    assert ("Think twice" in panel) == (top < 1)   # a card below 1 is better kept
     in_panel = [json.loads(html.unescape(v)) for v, _ in BUTTON.findall(panel)]
     assert in_panel == claims
     assert page.text.index('id="simon"') < page.text.index('id="actions"')
