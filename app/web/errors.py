@@ -89,4 +89,5 @@ def fresh_link() -> Any:
     services.request_fresh_link(game_id, seat=seat, email=email or None)
     return render_template("error.html", status=200, notice=True, no_referrer=True,
                            message="If that seat has an email address, its current link is "
-                                   "on its way there. Check your inbox in a few minutes.")
+                                   "on its way there. Check your inbox in a few minutes (we send "
+                                   "at most one such mail every ten minutes).")
