@@ -29,6 +29,10 @@ def create_app(config: dict[str, Any] | None = None) -> Any:
     if (config or {}).get("INSTANCE_PATH"):  # tests and tools keep their files apart
         app.instance_path = str(config["INSTANCE_PATH"])
     app.config.update(load_config(app.instance_path, config))
+    proxies = int(app.config.get("PROXY_FIX") or 0)
+    if proxies > 0:  # behind N reverse proxies: trust their X-Forwarded-* headers
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
     db.init_app(app)
     register_blueprints(app)
     cli.init_app(app)

@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 #: Environment variables read as they are (strings).
-ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL")
+ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
+            "MAIL_DIR")
+#: Environment variables read as numbers.
+ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
+               "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 
@@ -77,6 +81,12 @@ def load_config(instance_path: str | os.PathLike[str],
     for key in ENV_FLAGS:
         if key in env:
             config[key] = _flag(env[key])
+    for key in ENV_NUMBERS:
+        if env.get(key):
+            try:
+                config[key] = float(env[key]) if "." in env[key] else int(env[key])
+            except ValueError:
+                raise ValueError(f"{key} must be a number, not {env[key]!r}") from None
     config.update(overrides or {})
     if not config.get("DATABASE_URL"):
         Path(instance_path).mkdir(parents=True, exist_ok=True)

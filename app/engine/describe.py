@@ -70,7 +70,8 @@ def describe(event: dict, names: list[str] | None = None) -> str:
         if not e["to_pile"]:
             s += " The Obsessor kept it on the deck."
         if e.get("end"):
-            s += f" {_card(e.get('joined'))} joins the {e['end']} end of their village."
+            joined = _card(e.get("joined"))
+            s += f" {joined[0].upper()}{joined[1:]} joins the {e['end']} end of their village."
         return s
     if t == "gamble_discard":
         return f"{me} discarded {_card(e['card'])} with the Gambler's win."

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from app.config import load_config
 
 
@@ -45,3 +47,29 @@ def test_debug_is_off_unless_the_environment_turns_it_on(tmp_path):
     """`make run` sets DEBUG=1 so its file mailbox is readable at /dev/mail; production does not."""
     assert load_config(tmp_path, environ={"SECRET_KEY": "k"})["DEBUG"] is False
     assert load_config(tmp_path, environ={"SECRET_KEY": "k", "DEBUG": "1"})["DEBUG"] is True
+
+
+def test_mail_lobby_and_clock_settings_come_from_the_environment(tmp_path):
+    env = {"SECRET_KEY": "k", "MAIL_BACKEND": "smtp", "SMTP_URL": "smtp://mx:25",
+           "LOBBY_GAMES_PER_HOUR": "3", "DIGEST_HOURS": "12.5", "PROXY_FIX": "1"}
+    config = load_config(tmp_path, environ=env)
+    assert config["MAIL_BACKEND"] == "smtp" and config["SMTP_URL"] == "smtp://mx:25"
+    assert config["LOBBY_GAMES_PER_HOUR"] == 3 and config["DIGEST_HOURS"] == 12.5
+    with pytest.raises(ValueError, match="LOBBY_GAMES_PER_HOUR must be a number"):
+        load_config(tmp_path, environ={"SECRET_KEY": "k", "LOBBY_GAMES_PER_HOUR": "many"})
+
+
+def test_behind_a_proxy_the_forwarded_address_counts(tmp_path):
+    from app import create_app
+    app = create_app({"INSTANCE_PATH": str(tmp_path), "SECRET_KEY": "k", "PROXY_FIX": 1,
+                      "DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}"})
+    seen = {}
+
+    @app.get("/whoami-test")
+    def whoami():
+        from flask import request
+        seen["addr"] = request.remote_addr
+        return "ok"
+
+    app.test_client().get("/whoami-test", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert seen["addr"] == "203.0.113.9"
