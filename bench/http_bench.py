@@ -83,12 +83,14 @@ class Client:
         return response.status, json.loads(payload or b"null"), elapsed
 
 
-def play_game(port: int, tokens: list[str], seed: int) -> list[float]:
-    """Play one game to its end over HTTP; return the latency of every move's POST."""
+def play_game(port: int, tokens: list[str], seed: int,
+              kinds: list[str] | None = None) -> list[float]:
+    """Play one game to its end over HTTP; return the latency of every move's POST
+    (and, into ``kinds``, the type of each move)."""
     client, rng, latencies = Client(port), random.Random(seed), []
     status, state, _ = client.call("GET", f"/api/play/{tokens[0]}")
     assert status == 200, state
-    seq, to_act = state["seq"], state["view"]["to_act"]
+    seq, to_act, round_no = state["seq"], state["view"]["to_act"], state["view"]["round"]
     for _ in range(MAX_MOVES_PER_GAME):
         if not to_act:
             break
@@ -100,10 +102,12 @@ def play_game(port: int, tokens: list[str], seed: int) -> list[float]:
             "POST", f"/api/play/{tokens[seat]}/actions", {"action": action, "expected_seq": seq})
         assert status == 200, answer
         latencies.append(elapsed)
+        if kinds is not None:
+            kinds.append((action["type"], round_no))
         seq = answer["seq"]
         if answer["game"]["status"] != "running":
             break
-        to_act = answer["view"]["to_act"]
+        to_act, round_no = answer["view"]["to_act"], answer["view"]["round"]
     else:
         raise RuntimeError("a benchmark game did not end")
     return latencies
@@ -205,7 +209,8 @@ def main() -> None:
 
         with app.app_context():
             single = services.create_game(people, {"memory": False}, seed="4242")
-        alone = play_game(port, single.tokens, 4242)
+        alone_kinds: list[str] = []
+        alone = play_game(port, single.tokens, 4242, alone_kinds)
         first = [x for game in moves + [alone] for x in game[:10]]
         last = [x for game in moves + [alone] for x in game[-10:]]
         lengths = sorted(len(game) for game in moves + [alone])
@@ -217,6 +222,19 @@ def main() -> None:
               f"{_ms(alone[:10], 0.5):.2f} ms, middle ten {_ms(alone[middle:middle + 10], 0.5):.2f}"
               f" ms, last ten {_ms(alone[-10:], 0.5):.2f} ms (the last ones end the game: "
               f"final scores and result mails)")
+        # like with like: a draw costs less than a move that hands the turn on (and mails)
+        # the views carry this round's and the last round's public log, so cost may move
+        # within a round but must not grow from round to round: compare the same place
+        for round_no in (2, 3, 4):
+            times = [t for t, (_, r) in zip(alone, alone_kinds) if r == round_no]
+            print(f"    round {round_no}: first ten p50 {_ms(times[:10], 0.5):.2f} ms, "
+                  f"last ten p50 {_ms(times[-10:], 0.5):.2f} ms ({len(times)} actions)")
+        for kind in ("draw", "discard", "exchange"):
+            times = [t for t, (k, _) in zip(alone[:-1], alone_kinds[:-1]) if k == kind]
+            if len(times) >= 20:
+                print(f"    same move, early vs late: '{kind}' first ten p50 {_ms(times[:10], 0.5):.2f} ms,"
+                      f" last ten p50 {_ms(times[-10:], 0.5):.2f} ms"
+                      f" (ratio {_ms(times[-10:], 0.5) / _ms(times[:10], 0.5):.2f}, {len(times)} of them)")
         get_engine(app).dispose()
     finally:
         if server is not None:
