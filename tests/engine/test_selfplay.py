@@ -68,6 +68,10 @@ class SeenRecord:
             self.public.update(st.villages[seat][p] for p in action["positions"])
         elif kind == "exchange":
             self._maybe_refused = (seat, st.villages[seat][action["positions"][0]])
+        elif kind == "draw":
+            me.add(st.deck[-1])                      # even if it is placed in the same step
+        elif kind == "pick":
+            me.add(st.deck[len(st.deck) - 1 - action["position"]])
         elif kind == "search":
             me.update(st.deck)
         elif kind == "see":
