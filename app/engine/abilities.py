@@ -499,6 +499,9 @@ class GambleWin(Decision):
 
 # --- 2 Simon (R16) ------------------------------------------------------------
 
+SIMON_IDS = tuple(c for c, v in enumerate(VALUE) if v == cards.SIMON)
+
+
 def simon_preference(st: State, seat: int) -> str:
     prefs = st.option("simon") or []
     return prefs[seat] if seat < len(prefs) and prefs[seat] in ("auto", "off") else "auto"
@@ -508,6 +511,9 @@ def simon_reactions(step: Step) -> None:
     """After a step that put a card on top: auto seats discard their matches, the
     others get a window to claim theirs by hand while that value is on top."""
     st = step.state
+    if not any(st.faceup[c] for c in SIMON_IDS):    # no Simon faceup anywhere: nothing to do
+        st.simon_window = None
+        return
     top_value = VALUE[st.pile[-1]]
     first = step.seat if step.seat is not None else st.current
     allow = {}

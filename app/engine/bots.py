@@ -6,9 +6,10 @@ ones, matches pairs, and calls when its village looks lowest.
 """
 from __future__ import annotations
 
+import bisect
 import random
 
-from .rules import legal_actions
+from .rules import action_menu, legal_actions
 from .views import view
 
 UNKNOWN_ESTIMATE = 6.0    # the average card value, for cards a seat has not seen
@@ -23,17 +24,19 @@ def random_bot(state, seat: int, rng: random.Random) -> dict:
     """Pick an action type at random, then one action of that type. An exchange takes
     one card half the time, two a quarter, and so on, as a careless player would:
     every ability and failed exchange gets tried, and villages stay game-sized."""
-    acts = legal_actions(state, seat)
-    kinds = sorted({a["type"] for a in acts})
+    acts, exchange_sets = action_menu(state, seat)
+    kinds = sorted({a["type"] for a in acts} | ({"exchange"} if exchange_sets else set()))
     kind = rng.choice(kinds)
     if kind != "exchange":
         return dict(rng.choice([a for a in acts if a["type"] == kind]))
-    exchanges = [a for a in acts if a["type"] == "exchange"]
-    largest = len(exchanges[-1]["positions"])
+    largest = len(exchange_sets[-1])
     size = 1
     while size < largest and rng.random() < 0.5:
         size += 1
-    return dict(rng.choice([a for a in exchanges if len(a["positions"]) == size]))
+    # the sets are listed smallest first: the sets of one size are one slice
+    start = bisect.bisect_left(exchange_sets, size, key=len)
+    end = bisect.bisect_left(exchange_sets, size + 1, key=len)
+    return {"type": "exchange", "positions": list(exchange_sets[rng.randrange(start, end)])}
 
 
 def _estimate(cards: list[dict]) -> float:

@@ -107,6 +107,18 @@ def legal_actions(st: State, seat: int) -> list[dict]:
     return []
 
 
+def action_menu(st: State, seat: int) -> tuple[list[dict], tuple[tuple[int, ...], ...]]:
+    """`legal_actions` in two parts: every action but the exchanges, and the position
+    sets of the exchanges (as `legal_actions` would list them). For bots and
+    simulations that sample an action without building every exchange dict."""
+    if st.phase == "play" and seat == st.current and seat not in st.peeks:
+        kind = st.stack[-1]["kind"]
+        if kind in ("drawn", "taken"):
+            others = turns.Drawn.other_options(st) if kind == "drawn" else []
+            return others + simon_claim_options(st, seat), turns.exchange_sets(st, seat)
+    return legal_actions(st, seat), ()
+
+
 def default_action(st: State, seat: int) -> dict | None:
     """R29: what a timeout does for this seat now; None if it has nothing pending."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < st.seats:
@@ -248,8 +260,9 @@ def _settle(step: Step) -> None:
     st = step.state
     while True:
         if st.phase == "play":
-            if st.peeks:
-                st.peeks = [s for s in st.peeks if facedown_positions(st, s)]
+            if st.peeks:   # R40: a seat with no facedown card owes no peek
+                faceup = st.faceup
+                st.peeks = [s for s in st.peeks if not all(faceup[c] for c in st.villages[s])]
             if not st.stack:
                 _end_turn(step)
                 continue

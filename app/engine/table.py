@@ -5,22 +5,22 @@ knowledge and the Obsessor's demands are kept in one place.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from . import cards
 from .cards import VALUE
 from .state import EVERYONE, SPECTATOR_BIT, IllegalAction, State, seat_bit
 
 
-@dataclass
 class Step:
     """What one applied action did so far: its events and what it did to the pile."""
-    state: State
-    seat: int | None
-    kind: str = ""
-    events: list[dict] = field(default_factory=list)
-    placed_on_top: bool = False   # a card went on top of the pile (Simon, R16)
-    pile_touched: bool = False    # the top of the pile may have changed otherwise
+    __slots__ = ("state", "seat", "kind", "events", "placed_on_top", "pile_touched")
+
+    def __init__(self, state: State, seat: int | None, kind: str = "") -> None:
+        self.state = state
+        self.seat = seat
+        self.kind = kind
+        self.events: list[dict] = []
+        self.placed_on_top = False   # a card went on top of the pile (Simon, R16)
+        self.pile_touched = False    # the top of the pile may have changed otherwise
 
     def emit(self, type_: str, seat: int | None = None, **details) -> dict:
         event = {"type": type_, "seat": self.seat if seat is None else seat,

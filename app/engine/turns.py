@@ -37,14 +37,19 @@ def _listed_sets(allowed: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-def exchange_options(st: State, seat: int) -> list[dict]:
+def exchange_sets(st: State, seat: int) -> tuple[tuple[int, ...], ...]:
+    """The position sets `exchange_options` lists, as plain tuples (cheap for bots)."""
     village = st.villages[seat]
     top = st.pile[-1] if st.pile else None
     if top is not None and cards.is_obsessor(top):
         allowed = tuple(p for p, c in enumerate(village) if _placeable(st, c))
     else:
         allowed = tuple(range(len(village)))
-    return [{"type": "exchange", "positions": list(c)} for c in _listed_sets(allowed)]
+    return _listed_sets(allowed)
+
+
+def exchange_options(st: State, seat: int) -> list[dict]:
+    return [{"type": "exchange", "positions": list(c)} for c in exchange_sets(st, seat)]
 
 
 def _positions(st: State, seat: int, action: dict) -> list[int]:
@@ -248,8 +253,14 @@ class Drawn(Decision):
     prompt = "discard the card you drew or exchange it for cards of your village"
 
     def options(self, st, seat, entry):
+        others = self.other_options(st)
+        return others[:1] + exchange_options(st, seat) + others[1:] if others and \
+            others[0]["type"] == "discard" else exchange_options(st, seat) + others
+
+    @staticmethod
+    def other_options(st: State) -> list[dict]:
+        """Everything but the exchanges: discard (if the pile takes it), a Tanner's ends."""
         acts = [] if refusing_obsessor(st, VALUE[st.hand]) is not None else [{"type": "discard"}]
-        acts += exchange_options(st, seat)
         if VALUE[st.hand] == cards.TANNER:
             acts += [{"type": "tanner", "end": "left"}, {"type": "tanner", "end": "right"}]
         return acts

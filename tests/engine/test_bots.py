@@ -50,3 +50,21 @@ def test_greedy_bot_decides_from_its_own_view_only():
         apply_in_place(st, 0, {"type": "draw"})
     assert E.view(a, 0) == E.view(b, 0)
     assert bots.greedy_bot(a, 0, random.Random(1)) == bots.greedy_bot(b, 0, random.Random(1))
+
+
+def test_action_menu_is_legal_actions_with_exchanges_as_position_sets():
+    from app.engine.rules import action_menu
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(30):
+        st = E.new_game(2 + seed % 3, seed)
+        while st.phase != "over":
+            for seat in range(st.seats):
+                others, sets = action_menu(st, seat)
+                menu = others + [{"type": "exchange", "positions": list(c)} for c in sets]
+                legal = E.legal_actions(st, seat)
+                assert sorted(map(repr, menu)) == sorted(map(repr, legal))
+                checked += bool(sets)
+            seat = E.to_act(st)[0]
+            apply_in_place(st, seat, bots.random_bot(st, seat, rng))
+    assert checked > 500

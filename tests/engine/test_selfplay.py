@@ -151,6 +151,7 @@ def play_checked(game_no: int, check_replay_each_step: bool) -> E.State:
             assert action is not None
         else:
             action = bots.random_bot(st, seat, rng)
+            assert action in E.legal_actions(st, seat), f"the bot chose {action}: not legal"
             if action["type"] == "exchange" and rng.random() < 0.3:
                 action["end"] = "left"
                 action["into"] = rng.choice(action["positions"])
