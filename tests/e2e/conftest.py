@@ -7,6 +7,7 @@ just the address.
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -22,8 +23,8 @@ class Live:
     app: Any
 
 
-@pytest.fixture
-def live(tmp_path) -> Iterator[Live]:
+@contextmanager
+def serving(tmp_path: Path, **config: Any) -> Iterator[Live]:
     """The app on a free 127.0.0.1 port, in a thread, with its own migrated SQLite file."""
     from werkzeug.serving import make_server
 
@@ -33,7 +34,7 @@ def live(tmp_path) -> Iterator[Live]:
     url = f"sqlite:///{tmp_path / 'e2e.db'}"
     upgrade(url)
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "e2e-secret",
-                      "INSTANCE_PATH": str(tmp_path / "instance")})
+                      "INSTANCE_PATH": str(tmp_path / "instance"), **config})
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     base = f"http://127.0.0.1:{httpd.server_port}"
     app.config["BASE_URL"] = base            # seat links point at this server
@@ -45,6 +46,19 @@ def live(tmp_path) -> Iterator[Live]:
         httpd.shutdown()
         thread.join()
         get_engine(app).dispose()
+
+
+@pytest.fixture
+def live(tmp_path) -> Iterator[Live]:
+    with serving(tmp_path) as served:
+        yield served
+
+
+@pytest.fixture
+def live_mailbox(tmp_path) -> Iterator[Live]:
+    """The same, with the file mailbox readable at /dev/mail (DEBUG), as under `make run`."""
+    with serving(tmp_path, DEBUG=True, MAIL_BACKEND="file") as served:
+        yield served
 
 
 @pytest.fixture

@@ -6,58 +6,15 @@ mail, follows its link to their seat and moves. Nobody types a seat URL.
 """
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from tests.e2e.browsing import SHOTS
+
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parent.parent / "e2e" / "screenshots"
 PREFERRED = ("peek", "draw", "discard", "exchange", "skip", "done")
-
-
-@pytest.fixture
-def live(tmp_path) -> Iterator[tuple[str, Any]]:
-    """The app (DEBUG on, file mailbox) on a free 127.0.0.1 port, and the app itself."""
-    from werkzeug.serving import make_server
-
-    from app import create_app
-    from app.db import get_engine, upgrade
-
-    url = f"sqlite:///{tmp_path / 'mailbox.db'}"
-    upgrade(url)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "e2e-mail", "DEBUG": True,
-                      "MAIL_BACKEND": "file", "INSTANCE_PATH": str(tmp_path / "instance")})
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    base = f"http://127.0.0.1:{httpd.server_port}"
-    app.config["BASE_URL"] = base
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield base, app
-    finally:
-        httpd.shutdown()
-        thread.join()
-        get_engine(app).dispose()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def click_a_move(page: Any) -> None:
@@ -86,10 +43,10 @@ def open_newest_turn_mail(page: Any, base: str, who: str) -> bool:
     return True
 
 
-def test_players_play_by_following_the_links_in_their_mail(live, browser):
+def test_players_play_by_following_the_links_in_their_mail(live_mailbox, browser):
     from app import clock, services
 
-    base, app = live
+    base, app = live_mailbox.base, live_mailbox.app
     page = browser.new_context().new_page()
     page.goto(base + "/")
     page.fill("#name", "Mailbox game")
