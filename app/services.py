@@ -272,7 +272,7 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
 
 
 def _phase(state: Any) -> dict[str, Any]:
-    return engine.view(state, None)
+    return engine.status(state)
 
 
 # -- reading ----------------------------------------------------------------------

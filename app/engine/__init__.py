@@ -6,6 +6,7 @@ Other code and outside tests use only these names:
     legal_actions(state, seat) -> list[dict]
     state2, events = apply_action(state, seat, action)   # IllegalAction(message) if not legal
     view(state, seat | None, reveal=False) -> dict
+    status(state) -> dict                                # the public facts of view() without cards
     default_action(state, seat) -> dict | None
     replay(seats, seed, actions, decks=None, options=None) -> state
     describe(event, names) -> str
@@ -14,7 +15,7 @@ from . import cards
 from .describe import describe
 from .rules import apply_action, default_action, legal_actions, new_game, replay, to_act
 from .state import IllegalAction, State
-from .views import view
+from .views import status, view
 
 __all__ = ["cards", "describe", "apply_action", "default_action", "legal_actions", "new_game",
-           "replay", "to_act", "IllegalAction", "State", "view"]
+           "replay", "status", "to_act", "IllegalAction", "State", "view"]

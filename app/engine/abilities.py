@@ -35,7 +35,7 @@ def every_card(st: State, first_seat: int):
             yield seat, pos, card
 
 
-def _placeable(st: State, card: int) -> bool:
+def placeable(st: State, card: int) -> bool:
     """R14: a faceup card the Obsessor refuses cannot be chosen at all."""
     return not (st.faceup[card] and refusing_obsessor(st, VALUE[card]) is not None)
 
@@ -150,7 +150,7 @@ class Ghost(Decision):
 
     def options(self, st, seat, entry):
         acts = [{"type": "ghost", "seat": s, "position": p}
-                for s, p, c in every_card(st, seat) if _placeable(st, c)]
+                for s, p, c in every_card(st, seat) if placeable(st, c)]
         return acts + [SKIP] if acts else []
 
     def apply(self, step, entry, action):
@@ -480,7 +480,7 @@ class GambleWin(Decision):
 
     def options(self, st, seat, entry):
         acts = [{"type": "discard", "position": p}
-                for p, c in enumerate(st.villages[seat]) if _placeable(st, c)]
+                for p, c in enumerate(st.villages[seat]) if placeable(st, c)]
         return acts + [SKIP] if acts else []
 
     def apply(self, step, entry, action):
@@ -548,7 +548,7 @@ def simon_claim_options(st: State, seat: int) -> list[dict]:
     if window["claims"][seat] >= window["allow"][seat] or VALUE[st.pile[-1]] != window["value"]:
         return []
     return [{"type": "simon", "position": p} for p, c in enumerate(st.villages[seat])
-            if st.faceup[c] and VALUE[c] == window["value"] and _placeable(st, c)]
+            if st.faceup[c] and VALUE[c] == window["value"] and placeable(st, c)]
 
 
 def simon_claim(step: Step, action: dict) -> None:

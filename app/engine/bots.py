@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import random
 
-from .rules import action_menu, legal_actions
+from .rules import action_menu
 from .views import view
 
 UNKNOWN_ESTIMATE = 6.0    # the average card value, for cards a seat has not seen

@@ -10,7 +10,7 @@ import itertools
 import random
 
 from . import cards
-from .abilities import _placeable, gamble, gamble_options, gambles_left, offer_drawn_ability, start_spotter, tanner
+from .abilities import placeable, gamble, gamble_options, gambles_left, offer_drawn_ability, start_spotter, tanner
 from .cards import VALUE
 from .decisions import Decision, register, replace_top
 from .state import IllegalAction, State
@@ -42,7 +42,7 @@ def exchange_sets(st: State, seat: int) -> tuple[tuple[int, ...], ...]:
     village = st.villages[seat]
     top = st.pile[-1] if st.pile else None
     if top is not None and cards.is_obsessor(top):
-        allowed = tuple(p for p, c in enumerate(village) if _placeable(st, c))
+        allowed = tuple(p for p, c in enumerate(village) if placeable(st, c))
     else:
         allowed = tuple(range(len(village)))
     return _listed_sets(allowed)
@@ -267,7 +267,7 @@ class Drawn(Decision):
 
     def has_options(self, st, seat, entry):
         return (refusing_obsessor(st, VALUE[st.hand]) is None or VALUE[st.hand] == cards.TANNER
-                or any(_placeable(st, c) for c in st.villages[seat]))
+                or any(placeable(st, c) for c in st.villages[seat]))
 
     def apply(self, step, entry, action):
         st = step.state
@@ -326,7 +326,7 @@ class Taken(Decision):
         return exchange_options(st, seat)
 
     def has_options(self, st, seat, entry):
-        return any(_placeable(st, c) for c in st.villages[seat])
+        return any(placeable(st, c) for c in st.villages[seat])
 
     def apply(self, step, entry, action):
         if action["type"] != "exchange":

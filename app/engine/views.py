@@ -45,23 +45,14 @@ def _pending(st: State) -> tuple[str | None, dict]:
     return kind, detail
 
 
-def view(st: State, seat: int | None, reveal: bool = False) -> dict:
-    """`reveal` shows every card (open-hand replay): only for games that are over."""
-    bit = SPECTATOR_BIT if seat is None else seat_bit(seat)
-    faceup, know = st.faceup, st.know
+def status(st: State) -> dict:
+    """The public facts that need no card: whose decision, which phase, the scores.
 
-    def card(c: int) -> dict:
-        if reveal or faceup[c] or know[c] & bit:
-            return {"id": c, "value": VALUE[c], "faceup": faceup[c]}
-        return {"id": None, "value": None, "faceup": False}   # a fresh dict: callers may annotate it
-    deck_top_to_bottom = st.deck[::-1]
+    Cheap (no card, no log), for code that only needs to know where the game stands;
+    `view` is this plus the cards and the log as one viewer sees them.
+    """
     pending, detail = _pending(st)
-    scoring = None
-    if st.scoring is not None:
-        scoring = {"faceup_at_scoring": sorted(st.scoring["faceup"]),
-                   "tucks": [{"target": t, "nelly": n} for t, n in st.scoring["tucks"].items()]}
     return {
-        "seat": seat,
         "seats": st.seats,
         "round": st.round,
         "phase": st.phase,
@@ -73,20 +64,40 @@ def view(st: State, seat: int | None, reveal: bool = False) -> dict:
         "pending_detail": detail,
         "peeks_pending": list(st.peeks) if st.phase == "play" else [],
         "deck_count": len(st.deck),
-        "deck_top": card(st.deck[-1]) if st.deck and (st.faceup[st.deck[-1]] or reveal) else None,
-        "deck_known": [{"position": i, "card": card(c)} for i, c in enumerate(deck_top_to_bottom)
-                       if reveal or st.faceup[c] and i == 0 or st.know[c] & bit],
-        "discard": [card(c) for c in st.pile],
-        "villages": [[card(c) for c in village] for village in st.villages],
-        "hand": None if st.hand is None else card(st.hand),
         "hand_seat": st.hand_seat,
         "round_scores": [list(r) for r in st.round_scores],
         "totals": list(st.totals),
         "silver_eye": {"holder": st.eye_holder, "open": st.eye_open},
         "caller": st.caller,
         "winner": st.winner,
-        "scoring": scoring,
         "options": {"memory": bool(st.option("memory"))},
+    }
+
+
+def view(st: State, seat: int | None, reveal: bool = False) -> dict:
+    """`reveal` shows every card (open-hand replay): only for games that are over."""
+    bit = SPECTATOR_BIT if seat is None else seat_bit(seat)
+    faceup, know = st.faceup, st.know
+
+    def card(c: int) -> dict:
+        if reveal or faceup[c] or know[c] & bit:
+            return {"id": c, "value": VALUE[c], "faceup": faceup[c]}
+        return {"id": None, "value": None, "faceup": False}   # a fresh dict: callers may annotate it
+    deck_top_to_bottom = st.deck[::-1]
+    scoring = None
+    if st.scoring is not None:
+        scoring = {"faceup_at_scoring": sorted(st.scoring["faceup"]),
+                   "tucks": [{"target": t, "nelly": n} for t, n in st.scoring["tucks"].items()]}
+    return {
+        "seat": seat,
+        **status(st),
+        "deck_top": card(st.deck[-1]) if st.deck and (st.faceup[st.deck[-1]] or reveal) else None,
+        "deck_known": [{"position": i, "card": card(c)} for i, c in enumerate(deck_top_to_bottom)
+                       if reveal or st.faceup[c] and i == 0 or st.know[c] & bit],
+        "discard": [card(c) for c in st.pile],
+        "villages": [[card(c) for c in village] for village in st.villages],
+        "hand": None if st.hand is None else card(st.hand),
+        "scoring": scoring,
         "legal_actions": [] if seat is None or reveal else legal_actions(st, seat),
         "log": list(st.log),
         "previous_log": list(st.prev_log),

@@ -42,8 +42,8 @@ def setting(key: str, default: Any) -> Any:
 
 
 def public_view(state: Any) -> dict[str, Any]:
-    """The spectator's view: enough to see who has a decision and the scores."""
-    return engine.view(state, None)
+    """Where the game stands (who has a decision, phase, scores): no cards needed."""
+    return engine.status(state)
 
 
 @dataclass

@@ -8,35 +8,12 @@ with the links and the keyboard. Screenshots land in tests/e2e/screenshots/
 """
 from __future__ import annotations
 
-from typing import Any
 
 import pytest
 
-from tests.e2e.browsing import shot
+from tests.e2e.browsing import click_a_move, shot
 
 pytestmark = pytest.mark.e2e
-
-
-#: Which button a player clicks when it has a choice: quick moves that keep the game going.
-PREFERRED = ("peek", "draw", "discard", "exchange", "skip", "done")
-
-
-def click_a_move(page: Any) -> str:
-    """Click one of the offered moves, the way a person would; returns its label."""
-    buttons = page.locator('#actions button[name="action"]')
-    values = buttons.evaluate_all("bs => bs.map(b => JSON.parse(b.value).type)")
-    assert values, "no move offered"
-    kind = next((k for k in PREFERRED if k in values), values[0])
-    button = buttons.nth(values.index(kind))
-    folds = button.locator("xpath=ancestor::details")
-    for index in range(folds.count()):            # outermost first, as a person unfolds them
-        fold = folds.nth(index)
-        if fold.get_attribute("open") is None:
-            fold.locator("xpath=./summary").click()
-    label = button.inner_text()
-    button.click()
-    page.wait_for_load_state()
-    return label
 
 
 def test_two_people_play_from_the_lobby_and_watch_the_replay(server, browser):

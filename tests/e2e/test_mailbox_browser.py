@@ -10,27 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.browsing import SHOTS
+from tests.e2e.browsing import SHOTS, click_a_move
 
 pytestmark = pytest.mark.e2e
-
-PREFERRED = ("peek", "draw", "discard", "exchange", "skip", "done")
-
-
-def click_a_move(page: Any) -> None:
-    buttons = page.locator('#actions button[name="action"]')
-    values = buttons.evaluate_all("bs => bs.map(b => JSON.parse(b.value).type)")
-    assert values, "the mail's link opened a seat with no move to make"
-    kind = next((k for k in PREFERRED if k in values), values[0])
-    button = buttons.nth(values.index(kind))
-    folds = button.locator("xpath=ancestor::details")
-    for index in range(folds.count()):
-        fold = folds.nth(index)
-        if fold.get_attribute("open") is None:
-            fold.locator("xpath=./summary").click()
-    button.click()
-    page.wait_for_load_state()
-
 
 def open_newest_turn_mail(page: Any, base: str, who: str) -> bool:
     """In the mailbox, open ``who``'s newest "your turn" mail; False if there is none."""

@@ -2,32 +2,17 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
-from sqlmodel import SQLModel
 
 from app import deadlines  # noqa: F401  (registers the clock tables)
 from app.db import make_engine, upgrade
 from app.mail import models  # noqa: F401  (registers the mail tables)
+from tests.schema_drift import drift
 
 MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock"}
 
 
-def mail_and_clock_only(obj, name, type_, reflected, compare_to) -> bool:
-    table = name if type_ == "table" else getattr(getattr(obj, "table", None), "name", None)
-    return table in MAIL_AND_CLOCK_TABLES
-
-
 def test_the_migrations_match_the_mail_and_clock_models(database_url):
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            context = MigrationContext.configure(
-                conn, opts={"compare_type": True, "include_object": mail_and_clock_only})
-            assert compare_metadata(context, SQLModel.metadata) == []
-    finally:
-        engine.dispose()
+    assert drift(database_url, MAIL_AND_CLOCK_TABLES) == []
 
 
 def test_open_deadlines_of_a_game_are_found_through_a_partial_index(database_url):

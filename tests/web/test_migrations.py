@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import command
-from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlmodel import SQLModel
 
 from app import store
 from app.db import alembic_config, make_engine, upgrade
+from tests.schema_drift import drift
 
 CORE_TABLES = {"game", "seat", "action", "state_cache"}
 
@@ -31,23 +30,9 @@ def test_upgrade_from_empty_creates_the_tables_and_stamps_head(database_url):
         engine.dispose()
 
 
-def core_only(obj, name, type_, reflected, compare_to) -> bool:
-    """Compare the tables of app.store (other issues' tables have their own tests)."""
-    table = name if type_ == "table" else getattr(getattr(obj, "table", None), "name", None)
-    return table in CORE_TABLES
-
-
 def test_the_migrations_match_the_models(database_url):
     """What Alembic built is what SQLModel describes: autogenerate finds nothing to do."""
-    upgrade(database_url)
-    engine = make_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            context = MigrationContext.configure(
-                conn, opts={"compare_type": True, "include_object": core_only})
-            assert compare_metadata(context, SQLModel.metadata) == []
-    finally:
-        engine.dispose()
+    assert drift(database_url, CORE_TABLES) == []
 
 
 def test_downgrade_to_empty_and_up_again(database_url):
