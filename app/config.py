@@ -15,6 +15,8 @@ from typing import Any
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
             "MAIL_DIR")
+#: Environment variables read as comma-separated lists.
+ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
 ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX")
@@ -54,6 +56,10 @@ def instance_secret_key(instance_path: str | os.PathLike[str]) -> str:
     return key
 
 
+class ConfigError(RuntimeError):
+    """A setting that would make the server misbehave: refuse to start, say why."""
+
+
 def _flag(value: str) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
@@ -78,6 +84,9 @@ def load_config(instance_path: str | os.PathLike[str],
     for key in ENV_KEYS:
         if env.get(key):
             config[key] = env[key]
+    for key in ENV_LISTS:
+        if env.get(key):
+            config[key] = [part.strip() for part in env[key].split(",") if part.strip()]
     for key in ENV_FLAGS:
         if key in env:
             config[key] = _flag(env[key])
@@ -92,6 +101,16 @@ def load_config(instance_path: str | os.PathLike[str],
         Path(instance_path).mkdir(parents=True, exist_ok=True)
         config["DATABASE_URL"] = default_database_url(instance_path)
     if not config.get("SECRET_KEY"):
+        if not str(config["DATABASE_URL"]).startswith("sqlite"):
+            # A shared database means several nodes or processes; a key made up
+            # per instance folder would sign links that the other nodes refuse.
+            raise ConfigError(
+                "SECRET_KEY must be set when DATABASE_URL is not SQLite: every web node and "
+                "clock of one database must sign links with the same key (see docs/deploy.md)")
         config["SECRET_KEY"] = instance_secret_key(instance_path)
+    fallbacks = config.get("SECRET_KEY_FALLBACKS") or []
+    if isinstance(fallbacks, str):
+        fallbacks = [part.strip() for part in fallbacks.split(",") if part.strip()]
+    config["SECRET_KEY_FALLBACKS"] = list(fallbacks)
     config["BASE_URL"] = str(config["BASE_URL"]).rstrip("/")
     return config

@@ -45,11 +45,18 @@ class SeatRef:
     version: int
 
 
-def _secret_key(secret_key: str | None) -> str:
+def _secret_key(secret_key: str | None) -> str | list[str]:
+    """The keys to use: the caller's, else the app's key after its fallbacks.
+
+    itsdangerous signs with the last key of a list and accepts any of them,
+    so links signed before a rotation (``SECRET_KEY_FALLBACKS``) keep working.
+    """
     if secret_key:
         return secret_key
     from flask import current_app
-    return current_app.config["SECRET_KEY"]
+    fallbacks = list(current_app.config.get("SECRET_KEY_FALLBACKS") or [])
+    key = current_app.config["SECRET_KEY"]
+    return [*fallbacks, key] if fallbacks else key
 
 
 def _serializer(purpose: str, secret_key: str | None) -> URLSafeSerializer:

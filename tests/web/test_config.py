@@ -73,3 +73,35 @@ def test_behind_a_proxy_the_forwarded_address_counts(tmp_path):
 
     app.test_client().get("/whoami-test", headers={"X-Forwarded-For": "203.0.113.9"})
     assert seen["addr"] == "203.0.113.9"
+
+
+def test_a_shared_database_refuses_to_start_without_an_explicit_secret_key(tmp_path):
+    """Two web nodes on one PostgreSQL must sign with one key: no key, no start."""
+    from app.config import ConfigError
+    with pytest.raises(ConfigError, match="SECRET_KEY must be set"):
+        load_config(tmp_path, environ={"DATABASE_URL": "postgresql+psycopg://db/x"})
+    assert not (tmp_path / "secret_key").exists()
+    # SQLite is one machine: a key is made up once in the instance folder
+    assert load_config(tmp_path, environ={})["SECRET_KEY"]
+
+
+def test_links_signed_with_a_retired_key_still_open_after_a_rotation(tmp_path):
+    """SECRET_KEY_FALLBACKS: sign with the new key, accept the old ones."""
+    from app import create_app, tokens
+    base = {"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}"}
+    old_app = create_app({**base, "SECRET_KEY": "old-key"})
+    with old_app.app_context():
+        old_link = tokens.seat_token("g1", 0, 1)
+    config = load_config(tmp_path, environ={"SECRET_KEY": "new-key",
+                                            "SECRET_KEY_FALLBACKS": "older-key, old-key"})
+    assert config["SECRET_KEY_FALLBACKS"] == ["older-key", "old-key"]
+    rotated = create_app({**base, "SECRET_KEY": "new-key",
+                          "SECRET_KEY_FALLBACKS": ["old-key"]})
+    with rotated.app_context():
+        assert tokens.read_seat_token(old_link).game == "g1"
+        new_link = tokens.seat_token("g1", 0, 1)
+        assert new_link != old_link
+    with create_app({**base, "SECRET_KEY": "new-key"}).app_context():
+        assert tokens.read_seat_token(new_link).seat == 0
+        with pytest.raises(tokens.BadToken):  # fallbacks dropped: the old link is dead
+            tokens.read_seat_token(old_link)
