@@ -68,6 +68,7 @@ class RoundSummary:
     """Facts of one scored round (R24-R28), all public."""
 
     round: int
+    step: int                       # the step that scored it
     reason: str                     # "call" | "deck"
     caller: int | None
     successful: bool                # the caller had the lowest sum (ties included, R25)
@@ -142,7 +143,8 @@ def round_summary(events: Iterable[dict]) -> RoundSummary | None:
         tied = [s for s, t in enumerate(over["totals"]) if t == low]
         winner_reason = "fewest" if len(tied) == 1 else "eye" if winner == holder else "clockwise"
     return RoundSummary(
-        round=round_no, reason=ended.get("reason", "call") if ended else "call", caller=caller,
+        round=round_no, step=int(scored.get("step") or 0),
+        reason=ended.get("reason", "call") if ended else "call", caller=caller,
         successful=bool(scored.get("successful")), deck_count=int(scored.get("deck_count") or 0),
         seats=seats, choices=choices, fewest=fewest,
         start_player=started, eye_holder=holder, eye_open=is_open, eye_reason=reason,
