@@ -80,6 +80,7 @@ class RoundSummary:
     eye_holder: int
     eye_open: bool
     eye_reason: str                 # "caller" | "fewest" | "kept" | "clockwise" (R26)
+    cards_shown: bool = True        # False for an event logged before cards were added to it
     winner: int | None = None       # set when this round ended the game (R28)
     winner_reason: str | None = None   # "fewest" | "eye" | "clockwise"
 
@@ -148,7 +149,7 @@ def round_summary(events: Iterable[dict]) -> RoundSummary | None:
         successful=bool(scored.get("successful")), deck_count=int(scored.get("deck_count") or 0),
         seats=seats, choices=choices, fewest=fewest,
         start_player=started, eye_holder=holder, eye_open=is_open, eye_reason=reason,
-        winner=winner, winner_reason=winner_reason)
+        cards_shown="villages" in scored, winner=winner, winner_reason=winner_reason)
 
 
 def last_summary(view: dict[str, Any]) -> RoundSummary | None:
@@ -236,5 +237,6 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
     return {"round": s.round, "title": f"Round {s.round}: how it was scored", "lines": lines,
             "ending": ending, "call": call, "fewest": fewest, "eye": eye, "winner": winner,
             "seats": seats, "deck_count": s.deck_count,
+            "cards_shown": s.cards_shown,
             "any_faceup": any(c.faceup_at_scoring for r in s.seats for c in r.cards), "caller": s.caller,
             "eye_holder": s.eye_holder, "eye_open": s.eye_open}

@@ -133,3 +133,16 @@ def test_no_summary_before_a_round_is_scored():
     assert round_summary(game.view(None)["log"]) is None, "round 2 has not been scored"
     fresh = E.new_game(2, 1)
     assert last_summary(E.view(fresh, 0)) is None
+
+
+def test_a_round_scored_before_cards_were_logged_still_gets_its_sums_and_eye():
+    """States cached before round_scored carried the final villages: sums, scores and the
+    silver eye are still explained, and no village is said to be empty."""
+    game = S.FAILED_CALL.play()
+    events = [{k: v for k, v in e.items() if not (e["type"] == "round_scored" and k == "villages")}
+              for e in game.view(None)["previous_log"]]
+    summary = round_summary(events)
+    assert not summary.cards_shown and [r.score for r in summary.seats] == [38, 16]
+    words = summary.words(NAMES)
+    assert "Bob takes the silver eye, closed: the fewest points this round (R26)." in words["lines"]
+    assert not words["cards_shown"] and words["seats"][0]["cards"] == []
