@@ -75,6 +75,9 @@ class Seat(SQLModel, table=True):
     token_version: int = Field(default=1, nullable=False)
     kind: str = Field(default="human", max_length=16, nullable=False)
     preferences: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+    #: The last round whose summary the seat dismissed on its page (0: none).
+    summary_dismissed: int = Field(default=0, nullable=False,
+                                   sa_column_kwargs={"server_default": "0"})
 
 
 class Action(SQLModel, table=True):

@@ -141,9 +141,14 @@ def score_round(step: Step) -> None:
             st.eye_holder = _first_clockwise(st, (st.start_player + 1) % st.seats, tied)
     st.round_scores.append(scores)
     st.totals = [t + s for t, s in zip(st.totals, scores)]
+    # Every card is faceup since end_round (R24), so the final villages are public:
+    # each card with the points it scored, for round summaries (no second scoring code).
+    villages = [[{"id": c, "value": VALUE[c], "points": card_points(st, c),
+                  "nelly": st.scoring["tucks"].get(c)} for c in village]
+                for village in st.villages]
     step.emit("round_scored", sums=sums, scores=scores, totals=st.totals[:], caller=st.caller,
               successful=successful, eye_holder=st.eye_holder, eye_open=st.eye_open,
-              deck_count=len(st.deck))
+              deck_count=len(st.deck), villages=villages)
     if st.round == 4:
         st.phase = "over"
         best_total = min(st.totals)

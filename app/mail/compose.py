@@ -25,6 +25,8 @@ from typing import Any, Iterable
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from app.deadlines import as_utc
+from app.engine.summary import last_summary
+from app.mail.layout import inline_styles
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 NAME_LIMIT = 60
@@ -204,7 +206,7 @@ def render(template: str, subject: str, **context: Any) -> Mail:
     """Render ``mail/<template>.txt`` and ``.html`` with the same context."""
     context.setdefault("subject", subject)
     text = _env.get_template(f"mail/{template}.txt").render(**context)
-    html = _env.get_template(f"mail/{template}.html").render(**context)
+    html = inline_styles(_env.get_template(f"mail/{template}.html").render(**context))
     return Mail(subject=clean_name(subject, limit=200), text=text, html=html)
 
 
@@ -271,21 +273,35 @@ def invitation_mail(game: GameInfo, seat: int, *, link: str, unsubscribe: str,
                   deadline=_span(timedelta(hours=deadline_hours)).removeprefix("in "))
 
 
+def summary_words(view: dict[str, Any], names: list[str],
+                  round_no: int | None = None) -> dict[str, Any] | None:
+    """The last scored round of ``view`` explained (``app.engine.summary``), if it is
+    round ``round_no`` (any round when None). Built from public events only."""
+    summary = last_summary(view)
+    if summary is None or (round_no is not None and summary.round != round_no):
+        return None
+    return summary.words(names)
+
+
 def round_mail(game: GameInfo, seat: int, view: dict[str, Any], round_no: int, *,
                link: str, unsubscribe: str) -> Mail:
+    """Everyone's mail at a round's end: how the round was scored, and the totals."""
     return render("round_end", subject_for(game, f"round {round_no} is over"),
                   game=game, seat=seat, name=game.names[seat], round=round_no,
                   scores=scores_info(view, game.names), village=village_info(view, seat),
+                  summary=summary_words(view, game.names, round_no),
                   link=link, unsubscribe=unsubscribe)
 
 
 def game_over_mail(game: GameInfo, seat: int, view: dict[str, Any], *, link: str,
                    replay: str, unsubscribe: str) -> Mail:
+    """The last round explained (no round mail is sent for it), the winner and why."""
     winner = view.get("winner")
     return render("game_over", subject_for(game, "the game is over"),
                   game=game, seat=seat, name=game.names[seat],
                   winner=game.names[winner] if isinstance(winner, int) else None,
                   you_won=winner == seat, scores=scores_info(view, game.names),
+                  summary=summary_words(view, game.names),
                   link=link, replay=replay, unsubscribe=unsubscribe)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from app import services, tokens
-from app.web import view_helpers
+from app.web import round_summary, view_helpers
 
 bp = Blueprint("play", __name__)
 bp.record_once(view_helpers.install)
@@ -43,6 +43,7 @@ def render_seat(access: services.SeatAccess, snap: services.Snapshot,
         exch=view_helpers.exchange_choices(view, me),
         since=view_helpers.since_last_acted(view, names, me),
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
+        round_summary=round_summary.for_page(access, snap, view),
     ), status
 
 

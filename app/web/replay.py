@@ -14,6 +14,7 @@ from typing import Any
 from flask import Blueprint, render_template, request, url_for
 
 from app import services
+from app.engine.summary import last_summary
 from app.web import view_helpers
 from app.web.spectate import PUBLIC_WORDS
 
@@ -80,6 +81,10 @@ def show(game_id: str) -> Any:
                           **({"token": token} if token else {})),
     }
     rounds = _round_starts(lines, link)
+    scorings = _scoring_steps(lines, link)
+    # The frame of a step that scored a round explains that round (public facts, R24).
+    summary = last_summary(view) if any(
+        e.get("type") == "round_scored" for e in frame["events"]) else None
     here = lines[step]
     timeline = [{"step": line.step, "url": link(line.step),
                  "title": _title(line, names),
@@ -92,7 +97,8 @@ def show(game_id: str) -> Any:
     return render_template(
         "replay.html", **context, game=info, game_title=info.name, token=token,
         step=step, last=last, frame=frame, move=frame["text"], mover=frame["seat"],
-        nav=nav, rounds=rounds, timeline=timeline, finished=finished, open_hand=open_hand,
+        nav=nav, rounds=rounds, scorings=scorings, timeline=timeline,
+        round_summary=summary.words(names) if summary and summary.step == step else None, finished=finished, open_hand=open_hand,
         seed=seed, seed_literal=repr(services.engine_seed(seed)) if seed else "",
         seat_count=len(info.seats),
         options_literal=repr(services.engine_options(info.options)),
@@ -111,6 +117,16 @@ def _round_starts(lines: list[services.StepLine], link: Any) -> list[dict[str, A
         if not line.over and all(r["number"] != line.round for r in rounds):
             rounds.append({"number": line.round, "step": line.step, "url": link(line.step)})
     return rounds
+
+
+def _scoring_steps(lines: list[services.StepLine], link: Any) -> list[dict[str, Any]]:
+    """The step that scored each round: the one after which the next round (or the
+    end of the game) begins. Its frame is the round's scoring frame."""
+    found: list[dict[str, Any]] = []
+    for before, line in zip(lines, lines[1:]):
+        if line.round != before.round or (line.over and not before.over):
+            found.append({"number": before.round, "step": line.step, "url": link(line.step)})
+    return found
 
 
 def _title(line: services.StepLine, names: list[str]) -> str:

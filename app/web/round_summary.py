@@ -1,0 +1,41 @@
+"""The round summary on a seat's page: its data for ``play.html`` and its dismiss button.
+
+``POST /play/<token>/summary/dismiss`` (with the seat's CSRF token and the
+round number shown) hides the summary of that round on this seat's page; the
+seat page also drops it once the seat moves in the next round
+(``app.round_summaries``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, flash, redirect, request, url_for
+
+from app import round_summaries, services, tokens
+
+bp = Blueprint("round_summary", __name__)
+
+ROUNDS = 4
+
+
+def for_page(access: services.SeatAccess, snap: services.Snapshot,
+             view: dict[str, Any]) -> dict[str, Any] | None:
+    """The words of the summary this seat's page shows now, or None."""
+    return round_summaries.for_seat(access.game_id, access.seat, view, snap.game.names)
+
+
+@bp.post("/play/<token>/summary/dismiss")
+def dismiss(token: str) -> Any:
+    """Hide the summary shown (POST-redirect-GET back to the seat page)."""
+    access = services.open_seat(token)
+    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
+                             access.version):
+        raise services.Forbidden("This form was not made for your seat (or your link was "
+                                 "replaced). Reload your page and try again.", reason="csrf")
+    raw = (request.form.get("round") or "").strip()
+    if not raw.isdigit() or not 1 <= int(raw) <= ROUNDS:
+        raise services.BadRequest(f"The round to hide must be a number from 1 to {ROUNDS}. "
+                                  "Reload your page and try again.")
+    round_summaries.dismiss(access.game_id, access.seat, int(raw))
+    flash(f"The summary of round {raw} is hidden; the replay keeps it.", "success")
+    return redirect(url_for("play.show", token=token), code=303)

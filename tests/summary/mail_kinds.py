@@ -1,0 +1,61 @@
+"""One composed mail of every kind, with long names and long words, for layout checks.
+
+Built with the same ``compose`` functions the server enqueues with, from real
+engine views: an invitation, a turn mail (with a card in hand and events since
+the seat last played), its reminder and digest, a round-end mail with a full
+summary (three seats, a failed call, a tie), a game-over mail, and every notice.
+"""
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+
+from app import engine
+from app.mail import compose
+from tests.summary import scenarios as S
+
+#: Long names with no space to break at: the worst case for a narrow screen.
+NAMES = ["Wolfeschlegelsteinhausenbergerdorffschneidermannsohnsdottir",
+         "Bob", "Cidalia Fernanda dos Santos Albuquerque"]
+LINK = "http://silver-eye.test/play/" + "x" * 180
+UNSUBSCRIBE = "http://silver-eye.test/unsubscribe/" + "y" * 120
+REPLAY = "http://silver-eye.test/games/abcdefghjk/replay"
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def game_info(seats: int = 3) -> compose.GameInfo:
+    return compose.GameInfo(id="abcdefghjk", name="The Thursday-evening-werewolf-hunting-league game",
+                            names=NAMES[:seats], base_url="http://silver-eye.test",
+                            commitment="9f" * 32)
+
+
+def every_mail() -> dict[str, compose.Mail]:
+    """``{kind: mail}`` for every kind of mail the server sends."""
+    info = game_info()
+    mails: dict[str, compose.Mail] = {}
+    mails["invitation"] = compose.invitation_mail(info, 0, link=LINK, unsubscribe=UNSUBSCRIBE,
+                                                  deadline_hours=48)
+    state = engine.new_game(3, 11)
+    for seat in range(3):
+        state, _ = engine.apply_action(state, seat, {"type": "peek", "positions": [0, 1]})
+    current = engine.view(state, None)["current"]
+    state, _ = engine.apply_action(state, current, {"type": "draw"})
+    view = engine.view(state, current)
+    due = NOW + timedelta(hours=20)
+    for kind, flags in (("turn", {}), ("reminder", {"reminder": True}), ("digest", {"digest": True})):
+        mails[kind] = compose.turn_mail(info, current, view, since_step=0, due=due, now=NOW,
+                                        link=LINK, unsubscribe=UNSUBSCRIBE, **flags)
+    tie = S.TIE_FOR_FEWEST.play()
+    mails["round_end"] = compose.round_mail(info, 0, tie.view(0), 1, link=LINK,
+                                            unsubscribe=UNSUBSCRIBE)
+    rng = random.Random(2)
+    while tie.state.phase != "over":
+        seat = tie.view(None)["to_act"][0]
+        tie.act(seat, rng.choice(tie.legal(seat)))
+    mails["game_over"] = compose.game_over_mail(info, 0, tie.view(0), link=LINK, replay=REPLAY,
+                                                unsubscribe=UNSUBSCRIBE)
+    for notice in ("absent", "you_absent", "abandoned", "fresh_link"):
+        mails[f"notice_{notice}"] = compose.notice_mail(
+            info, 0, notice, about=1 if notice == "absent" else None, link=LINK,
+            unsubscribe=UNSUBSCRIBE)
+    return mails
