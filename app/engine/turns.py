@@ -5,7 +5,6 @@ decision says where the card in hand came from.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 
@@ -18,34 +17,55 @@ from .table import (Step, add_at_end, draw_top, end_field, forget_deck, int_fiel
                     place_on_pile, public, refusal_text, refusing_obsessor, reveal,
                     spotter_field, turn_down, turn_up)
 
-#: Most exchange choices listed at once. All subsets are listed up to seven cards;
-#: in bigger villages the largest sets are left out (five or more cards can never
-#: match, since no value has more than four cards) but are still accepted.
-EXCHANGE_LIMIT = 180
 MAX_CALL_SIZE = 4
-
-
-@functools.lru_cache(maxsize=64)
-def _listed_sets(allowed: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """The position sets listed for these choosable positions, smallest first (R32)."""
-    out: list[tuple[int, ...]] = []
-    for k in range(1, len(allowed) + 1):
-        combos = list(itertools.combinations(allowed, k))
-        if out and len(out) + len(combos) > EXCHANGE_LIMIT:
-            break
-        out.extend(combos)
-    return tuple(out)
+#: No value has more than four cards (R1), so a set of five or more never matches.
+MAX_MATCH = 4
+COPIES: dict[int, int] = {v: VALUE.count(v) for v in set(VALUE)}
 
 
 def exchange_sets(st: State, seat: int) -> tuple[tuple[int, ...], ...]:
-    """The position sets `exchange_options` lists, as plain tuples (cheap for bots)."""
+    """R32: every exchange that could match as far as the seat knows, smallest first.
+
+    Each choosable card alone (R14), and every set of two to four choosable cards
+    whose known cards share one value v while its unseen cards could all be v too
+    (no more of them than the copies of v the seat has not located). A set the seat
+    knows to mismatch, or of five or more cards, is not listed but still accepted
+    (it fails as R8 says). Built from the seat's knowledge only (R30), so the list
+    tells nothing about unseen cards; its cost is the size of its answer.
+    """
     village = st.villages[seat]
     top = st.pile[-1] if st.pile else None
-    if top is not None and cards.is_obsessor(top):
-        allowed = tuple(p for p, c in enumerate(village) if placeable(st, c))
-    else:
-        allowed = tuple(range(len(village)))
-    return _listed_sets(allowed)
+    obsessor_on_top = top is not None and cards.is_obsessor(top)
+    bit = 1 << seat
+    faceup, know = st.faceup, st.know
+    known_of: dict[int, int] = {}            # value -> cards of it the seat has located
+    for card in range(len(VALUE)):
+        if faceup[card] or know[card] & bit:
+            known_of[VALUE[card]] = known_of.get(VALUE[card], 0) + 1
+    by_value: dict[int, list[int]] = {}
+    unseen: list[int] = []
+    allowed: list[int] = []
+    for pos, card in enumerate(village):
+        if obsessor_on_top and not placeable(st, card):
+            continue
+        allowed.append(pos)
+        if faceup[card] or know[card] & bit:
+            by_value.setdefault(VALUE[card], []).append(pos)
+        else:
+            unseen.append(pos)
+    out: list[tuple[int, ...]] = [(p,) for p in allowed]
+    for value, known in by_value.items():
+        free = COPIES[value] - known_of.get(value, 0)    # copies of v not located
+        for k in range(1, len(known) + 1):
+            for part in itertools.combinations(known, k):
+                for j in range(max(0, 2 - k), min(free, MAX_MATCH - k, len(unseen)) + 1):
+                    for blind in itertools.combinations(unseen, j):
+                        out.append(tuple(sorted(part + blind)))
+    most_free = max((COPIES[v] - known_of.get(v, 0) for v in COPIES), default=0)
+    for j in range(2, min(most_free, MAX_MATCH, len(unseen)) + 1):
+        out.extend(itertools.combinations(unseen, j))
+    out.sort(key=lambda c: (len(c), c))
+    return tuple(out)
 
 
 def exchange_options(st: State, seat: int) -> list[dict]:
@@ -90,6 +110,8 @@ def exchange(step: Step, action: dict, source: str) -> None:
         for card in chosen:                     # R8: shown to everyone
             reveal(st, card)
     if len({VALUE[c] for c in chosen}) > 1:
+        # R46: a non-matching set fails whole (R8): nothing of it reaches the pile, so no
+        # Obsessor can end up below other cards of a non-matching set
         _failed(step, positions, chosen, new, source, end, penalty=len(chosen) >= 3, reason="mismatch")
         return
     obsessor = refusing_obsessor(st, VALUE[chosen[0]])
@@ -119,7 +141,8 @@ def _place_new(st: State, card: int, source: str) -> None:
 
 
 def _failed(step: Step, positions, chosen, new, source, end, penalty, reason, obsessor=None) -> None:
-    """R8/R14: the chosen cards go back facedown, the new card joins at an end."""
+    """R8/R14: the chosen cards go back facedown, the new card joins at an end; R44:
+    a penalty card goes outside it, at the very end."""
     st, seat = step.state, step.seat
     for card in chosen:
         turn_down(st, card)
@@ -244,6 +267,7 @@ class Search(Decision):
         step.emit("pick", position=pos)
 
     def timeout(self, step, entry):
+        """R38: after a silver eye search the timeout picks the top card."""
         self._pick(step, 0)
 
 

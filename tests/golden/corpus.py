@@ -28,7 +28,7 @@ def fingerprint(st) -> dict[str, str]:
 def event_kinds(st, log, seats, seed, options) -> set[str]:
     """Every event kind the game produced (plus "illusionist" if one scored faceup)."""
     kinds: set[str] = set()
-    game = E.new_game(seats, seed, options=options)
+    game = E.new_game(seats, seed, options=options, rules=st.rules)
     for seat, action in log:
         game, events = E.apply_action(game, seat, action)
         for event in events:
@@ -69,9 +69,5 @@ def check(record: dict) -> list[str]:
 
 def replay(record: dict):
     pairs = [(seat, action) for seat, action in record["actions"]]
-    kwargs = {"rules": record["rules"]} if _takes_rules() else {}
-    return E.replay(record["seats"], record["seed"], pairs, options=record["options"], **kwargs)
-
-
-def _takes_rules() -> bool:
-    return hasattr(E, "RULES_VERSION")
+    return E.replay(record["seats"], record["seed"], pairs, options=record["options"],
+                    rules=record["rules"])

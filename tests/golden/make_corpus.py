@@ -25,6 +25,8 @@ from app.engine import bots
 from tests.golden.corpus import event_kinds, fingerprint
 
 HERE = Path(__file__).parent / "games"
+#: The rules version the corpus was made with (the engine keeps replaying it).
+RULES = 1
 
 #: Event kinds that show each card ability (and the rule paths around them) at work.
 ABILITY_EVENTS = {
@@ -37,7 +39,7 @@ ABILITY_EVENTS = {
 def play(seats: int, seed: int, options: dict, timeout_rate: float, stop_after: int | None,
          kinds: list[str]) -> list[tuple[int, dict]]:
     rng = random.Random(f"golden:{seed}")
-    st = E.new_game(seats, seed, options=options)
+    st = E.new_game(seats, seed, options=options, rules=RULES)
     log: list[tuple[int, dict]] = []
     while st.phase != "over" and (stop_after is None or len(log) < stop_after):
         seat = E.to_act(st)[0]
@@ -70,6 +72,9 @@ PLANS = [
 
 
 def main() -> int:
+    if any(HERE.glob("*.json")):
+        print(f"{HERE} already holds the corpus: it is frozen")
+        return 1
     HERE.mkdir(exist_ok=True)
     covered: set[str] = set()
     for name, seats, options, rate, stop, kinds in PLANS:
@@ -77,7 +82,7 @@ def main() -> int:
         best = None
         for seed in range(1, 81):
             log = play(seats, seed, options, rate, stop, kinds)
-            st = E.replay(seats, seed, log, options=options)
+            st = E.replay(seats, seed, log, options=options, rules=RULES)
             gain = len((event_kinds(st, log, seats, seed, options) & ABILITY_EVENTS) - covered)
             if name == "simon_off" and not any(a["type"] == "simon" for _, a in log):
                 continue
@@ -86,7 +91,7 @@ def main() -> int:
         _, seed, log, st = best
         covered |= event_kinds(st, log, seats, seed, options) & ABILITY_EVENTS
         record = {
-            "name": name, "rules": 1, "seats": seats, "seed": seed, "options": options,
+            "name": name, "rules": RULES, "seats": seats, "seed": seed, "options": options,
             "bots": kinds, "timeout_rate": rate, "abandoned": stop is not None,
             "actions": [[s, a] for s, a in log],
             "phase": st.phase, "step": st.step, "totals": list(st.totals),
