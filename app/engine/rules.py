@@ -121,7 +121,8 @@ def legal_actions(st: State, seat: int) -> list[dict]:
 def action_menu(st: State, seat: int) -> tuple[list[dict], tuple[tuple[int, ...], ...]]:
     """`legal_actions` in two parts: every action but the exchanges, and the position
     sets of the exchanges (as `legal_actions` would list them). For bots and
-    simulations that sample an action without building every exchange dict."""
+    simulations that sample an action without building every exchange dict (any
+    other set of one's choosable cards may be posted too, R32)."""
     if st.phase == "play" and seat == st.current and seat not in st.peeks and st.stack:
         kind = st.stack[-1]["kind"]
         if kind in ("drawn", "taken"):

@@ -21,51 +21,70 @@ MAX_CALL_SIZE = 4
 #: No value has more than four cards (R1), so a set of five or more never matches.
 MAX_MATCH = 4
 COPIES: dict[int, int] = {v: VALUE.count(v) for v in set(VALUE)}
+#: Most exchanges listed at once (R32): guesses with unseen cards stop here.
+EXCHANGE_LIMIT = 180
+
+
+def exchange_pool(st: State, seat: int) -> tuple[int, ...]:
+    """The village positions an exchange may choose from (R14); any set of them may be posted."""
+    village = st.villages[seat]
+    top = st.pile[-1] if st.pile else None
+    if top is not None and cards.is_obsessor(top):
+        return tuple(p for p, c in enumerate(village) if placeable(st, c))
+    return tuple(range(len(village)))
 
 
 def exchange_sets(st: State, seat: int) -> tuple[tuple[int, ...], ...]:
-    """R32: every exchange that could match as far as the seat knows, smallest first.
+    """R32: the exchanges offered, smallest first.
 
-    Each choosable card alone (R14), and every set of two to four choosable cards
-    whose known cards share one value v while its unseen cards could all be v too
-    (no more of them than the copies of v the seat has not located). A set the seat
-    knows to mismatch, or of five or more cards, is not listed but still accepted
-    (it fails as R8 says). Built from the seat's knowledge only (R30), so the list
-    tells nothing about unseen cards; its cost is the size of its answer.
+    Each choosable card alone (R14); every set of two to four cards the seat knows to
+    match (all seen by it, one value); then the guesses that could match as far as
+    the seat knows (R30) -- known cards of one value v plus unseen cards that could
+    all be v too (no more than the copies of v it has not seen), or unseen cards
+    only -- fewest unseen cards first, while the list stays under EXCHANGE_LIMIT.
+    Every other set is accepted when posted (and fails as R8 says if it does not
+    match). Built from the seat's knowledge only, so it tells nothing about unseen
+    cards, and its cost is bounded by the limit.
     """
     village = st.villages[seat]
-    top = st.pile[-1] if st.pile else None
-    obsessor_on_top = top is not None and cards.is_obsessor(top)
     bit = 1 << seat
     faceup, know = st.faceup, st.know
-    known_of: dict[int, int] = {}            # value -> cards of it the seat has located
+    seen_of: dict[int, int] = {}              # value -> cards of it the seat has seen anywhere
     for card in range(len(VALUE)):
         if faceup[card] or know[card] & bit:
-            known_of[VALUE[card]] = known_of.get(VALUE[card], 0) + 1
+            seen_of[VALUE[card]] = seen_of.get(VALUE[card], 0) + 1
     by_value: dict[int, list[int]] = {}
     unseen: list[int] = []
-    allowed: list[int] = []
-    for pos, card in enumerate(village):
-        if obsessor_on_top and not placeable(st, card):
-            continue
-        allowed.append(pos)
+    pool = exchange_pool(st, seat)
+    for pos in pool:
+        card = village[pos]
         if faceup[card] or know[card] & bit:
             by_value.setdefault(VALUE[card], []).append(pos)
         else:
             unseen.append(pos)
-    out: list[tuple[int, ...]] = [(p,) for p in allowed]
-    for value, known in by_value.items():
-        free = COPIES[value] - known_of.get(value, 0)    # copies of v not located
-        for k in range(1, len(known) + 1):
-            for part in itertools.combinations(known, k):
-                for j in range(max(0, 2 - k), min(free, MAX_MATCH - k, len(unseen)) + 1):
-                    for blind in itertools.combinations(unseen, j):
-                        out.append(tuple(sorted(part + blind)))
-    most_free = max((COPIES[v] - known_of.get(v, 0) for v in COPIES), default=0)
-    for j in range(2, min(most_free, MAX_MATCH, len(unseen)) + 1):
-        out.extend(itertools.combinations(unseen, j))
+    out: list[tuple[int, ...]] = [(p,) for p in pool]
+    for known in by_value.values():           # known matches: always listed
+        for k in range(2, len(known) + 1):
+            out.extend(itertools.combinations(known, k))
+    room = max(0, EXCHANGE_LIMIT - len(out))
+    free = {v: COPIES[v] - seen_of.get(v, 0) for v in COPIES}   # copies of v not seen
+    out.extend(itertools.islice(_guesses(by_value, unseen, free), room))
     out.sort(key=lambda c: (len(c), c))
     return tuple(out)
+
+
+def _guesses(by_value: dict[int, list[int]], unseen: list[int], free: dict[int, int]):
+    """Sets with unseen cards that could match (R32), fewest unseen cards first."""
+    most_free = min(MAX_MATCH, max(free.values()))
+    for j in range(1, min(most_free, len(unseen)) + 1):
+        for value, known in by_value.items():
+            if free[value] >= j:
+                for k in range(1, min(len(known), MAX_MATCH - j) + 1):
+                    for part in itertools.combinations(known, k):
+                        for blind in itertools.combinations(unseen, j):
+                            yield tuple(sorted(part + blind))
+        if j >= 2:
+            yield from itertools.combinations(unseen, j)
 
 
 def exchange_options(st: State, seat: int) -> list[dict]:

@@ -9,6 +9,7 @@ from itertools import combinations
 
 from app import engine as E
 from app.engine.cards import VALUE
+from app.engine import turns
 from app.engine.rules import action_menu
 from tests.engine.scenario import Game, discard, draw, exchange, ids, stack, take
 
@@ -16,7 +17,7 @@ TWOS, THREES, FOURS, FIVES = ids(2), ids(3), ids(4), ids(5)
 SIXES, SEVENS, EIGHTS, TENS, ELEVENS, TWELVES = ids(6), ids(7), ids(8), ids(10), ids(11), ids(12)
 
 
-def _nine_cards_knowing_all_four_tens() -> Game:
+def _nine_cards_knowing_all_four_tens(options: dict | None = None) -> Game:
     """Seat 0 ends up with nine cards, the four 10s among them, all known to it:
     two failed three-card exchanges reveal three 10s (R8) and bring in the drawn
     fourth 10 plus two penalty cards (R44)."""
@@ -24,7 +25,7 @@ def _nine_cards_knowing_all_four_tens() -> Game:
     # seat 0 draw, penalty; seat 1 draw; seat 0 draw (the fourth 10), penalty; seat 1 draw;
     # seat 0 draw
     top = [SIXES[0], THREES[0], FIVES[0], TENS[3], THREES[1], FIVES[1], FOURS[0]]
-    game = Game.start(2, stack([v0], discard=FIVES[2], top=top), first=0)
+    game = Game.start(2, stack([v0], discard=FIVES[2], top=top), first=0, options=options)
     game.peek_all()
     game.act(0, draw())
     game.act(0, exchange(2, 3, 4))               # fails: T2, 11, 12 shown; 6 and a penalty join
@@ -53,7 +54,7 @@ def test_r32_a_seat_knowing_all_four_tens_in_a_nine_card_village_is_offered_the_
     assert len(game.village(0)) == 6
 
 
-def test_r32_the_list_holds_every_set_that_could_match_as_far_as_the_seat_knows():
+def test_r32_below_the_limit_the_list_holds_every_set_that_could_match_as_far_as_the_seat_knows():
     game = _nine_cards_knowing_all_four_tens()
     village = game.village(0)
     listed = {tuple(a["positions"]) for a in game.legal(0) if a["type"] == "exchange"}
@@ -73,6 +74,20 @@ def test_r32_the_list_holds_every_set_that_could_match_as_far_as_the_seat_knows(
     events = game.act(0, exchange(0, 1, 2, 3, 4))
     assert events[0]["type"] == "exchange_failed" and events[0]["penalty"] is True
     assert len(game.village(0)) == 11
+
+
+def test_r32_guesses_with_unseen_cards_stop_at_the_limit_but_any_set_may_be_posted():
+    game = _nine_cards_knowing_all_four_tens(options={"memory": True})   # R43: all forgotten
+    assert not any(game.knows(0, c) for c in game.village(0))
+    listed = [tuple(a["positions"]) for a in game.legal(0) if a["type"] == "exchange"]
+    assert len(listed) == turns.EXCHANGE_LIMIT
+    assert all((p,) in listed for p in range(9))                    # every card alone
+    assert all(len(c) <= 4 for c in listed)
+    sizes = [len(c) for c in listed]
+    assert sizes.count(2) == 36 and sizes.count(3) == 84              # fewest unseen first
+    assert (5, 6, 7, 8) not in listed
+    events = game.act(0, exchange(5, 6, 7, 8))                        # posted all the same
+    assert events[0]["type"] == "exchange_failed"
 
 
 def _located(game: Game, value: int) -> int:
