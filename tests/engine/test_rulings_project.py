@@ -5,9 +5,11 @@ drawn from the deck turns its drawer's whole village faceup (R19).
 """
 from __future__ import annotations
 
+import random
 from itertools import combinations
 
 from app import engine as E
+from app.engine import bots
 from app.engine.cards import VALUE
 from app.engine import turns
 from app.engine.rules import action_menu
@@ -414,3 +416,8 @@ def test_r47_games_of_rules_version_1_keep_scoring_at_once():
     scored = [e for e in game.events if e["type"] == "round_scored"]
     assert scored and scored[0]["sums"][1] == 2 + 5 + 6 + 4     # the claim never opened
     assert game.state.rules == 1
+
+
+def test_r47_the_greedy_bot_makes_its_round_end_simon_discard():
+    game = _simon_off_caller_sees_a_matching_card_on_the_last_step()
+    assert bots.greedy_bot(game.state, 1, random.Random(1)) == {"type": "simon", "position": 3}

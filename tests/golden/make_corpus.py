@@ -10,8 +10,10 @@ hash of every seat's (and the spectator's) final view. `test_golden.py` replays
 them under the rules version they name; a change that alters any of them must
 bump `engine.RULES_VERSION` and keep the old behaviour for old logs.
 
-The corpus was generated with rules version 1 (the code before the R32 listing
-and the Simon round-end fix). Do not regenerate it to make a test pass.
+The corpus was generated with rules version 1 on commit 992e5f3 (the code before
+the R32 listing and the Simon round-end fix: the bots' choices depend on the
+listing, so running this again now gives other games). Do not regenerate it to
+make a test pass.
 """
 from __future__ import annotations
 

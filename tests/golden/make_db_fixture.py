@@ -7,7 +7,9 @@ with games made through `app.services` as the lobby makes them: finished
 all-bot games, running games with humans part way (their state cache written
 by the code of the time), one with the memory option and Simon `off`, and an
 abandoned one. `tests/web/test_check_games.py` copies it, migrates it to head
-and runs `flask --app app check-games` on it. Frozen: do not regenerate.
+and runs `flask --app app check-games` on it. Frozen: do not regenerate. (It ran
+on commit 992e5f3, the last code of rules version 1 at revision 0004; later code
+writes columns that revision does not have.)
 """
 from __future__ import annotations
 
