@@ -40,6 +40,11 @@ def event_kinds(st, log, seats, seed, options) -> set[str]:
                     kinds.add("illusionist")
             if event["type"] == "simon" and not event.get("auto"):
                 kinds.add("simon_claim")
+        types = [e["type"] for e in events]
+        if "round_end" in types and (
+                (types[0] == "simon" and not events[0].get("auto"))
+                or (types[0] == "skip" and events[0].get("what") == "simon_claim")):
+            kinds.add("simon_round_end")       # R47 (rules 2): a claim held the round end
     return kinds
 
 

@@ -1,6 +1,6 @@
 """Generate the golden corpus once; after that the files are frozen (issue 10).
 
-    .venv/bin/python -m tests.golden.make_corpus      # writes tests/golden/games/*.json
+    .venv/bin/python -m tests.golden.make_corpus [RULES]   # writes tests/golden/games/*.json
 
 Each game is a complete log played by the engine's own bots (random and greedy,
 with a seat timing out now and then), chosen so that the corpus covers 2, 3 and
@@ -10,7 +10,11 @@ hash of every seat's (and the spectator's) final view. `test_golden.py` replays
 them under the rules version they name; a change that alters any of them must
 bump `engine.RULES_VERSION` and keep the old behaviour for old logs.
 
-The corpus was generated with rules version 1 on commit 992e5f3 (the code before
+Each rules version has its corpus (`rules2_*.json` for version 2, with a game
+where R47 holds a round end for a Simon claim); a new version adds its own with
+`make_corpus N` and leaves the older ones alone.
+
+The version-1 corpus was generated on commit 992e5f3 (the code before
 the R32 listing and the Simon round-end fix: the bots' choices depend on the
 listing, so running this again now gives other games). Do not regenerate it to
 make a test pass.
@@ -27,8 +31,8 @@ from app.engine import bots
 from tests.golden.corpus import event_kinds, fingerprint
 
 HERE = Path(__file__).parent / "games"
-#: The rules version the corpus was made with (the engine keeps replaying it).
-RULES = 1
+#: The rules versions a corpus was made for (the engine keeps replaying each).
+FROZEN = (1, 2)
 
 #: Event kinds that show each card ability (and the rule paths around them) at work.
 ABILITY_EVENTS = {
@@ -39,9 +43,9 @@ ABILITY_EVENTS = {
 
 
 def play(seats: int, seed: int, options: dict, timeout_rate: float, stop_after: int | None,
-         kinds: list[str]) -> list[tuple[int, dict]]:
+         kinds: list[str], rules: int) -> list[tuple[int, dict]]:
     rng = random.Random(f"golden:{seed}")
-    st = E.new_game(seats, seed, options=options, rules=RULES)
+    st = E.new_game(seats, seed, options=options, rules=rules)
     log: list[tuple[int, dict]] = []
     while st.phase != "over" and (stop_after is None or len(log) < stop_after):
         seat = E.to_act(st)[0]
@@ -71,36 +75,52 @@ PLANS = [
     ("timeouts", 3, {}, 0.3, None, ["random", "random", "random"]),
     ("abandoned", 4, {"memory": True}, 0.05, 90, ["random", "greedy", "random", "greedy"]),
 ]
+#: Plans that show what a rules version changed, with the event kind they must show.
+NEW_IN = {
+    2: [("simon_round_end", 3, {"simon": ["off", "off", "off"]}, 0.1, None, ["random"] * 3,
+         "simon_round_end")],
+}
 
 
-def main() -> int:
-    if any(HERE.glob("*.json")):
-        print(f"{HERE} already holds the corpus: it is frozen")
-        return 1
+def file_name(name: str, rules: int) -> str:
+    return f"{name}.json" if rules == 1 else f"rules{rules}_{name}.json"
+
+
+def main(argv: list[str]) -> int:
+    rules = int(argv[0]) if argv else 1
     HERE.mkdir(exist_ok=True)
+    plans = [plan + (None,) for plan in PLANS] + NEW_IN.get(rules, [])
+    if any((HERE / file_name(plan[0], rules)).exists() for plan in plans):
+        print(f"{HERE} already holds the corpus of rules {rules}: it is frozen")
+        return 1
     covered: set[str] = set()
-    for name, seats, options, rate, stop, kinds in PLANS:
+    for name, seats, options, rate, stop, kinds, needs in plans:
         # the seed whose game adds the most unseen event kinds (first 80 tried)
         best = None
-        for seed in range(1, 81):
-            log = play(seats, seed, options, rate, stop, kinds)
-            st = E.replay(seats, seed, log, options=options, rules=RULES)
-            gain = len((event_kinds(st, log, seats, seed, options) & ABILITY_EVENTS) - covered)
+        for seed in range(1, 81 if needs is None else 400):
+            log = play(seats, seed, options, rate, stop, kinds, rules)
+            st = E.replay(seats, seed, log, options=options, rules=rules)
+            shown = event_kinds(st, log, seats, seed, options)
+            gain = len((shown & ABILITY_EVENTS) - covered)
             if name == "simon_off" and not any(a["type"] == "simon" for _, a in log):
+                continue
+            if needs is not None and needs not in shown:
                 continue
             if best is None or gain > best[0]:
                 best = (gain, seed, log, st)
+            if needs is not None:
+                break
         _, seed, log, st = best
         covered |= event_kinds(st, log, seats, seed, options) & ABILITY_EVENTS
         record = {
-            "name": name, "rules": RULES, "seats": seats, "seed": seed, "options": options,
+            "name": name, "rules": rules, "seats": seats, "seed": seed, "options": options,
             "bots": kinds, "timeout_rate": rate, "abandoned": stop is not None,
             "actions": [[s, a] for s, a in log],
             "phase": st.phase, "step": st.step, "totals": list(st.totals),
             "round_scores": [list(r) for r in st.round_scores],
             "views": fingerprint(st),
         }
-        (HERE / f"{name}.json").write_text(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
+        (HERE / file_name(name, rules)).write_text(json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n")
         print(f"{name}: seed {seed}, {len(log)} actions, phase {st.phase}, totals {st.totals}")
     missing = ABILITY_EVENTS - covered
     print("event kinds covered:", sorted(covered))
@@ -111,4 +131,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -25,21 +25,35 @@ def test_a_golden_game_replays_exactly_as_recorded(record):
     assert check(record) == []
 
 
-def test_the_corpus_covers_seats_options_timeouts_an_abandoned_game_and_every_ability():
-    assert {r["seats"] for r in RECORDS} == {2, 3, 4}
-    assert any(r["options"].get("memory") for r in RECORDS)
-    assert any("off" in (r["options"].get("simon") or ()) for r in RECORDS)
-    assert any(a["type"] == "pass" for r in RECORDS for _, a in r["actions"])
-    assert any(r["abandoned"] and r["phase"] != "over" for r in RECORDS)
-    assert all(r["phase"] == "over" for r in RECORDS if not r["abandoned"])
+def test_every_supported_rules_version_has_its_corpus():
+    assert {r["rules"] for r in RECORDS} == set(E.SUPPORTED_RULES)
+
+
+@pytest.mark.parametrize("rules", E.SUPPORTED_RULES)
+def test_each_corpus_covers_seats_options_timeouts_an_abandoned_game_and_every_ability(rules):
+    records = [r for r in RECORDS if r["rules"] == rules]
+    assert {r["seats"] for r in records} == {2, 3, 4}
+    assert any(r["options"].get("memory") for r in records)
+    assert any("off" in (r["options"].get("simon") or ()) for r in records)
+    assert any(a["type"] == "pass" for r in records for _, a in r["actions"])
+    assert any(r["abandoned"] and r["phase"] != "over" for r in records)
+    assert all(r["phase"] == "over" for r in records if not r["abandoned"])
     kinds = set()
-    for r in RECORDS:
+    for r in records:
         kinds |= event_kinds(replay(r), r["actions"], r["seats"], r["seed"], r["options"])
     assert ABILITY_EVENTS <= kinds
-    # every card value was in play with its ability: the events above name them, and
-    # every value was drawn or dealt into a village at least once
-    assert set(VALUE) <= {c["value"] for r in RECORDS for e in _events(r)
+    # every card value was in a village when a round was turned up
+    assert set(VALUE) <= {c["value"] for r in records for e in _events(r)
                           for v in e.get("villages", ()) for c in v}
+    if rules >= 2:
+        assert "simon_round_end" in kinds        # R47 at work
+
+
+def test_a_rules_2_log_replayed_under_rules_1_is_caught():
+    """The version switch matters: the R47 game does not replay under the old rules."""
+    record = next(r for r in RECORDS if r["name"] == "simon_round_end")
+    assert check(record) == []
+    assert check({**record, "rules": 1}) != []
 
 
 def _events(record):
