@@ -132,3 +132,24 @@ def test_a_gap_in_the_log_and_an_unknown_rules_version_fail(old_store):
     assert result.exit_code == 1 and "2 failed" in result.output
     assert "the log's seq is not 1..51" in result.output
     assert "rules version 99 cannot be replayed" in result.output
+
+
+def test_a_cache_pickled_by_other_engine_code_is_ignored(new_game, app):
+    created = new_game(seats=2)
+    rng = random.Random(4)
+    snap = services.snapshot(created.game_id)
+    for _ in range(6):
+        seat, action = random_move(snap.state, rng)
+        snap = services.submit_action(created.game_id, seat, action, snap.seq).snapshot
+    expected = [snap.view(seat) for seat in (None, 0, 1)]
+    with Session(get_engine(app)) as session:
+        row = session.get(store.StateCache, created.game_id)
+        assert row.engine_version == engine.ENGINE_VERSION
+        # same seq, but another engine's idea of the state (here: the deal, unplayed)
+        row.state = pickle.dumps(engine.new_game(2, 12345))
+        row.engine_version = "1-0123456789abcdef"
+        session.add(row)
+        session.commit()
+    assert [services.snapshot(created.game_id).view(s) for s in (None, 0, 1)] == expected
+    result = app.test_cli_runner().invoke(args=["check-games"])
+    assert result.exit_code == 0 and "differs from the replay (written by engine 1-0123" in result.output
