@@ -111,6 +111,8 @@ class GameInfo:
     commitment: str
     seed: str | None
     seq: int
+    #: The rules version the game is played under (docs/rules.md, "Rules versions").
+    rules: int = 1
 
     @property
     def names(self) -> list[str]:
@@ -123,7 +125,7 @@ class GameInfo:
             "created": self.created.isoformat(), "options": self.options,
             "seats": [{"index": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
             "names": self.names, "commitment": self.commitment, "seed": self.seed,
-            "seq": self.seq,
+            "seq": self.seq, "rules": self.rules,
         }
 
 
@@ -231,7 +233,7 @@ def _game_info(game: store.Game, seats: Iterable[store.Seat], seq: int) -> GameI
         seats=tuple(SeatInfo(s.index, s.name, s.kind) for s in seats),
         commitment=game.commitment,
         seed=game.seed if game.status == "over" else None,
-        seq=seq,
+        seq=seq, rules=game.rules_version,
     )
 
 

@@ -153,3 +153,12 @@ def test_a_cache_pickled_by_other_engine_code_is_ignored(new_game, app):
     assert [services.snapshot(created.game_id).view(s) for s in (None, 0, 1)] == expected
     result = app.test_cli_runner().invoke(args=["check-games"])
     assert result.exit_code == 0 and "differs from the replay (written by engine 1-0123" in result.output
+
+
+def test_the_game_says_which_rules_it_is_played_under(old_store):
+    old = games(old_store, "over")[0]
+    assert services.game_info(old.id).public()["rules"] == 1
+    created = services.create_game([{"name": "Ann"}, {"name": "Bo"}], {}, seed="5")
+    assert services.game_info(created.game_id).public()["rules"] == engine.RULES_VERSION
+    replay = services.replay_frames(old.id, reveal=True, first=0, last=0)
+    assert replay["game"]["rules"] == 1 and "rules=1)" in replay["how_to_verify"]
