@@ -1,4 +1,5 @@
-"""``flask --app app ...`` commands: migrate, create a game, rotate a link, show a game.
+"""``flask --app app ...`` commands: migrate, create a game, rotate a link, show a game,
+check every stored game against its replay.
 
 They call ``app.services`` like the web pages do, so a game made here is the
 same as one made in the lobby (bots move at once, hooks send invitations).
@@ -116,8 +117,30 @@ def abandon_game_command(game_id: str) -> None:
     click.echo(f"game {game_id} abandoned")
 
 
+@click.command("check-games")
+@click.option("--game", "game_ids", multiple=True, help="Check only this game (repeatable).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the games that fail.")
+@with_appcontext
+def check_games_command(game_ids: tuple[str, ...], quiet: bool) -> None:
+    """Replay every game under its rules version; compare with its log's seq and its cache.
+
+    Read only: a failing game is reported (exit status 1), never rewritten.
+    """
+    from app.game_check import check_games
+
+    checked = failed = 0
+    for result in check_games(list(game_ids)):
+        checked += 1
+        failed += not result.ok
+        if not quiet or not result.ok:
+            click.echo(result.line())
+    click.echo(f"{checked} games checked, {failed} failed")
+    if failed:
+        raise SystemExit(1)
+
+
 COMMANDS = (db_upgrade_command, create_game_command, rotate_link_command,
-            show_game_command, abandon_game_command)
+            show_game_command, abandon_game_command, check_games_command)
 
 
 def init_app(app: Any) -> None:

@@ -111,6 +111,8 @@ class GameInfo:
     commitment: str
     seed: str | None
     seq: int
+    #: The rules version the game is played under (docs/rules.md, "Rules versions").
+    rules: int = 1
 
     @property
     def names(self) -> list[str]:
@@ -123,7 +125,7 @@ class GameInfo:
             "created": self.created.isoformat(), "options": self.options,
             "seats": [{"index": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
             "names": self.names, "commitment": self.commitment, "seed": self.seed,
-            "seq": self.seq,
+            "seq": self.seq, "rules": self.rules,
         }
 
 
@@ -231,7 +233,7 @@ def _game_info(game: store.Game, seats: Iterable[store.Seat], seq: int) -> GameI
         seats=tuple(SeatInfo(s.index, s.name, s.kind) for s in seats),
         commitment=game.commitment,
         seed=game.seed if game.status == "over" else None,
-        seq=seq,
+        seq=seq, rules=game.rules_version,
     )
 
 
@@ -244,7 +246,7 @@ def _get_game(session: Session, game_id: str) -> store.Game:
 
 def _fresh_state(game: store.Game) -> Any:
     return engine.new_game(game.seats, engine_seed(game.seed),
-                           options=engine_options(game.options or {}))
+                           options=engine_options(game.options or {}), rules=game.rules_version)
 
 
 def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
@@ -267,7 +269,7 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
         log.warning("state cache of game %s is stale; replaying the log", game.id)
     rows = store.load_actions(session, game.id)
     state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(rows),
-                          options=engine_options(game.options or {}))
+                          options=engine_options(game.options or {}), rules=game.rules_version)
     return (rows[-1].seq if rows else 0), state
 
 
@@ -352,6 +354,7 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
         info = _game_info(game, seats, rows[-1].seq if rows else 0)
         state = _fresh_state(game)
         seed, seat_count, options = game.seed, game.seats, engine_options(game.options or {})
+        rules = game.rules_version
         log_pairs = [(row.seq, row.seat, dict(row.action), row.source) for row in rows]
     over = info.status == "over"
     if reveal and not over:
@@ -391,7 +394,8 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
         result["how_to_verify"] = (
             f"sha256('{seed}') is {info.commitment}, the commitment shown since the game "
             f"began. engine.replay({seat_count}, {engine_seed(seed)!r}, log, "
-            f"options={options!r}) rebuilds every deal and every move.")
+            f"options={options!r}, rules={rules}) rebuilds every deal and every move "
+            f"(under rules version {rules}, the one the game was created with).")
     return result
 
 
@@ -500,7 +504,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
                               f"hour (at most {per_hour}). Please try again later.")
         game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
                           commitment=commitment_of(seed), seats=len(cleaned),
-                          created_by=creator or None)
+                          created_by=creator or None, rules_version=state.rules)
         session.add(game)
         session.flush()
         for index, player in enumerate(cleaned):

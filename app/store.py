@@ -17,6 +17,8 @@ from typing import Any, Iterable
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, select
 
+from app.engine.versions import ENGINE_VERSION
+
 GAME_STATUSES = ("running", "over", "abandoned")
 SEAT_KINDS = ("human", "bot")
 ACTION_SOURCES = ("player", "timeout", "system")
@@ -61,6 +63,10 @@ class Game(SQLModel, table=True):
     #: Who started it, as a keyed hash of the lobby request's address (never the
     #: address itself): the lobby counts recent games per address to limit floods.
     created_by: str | None = Field(default=None, max_length=64, nullable=True)
+    #: The rules version the game was created under (``engine.RULES_VERSION`` then);
+    #: the game is replayed under it for ever (docs/rules.md, "Rules versions").
+    rules_version: int = Field(default=1, nullable=False,
+                               sa_column_kwargs={"server_default": "1"})
 
 
 class Seat(SQLModel, table=True):
@@ -108,6 +114,9 @@ class StateCache(SQLModel, table=True):
     game_id: str = Field(foreign_key="game.id", max_length=64, primary_key=True)
     seq: int = Field(nullable=False)
     state: bytes = Field(sa_type=sa.LargeBinary, nullable=False)
+    #: ``engine.ENGINE_VERSION`` of the code that pickled ``state``; any other is ignored.
+    engine_version: str = Field(default="", max_length=64, nullable=False,
+                                sa_column_kwargs={"server_default": ""})
     updated: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True),
                              nullable=False)
 
@@ -171,11 +180,12 @@ def as_pairs(actions: Iterable[Action]) -> list[tuple[int, dict[str, Any]]]:
 def read_cache(session: Session, game_id: str) -> tuple[int, Any] | None:
     """``(seq, state)`` from the cache, or None when missing or unreadable.
 
-    An unreadable pickle (the engine changed since it was written) is treated
-    like a missing one: the caller rebuilds from the log.
+    A pickle written by other engine code (another ``ENGINE_VERSION``) is not
+    trusted even if it loads, and an unreadable one is treated like a missing
+    one: the caller rebuilds from the log.
     """
     row = session.get(StateCache, game_id)
-    if row is None:
+    if row is None or row.engine_version != ENGINE_VERSION:
         return None
     try:
         return row.seq, pickle.loads(row.state)
@@ -188,7 +198,9 @@ def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
     blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
     row = session.get(StateCache, game_id)
     if row is None:
-        session.add(StateCache(game_id=game_id, seq=seq, state=blob))
+        session.add(StateCache(game_id=game_id, seq=seq, state=blob,
+                               engine_version=ENGINE_VERSION))
     else:
         row.seq, row.state, row.updated = seq, blob, utcnow()
+        row.engine_version = ENGINE_VERSION
         session.add(row)

@@ -55,6 +55,27 @@ def replay_ms() -> tuple[float, int]:
     return statistics.median(times), int(statistics.median(len(log) for log in logs))
 
 
+def listing_cost() -> dict[bool, tuple[float, int, int]]:
+    """R32: legal_actions at exchange decisions (drawn/taken) in random-bot games,
+    without and with the memory option: median us per call, largest list, calls."""
+    out = {}
+    for memory in (False, True):
+        times, largest = [], 0
+        for seed in range(20):
+            rng = random.Random(seed)
+            st = E.new_game(4, seed, options={"memory": memory})
+            while st.phase != "over":
+                seat = E.to_act(st)[0]
+                if seat == st.current and st.stack and st.stack[-1]["kind"] in ("drawn", "taken"):
+                    t0 = time.perf_counter()
+                    acts = E.legal_actions(st, seat)
+                    times.append((time.perf_counter() - t0) * 1e6)
+                    largest = max(largest, len(acts))
+                apply_in_place(st, seat, bots.random_bot(st, seat, rng))
+        out[memory] = (statistics.median(times), largest, len(times))
+    return out
+
+
 def clone_baseline_us() -> float:
     st = E.new_game(4, 1)
     t0 = time.perf_counter()
@@ -75,6 +96,9 @@ def main() -> None:
     print(f"replay of a complete game log                  : {ms:8.2f} ms ({log_len} actions, median)")
     print(f"baseline: one state copy                       : {base:8.2f} us; per action in place "
           f"{1e6 / (rate_inplace * steps):.1f} us (bot included)")
+    for memory, (us, largest, calls) in listing_cost().items():
+        print(f"legal_actions at an exchange{' (memory)' if memory else '         '}      : {us:8.1f} us "
+              f"median of {calls} calls; longest list {largest} (R32 keeps it under 200)")
     print(f"targets: >= 200 games/s -> in place {'met' if rate_inplace >= 200 else 'NOT met'}, "
           f"pure {'met' if rate_pure >= 200 else 'NOT met'}; "
           f"replay <= 5 ms -> {'met' if ms <= 5 else 'NOT met'}")

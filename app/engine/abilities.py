@@ -126,7 +126,8 @@ class Twister(Decision):
             replace_top(st, left=left, turned=turned + (card,))
 
     def timeout(self, step, entry):
-        """R29: declined if not started, else the leftmost cards needed."""
+        """R29: declined if not started; R37: else the leftmost untwisted cards, own
+        village first, then the other villages clockwise."""
         if entry.get("left") is None:
             return super().timeout(step, entry)
         st = step.state
@@ -175,6 +176,7 @@ class Ghost(Decision):
 
 @register
 class SplitSeer(Decision):
+    """R39: the villages may be looked into in any order; `skip` ends the Split Seer."""
     kind = "seer"
     prompt = "look at one facedown card in each village"
 
@@ -217,6 +219,8 @@ class Dracula(Decision):
         if action["type"] != "dracula":
             raise IllegalAction("Use the Dracula (dracula) or skip it.")
         st = step.state
+        # R41: the cards directly beneath the Dracula's own card, even if Simon
+        # discards were put on top of it since
         idx = st.pile.index(entry["card"])
         start = max(0, idx - 5)
         moved = st.pile[start:idx]
@@ -232,7 +236,13 @@ class Dracula(Decision):
 
 @register
 class Underminer(Decision):
-    """Four small steps: two cards of one village, then the two pile cards for them."""
+    """Four small steps: two cards of one village, then the two pile cards for them.
+
+    R34: nothing moves until all four are chosen (so `skip` cancels cleanly); the
+    first village card goes to the very bottom of the pile, the second just above
+    it, the first pile card takes the first village spot; a chosen card gone
+    meanwhile (a Simon claim) makes the Underminer lapse.
+    """
     kind = "underminer"
     prompt = "swap two cards of one village with two cards of the pile"
 
@@ -341,6 +351,9 @@ def start_spotter(st: State, value: int, uses: int) -> None:
 
 @register
 class Spotter(Decision):
+    """R33: one search per faceup Spotter counted before the discard; a search ends at
+    the first match or when the village has no unlooked facedown card; `skip` gives
+    up the remaining searches too."""
     kind = "spotter"
     prompt = "look through one village's facedown cards for a match"
 
@@ -437,6 +450,8 @@ def gamble(step: Step, action: dict, used: int = 0, start: int | None = None) ->
         place_on_pile(step, card)
     joined = None
     if not right:
+        # R42: the next top deck card joins (unseen if facedown), even when the flipped
+        # card went to the pile; with the deck then empty, nothing joins
         joined = draw_top(st)
         if joined is not None:
             add_at_end(st, seat, joined, end)
@@ -509,7 +524,8 @@ def simon_preference(st: State, seat: int) -> str:
 
 def simon_reactions(step: Step) -> None:
     """After a step that put a card on top: auto seats discard their matches, the
-    others get a window to claim theirs by hand while that value is on top."""
+    others get a window to claim theirs by hand while that value is on top (R36:
+    it opens at the end of the step that put the card there)."""
     st = step.state
     if not any(st.faceup[c] for c in SIMON_IDS):    # no Simon faceup anywhere: nothing to do
         st.simon_window = None
@@ -542,6 +558,7 @@ def simon_reactions(step: Step) -> None:
 
 
 def simon_claim_options(st: State, seat: int) -> list[dict]:
+    """R36: open while the window's value is on top; a claim never opens a new window."""
     window = st.simon_window
     if window is None or seat not in window["allow"] or not st.pile:
         return []
@@ -549,6 +566,13 @@ def simon_claim_options(st: State, seat: int) -> list[dict]:
         return []
     return [{"type": "simon", "position": p} for p, c in enumerate(st.villages[seat])
             if st.faceup[c] and VALUE[c] == window["value"] and placeable(st, c)]
+
+
+def simon_decline(step: Step, timeout: bool = False) -> None:
+    """R47: a seat waited for at round end gives up its remaining Simon claims."""
+    st, seat = step.state, step.seat
+    st.simon_window["claims"][seat] = st.simon_window["allow"][seat]
+    step.emit("skip", what="simon_claim", timeout=timeout)
 
 
 def simon_claim(step: Step, action: dict) -> None:

@@ -75,6 +75,9 @@ def greedy_bot(state, seat: int, rng: random.Random) -> dict:
     elif pending in ("seer", "twister"):
         own = [a for a in acts if a.get("seat") == seat and mine[a["position"]]["value"] is None]
         choice = own[0] if own else None
+    elif pending == "simon_claims":          # R47: a Simon discard lowers the score
+        claims = [a for a in acts if a["type"] == "simon"]
+        choice = claims[0] if claims else None
     elif pending == "drunk":
         choice = {"type": "drunk", "seat": (seat + 1) % v["seats"], "end": "right"}
     if choice is not None and _key(choice) in legal:

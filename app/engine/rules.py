@@ -1,18 +1,22 @@
 """The game's course: setup, whose decision it is, applying one action, turn and
 round ends. Card abilities are in `abilities.py`, turns in `turns.py`, round-end
 scoring in `scoring.py`; this module ties them together and is the engine's API.
+
+A game is played under the rules version it was created with (`versions.py`);
+where versions differ, the code says `st.rules >= N`.
 """
 from __future__ import annotations
 
 import random
 
 from . import abilities, turns  # noqa: F401  (register their decisions)
-from .abilities import simon_claim, simon_claim_options, simon_reactions
+from .abilities import simon_claim, simon_claim_options, simon_decline, simon_reactions
 from .cards import DECK_SIZE
-from .decisions import REGISTRY
+from .decisions import REGISTRY, SKIP
 from .scoring import end_round, next_resolution, resolution_options, resolve, score_round
 from .state import IllegalAction, State, seat_bit
 from .table import Step, facedown_positions, learn, public, turn_up
+from .versions import check_rules
 
 MIN_SEATS, MAX_SEATS, ROUNDS = 2, 4, 4
 META_ACTIONS = ("back", "away")   # log-only: a seat's presence (R29), no rule effect
@@ -21,7 +25,9 @@ META_ACTIONS = ("back", "away")   # log-only: a seat's presence (R29), no rule e
 # --- setup ---------------------------------------------------------------------
 
 def new_game(seats: int, seed: int, decks: list[list[int]] | None = None,
-             options: dict | None = None) -> State:
+             options: dict | None = None, rules: int | None = None) -> State:
+    """A dealt game; `rules` is the rules version to play (default: the newest)."""
+    rules = check_rules(rules)
     if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
         raise ValueError("Silver Eye is played by 2 to 4 seats")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -34,7 +40,7 @@ def new_game(seats: int, seed: int, decks: list[list[int]] | None = None,
                 raise ValueError("a stacked deck must hold each card id 0-51 once (R3)")
             stacked.append(None if deck is None else tuple(deck))
         stacked = tuple(stacked)
-    st = State(seats=seats, seed=seed, options=dict(options or {}), decks=stacked)
+    st = State(seats=seats, seed=seed, options=dict(options or {}), decks=stacked, rules=rules)
     st.totals = [0] * seats
     st.eye_holder = random.Random(f"{seed}:first").randrange(seats)   # R6
     st.eye_open = False
@@ -76,6 +82,8 @@ def deal(step: Step, round_no: int) -> None:
 
 def to_act(st: State) -> list[int]:
     if st.phase == "play":
+        if st.round_end is not None:
+            return claims_waiting(st)
         return [st.current] + [s for s in st.peeks if s != st.current]
     if st.phase == "resolve":
         pending = next_resolution(st)
@@ -97,6 +105,9 @@ def legal_actions(st: State, seat: int) -> list[dict]:
     if st.phase == "play":
         if seat in st.peeks:
             return peek_options(st, seat)
+        if st.round_end is not None:
+            claims = simon_claim_options(st, seat)
+            return claims + [SKIP] if claims else []
         acts = []
         if seat == st.current:
             entry = st.stack[-1]
@@ -110,8 +121,9 @@ def legal_actions(st: State, seat: int) -> list[dict]:
 def action_menu(st: State, seat: int) -> tuple[list[dict], tuple[tuple[int, ...], ...]]:
     """`legal_actions` in two parts: every action but the exchanges, and the position
     sets of the exchanges (as `legal_actions` would list them). For bots and
-    simulations that sample an action without building every exchange dict."""
-    if st.phase == "play" and seat == st.current and seat not in st.peeks:
+    simulations that sample an action without building every exchange dict (any
+    other set of one's choosable cards may be posted too, R32)."""
+    if st.phase == "play" and seat == st.current and seat not in st.peeks and st.stack:
         kind = st.stack[-1]["kind"]
         if kind in ("drawn", "taken"):
             others = turns.Drawn.other_options(st) if kind == "drawn" else []
@@ -126,6 +138,8 @@ def default_action(st: State, seat: int) -> dict | None:
     if st.phase == "play":
         if seat in st.peeks:
             return {"type": "peek", "positions": facedown_positions(st, seat)[:2]}
+        if st.round_end is not None:
+            return {"type": "pass"} if seat in claims_waiting(st) else None
         if seat == st.current:
             return {"type": "pass"}
     elif st.phase == "resolve":
@@ -144,8 +158,10 @@ def apply_action(st: State, seat: int, action: dict) -> tuple[State, list[dict]]
     return new, events
 
 
-def replay(seats: int, seed: int, actions, decks=None, options=None) -> State:
-    st = new_game(seats, seed, decks, options)
+def replay(seats: int, seed: int, actions, decks=None, options=None,
+           rules: int | None = None) -> State:
+    """The state after a log, played under `rules` (the version the game was created with)."""
+    st = new_game(seats, seed, decks, options, rules)
     for seat, action in actions:
         apply_in_place(st, seat, action)
     return st
@@ -165,7 +181,7 @@ def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
         step.emit(kind)
         return step.events
     if (st.option("memory") and st.phase == "play" and seat == st.current
-            and seat not in st.peeks and st.stack[-1]["kind"] == "turn"):
+            and seat not in st.peeks and st.stack and st.stack[-1]["kind"] == "turn"):
         _forget(st, seat)             # R43: known facedown cards fade as a new turn begins
     if kind == "pass":
         _timeout(step)
@@ -177,6 +193,11 @@ def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
         if seat in st.peeks:
             raise IllegalAction("First look at two of your facedown cards (peek).")
         simon_claim(step, action)
+    elif st.round_end is not None:
+        if kind != "skip" or seat not in claims_waiting(st):
+            raise IllegalAction("The round is ending: only Simon discards by hand (simon) "
+                                "or declining them (skip) can be made now.")
+        simon_decline(step)
     else:
         if seat in st.peeks:
             raise IllegalAction("First look at two of your facedown cards (peek).")
@@ -224,14 +245,19 @@ def _peek(step: Step, action: dict) -> None:
 
 
 def _timeout(step: Step) -> None:
-    """R29: everything this seat has pending is settled by its default."""
+    """R29: everything this seat has pending is settled by its default; R38: in one
+    logged action, so a deadline appends exactly one row."""
     st, seat = step.state, step.seat
     acted = False
     if st.phase == "play" and seat in st.peeks:
         down = facedown_positions(st, seat)
         _peek(step, {"type": "peek", "positions": down[:2]})
         acted = True
-    if st.phase == "play" and seat == st.current:
+    if st.phase == "play" and st.round_end is not None:
+        if seat in claims_waiting(st):      # R47: the claim at round end is declined
+            simon_decline(step, timeout=True)
+            acted = True
+    elif st.phase == "play" and seat == st.current:
         while st.stack:
             entry = st.stack[-1]
             REGISTRY[entry["kind"]].timeout(step, entry)
@@ -251,7 +277,7 @@ def _end_of_step(step: Step) -> None:
         if step.placed_on_top:
             simon_reactions(step)             # R16
         elif step.pile_touched:
-            st.simon_window = None
+            st.simon_window = None            # R36: the top changed, the window closes
     _settle(step)
 
 
@@ -259,6 +285,12 @@ def _settle(step: Step) -> None:
     """Carry the game on until someone has a real choice to make."""
     st = step.state
     while True:
+        if st.phase == "play" and st.round_end is not None:
+            if claims_waiting(st):
+                return
+            reason, st.round_end = st.round_end, None
+            end_round(step, reason)
+            continue
         if st.phase == "play":
             if st.peeks:   # R40: a seat with no facedown card owes no peek
                 faceup = st.faceup
@@ -274,6 +306,8 @@ def _settle(step: Step) -> None:
             return
         if st.phase == "resolve" and next_resolution(st) is None:
             score_round(step)
+            if st.phase != "over":
+                deal(step, st.round + 1)      # R4: the next round, dealt in this same step
             continue
         return
 
@@ -281,12 +315,25 @@ def _settle(step: Step) -> None:
 def _end_turn(step: Step) -> None:
     """R11/R12: the round ends on an empty deck, or when the turn comes back to the caller."""
     st = step.state
-    if not st.deck:
-        end_round(step, "deck")
-        return
     following = (st.current + 1) % st.seats
-    if st.caller is not None and following == st.caller:
-        end_round(step, "call")
+    reason = "deck" if not st.deck else "call" if st.caller is not None and following == st.caller \
+        else None
+    if reason is not None:
+        if st.rules >= 2 and claims_waiting(st):
+            # R12/R16/R47: the round ends only after the Simon reactions to its last step
+            st.round_end, st.stack = reason, []
+            return
+        end_round(step, reason)
         return
     st.current = following
     st.stack = [{"kind": "turn"}]
+
+
+def claims_waiting(st: State) -> list[int]:
+    """Seats with a Simon claim by hand open now (R36), clockwise from the current seat."""
+    window = st.simon_window
+    if window is None:
+        return []
+    order = [(st.current + i) % st.seats for i in range(st.seats)]
+    return [s for s in order if s in window["allow"] and s not in st.peeks
+            and simon_claim_options(st, s)]

@@ -120,8 +120,8 @@ def card_points(st: State, card: int) -> int:
 
 
 def score_round(step: Step) -> None:
-    """R25, R26, then R28 or the next round (R4: dealt in this same step)."""
-    from .rules import deal   # the next round is dealt by the rules module
+    """R25, R26, then R28 at the end of round 4 (the rules module deals the next
+    round otherwise, so scoring never imports it)."""
     st = step.state
     sums = [sum(card_points(st, c) for c in village) for village in st.villages]
     low = min(sums)
@@ -156,8 +156,6 @@ def score_round(step: Step) -> None:
         st.winner = st.eye_holder if st.eye_holder in tied else _first_clockwise(
             st, (st.eye_holder + 1) % st.seats, tied)
         step.emit("game_over", totals=st.totals[:], winner=st.winner)
-    else:
-        deal(step, st.round + 1)
 
 
 def _first_clockwise(st: State, start: int, among: list[int]) -> int:

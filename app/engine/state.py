@@ -53,6 +53,9 @@ class State:
     simon_window: dict | None = None                  # open Simon claims (R16)
     scoring: dict | None = None                       # round-end resolution (R24)
     winner: int | None = None
+    rules: int = 1                                    # the rules version played (versions.py)
+    round_end: str | None = None                      # rules 2: why the round ends once the
+                                                      # Simon claims it waits for are made (R47)
 
     def clone(self) -> "State":
         """A copy that shares only immutable parts (events, stack entries, finished rounds)."""

@@ -5,7 +5,6 @@ decision says where the card in hand came from.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 
@@ -18,34 +17,74 @@ from .table import (Step, add_at_end, draw_top, end_field, forget_deck, int_fiel
                     place_on_pile, public, refusal_text, refusing_obsessor, reveal,
                     spotter_field, turn_down, turn_up)
 
-#: Most exchange choices listed at once. All subsets are listed up to seven cards;
-#: in bigger villages the largest sets are left out (five or more cards can never
-#: match, since no value has more than four cards) but are still accepted.
-EXCHANGE_LIMIT = 180
 MAX_CALL_SIZE = 4
+#: No value has more than four cards (R1), so a set of five or more never matches.
+MAX_MATCH = 4
+COPIES: dict[int, int] = {v: VALUE.count(v) for v in set(VALUE)}
+#: Most exchanges listed at once (R32): guesses with unseen cards stop here.
+EXCHANGE_LIMIT = 180
 
 
-@functools.lru_cache(maxsize=64)
-def _listed_sets(allowed: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """The position sets listed for these choosable positions, smallest first (R32)."""
-    out: list[tuple[int, ...]] = []
-    for k in range(1, len(allowed) + 1):
-        combos = list(itertools.combinations(allowed, k))
-        if out and len(out) + len(combos) > EXCHANGE_LIMIT:
-            break
-        out.extend(combos)
-    return tuple(out)
-
-
-def exchange_sets(st: State, seat: int) -> tuple[tuple[int, ...], ...]:
-    """The position sets `exchange_options` lists, as plain tuples (cheap for bots)."""
+def exchange_pool(st: State, seat: int) -> tuple[int, ...]:
+    """The village positions an exchange may choose from (R14); any set of them may be posted."""
     village = st.villages[seat]
     top = st.pile[-1] if st.pile else None
     if top is not None and cards.is_obsessor(top):
-        allowed = tuple(p for p, c in enumerate(village) if placeable(st, c))
-    else:
-        allowed = tuple(range(len(village)))
-    return _listed_sets(allowed)
+        return tuple(p for p, c in enumerate(village) if placeable(st, c))
+    return tuple(range(len(village)))
+
+
+def exchange_sets(st: State, seat: int) -> tuple[tuple[int, ...], ...]:
+    """R32: the exchanges offered, smallest first.
+
+    Each choosable card alone (R14); every set of two to four cards the seat knows to
+    match (all seen by it, one value); then the guesses that could match as far as
+    the seat knows (R30) -- known cards of one value v plus unseen cards that could
+    all be v too (no more than the copies of v it has not seen), or unseen cards
+    only -- fewest unseen cards first, while the list stays under EXCHANGE_LIMIT.
+    Every other set is accepted when posted (and fails as R8 says if it does not
+    match). Built from the seat's knowledge only, so it tells nothing about unseen
+    cards, and its cost is bounded by the limit.
+    """
+    village = st.villages[seat]
+    bit = 1 << seat
+    faceup, know = st.faceup, st.know
+    seen_of: dict[int, int] = {}              # value -> cards of it the seat has seen anywhere
+    for card in range(len(VALUE)):
+        if faceup[card] or know[card] & bit:
+            seen_of[VALUE[card]] = seen_of.get(VALUE[card], 0) + 1
+    by_value: dict[int, list[int]] = {}
+    unseen: list[int] = []
+    pool = exchange_pool(st, seat)
+    for pos in pool:
+        card = village[pos]
+        if faceup[card] or know[card] & bit:
+            by_value.setdefault(VALUE[card], []).append(pos)
+        else:
+            unseen.append(pos)
+    out: list[tuple[int, ...]] = [(p,) for p in pool]
+    for known in by_value.values():           # known matches: always listed
+        for k in range(2, len(known) + 1):
+            out.extend(itertools.combinations(known, k))
+    room = max(0, EXCHANGE_LIMIT - len(out))
+    free = {v: COPIES[v] - seen_of.get(v, 0) for v in COPIES}   # copies of v not seen
+    out.extend(itertools.islice(_guesses(by_value, unseen, free), room))
+    out.sort(key=lambda c: (len(c), c))
+    return tuple(out)
+
+
+def _guesses(by_value: dict[int, list[int]], unseen: list[int], free: dict[int, int]):
+    """Sets with unseen cards that could match (R32), fewest unseen cards first."""
+    most_free = min(MAX_MATCH, max(free.values()))
+    for j in range(1, min(most_free, len(unseen)) + 1):
+        for value, known in by_value.items():
+            if free[value] >= j:
+                for k in range(1, min(len(known), MAX_MATCH - j) + 1):
+                    for part in itertools.combinations(known, k):
+                        for blind in itertools.combinations(unseen, j):
+                            yield tuple(sorted(part + blind))
+        if j >= 2:
+            yield from itertools.combinations(unseen, j)
 
 
 def exchange_options(st: State, seat: int) -> list[dict]:
@@ -90,6 +129,8 @@ def exchange(step: Step, action: dict, source: str) -> None:
         for card in chosen:                     # R8: shown to everyone
             reveal(st, card)
     if len({VALUE[c] for c in chosen}) > 1:
+        # R46: a non-matching set fails whole (R8): nothing of it reaches the pile, so no
+        # Obsessor can end up below other cards of a non-matching set
         _failed(step, positions, chosen, new, source, end, penalty=len(chosen) >= 3, reason="mismatch")
         return
     obsessor = refusing_obsessor(st, VALUE[chosen[0]])
@@ -119,7 +160,8 @@ def _place_new(st: State, card: int, source: str) -> None:
 
 
 def _failed(step: Step, positions, chosen, new, source, end, penalty, reason, obsessor=None) -> None:
-    """R8/R14: the chosen cards go back facedown, the new card joins at an end."""
+    """R8/R14: the chosen cards go back facedown, the new card joins at an end; R44:
+    a penalty card goes outside it, at the very end."""
     st, seat = step.state, step.seat
     for card in chosen:
         turn_down(st, card)
@@ -244,6 +286,7 @@ class Search(Decision):
         step.emit("pick", position=pos)
 
     def timeout(self, step, entry):
+        """R38: after a silver eye search the timeout picks the top card."""
         self._pick(step, 0)
 
 

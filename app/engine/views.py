@@ -20,6 +20,9 @@ def _pending(st: State) -> tuple[str | None, dict]:
             return None, {}
         seat, card, kind = pending
         return kind, {"seat": seat, "card": {"id": card, "value": VALUE[card], "faceup": True}}
+    if st.phase == "play" and st.round_end is not None and st.simon_window is not None:
+        # R47: the round ends once the Simon claims it waits for are made or declined
+        return "simon_claims", {"value": st.simon_window["value"], "round_end": st.round_end}
     if st.phase != "play" or not st.stack:
         return None, {}
     entry = st.stack[-1]

@@ -58,6 +58,7 @@ DECISION_WORDS: dict[str, str] = {
     "drunk": "the Drunk: choose where the top card goes",
     "nelly": "round end: place your Nelly, or skip",
     "bomb": "round end: use your Mad Bomber, or skip",
+    "simon_claims": "round end: discard your matching card with Simon before scoring, or skip",
 }
 
 
@@ -231,6 +232,8 @@ def decision_of(view: dict[str, Any], seat: int) -> str | None:
     if seat in (view.get("peeks_pending") or []):
         return "peek"
     detail = view.get("pending_detail") or {}
+    if view.get("pending") == "simon_claims":   # R47: the seats in to_act may claim
+        return "simon_claims"
     if view.get("phase") == "resolve" and detail.get("seat") == seat:
         return view.get("pending")
     if view.get("current") == seat:

@@ -61,14 +61,15 @@ class Game:
 
     @classmethod
     def start(cls, seats: int, *decks: list[int], first: int | None = None, seed: int = 1,
-              options: dict | None = None) -> "Game":
-        """A game on stacked decks; `first` picks the seed so that this seat starts (R6)."""
+              options: dict | None = None, rules: int | None = None) -> "Game":
+        """A game on stacked decks; `first` picks the seed so that this seat starts (R6);
+        `rules` is the rules version (default: the newest)."""
         if first is not None:
             for s in range(1, 10_000):
                 if E.new_game(seats, s, [decks[0]]).current == first:
                     seed = s
                     break
-        return cls(E.new_game(seats, seed, list(decks), options))
+        return cls(E.new_game(seats, seed, list(decks), options, rules))
 
     # --- acting -------------------------------------------------------------
     def act(self, seat: int, action: dict) -> list[dict]:

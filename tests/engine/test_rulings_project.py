@@ -1,40 +1,100 @@
-"""The project's own rulings R32-R44 (docs/rules.md), each on a stacked deck.
+"""The project's own rulings R32-R47 (docs/rules.md), each on a stacked deck.
 
 Faceup cards in a village are set up the way a table would get them: a Tanner
 drawn from the deck turns its drawer's whole village faceup (R19).
 """
 from __future__ import annotations
 
+import random
+from itertools import combinations
+
 from app import engine as E
-from tests.engine.scenario import Game, discard, draw, exchange, ids, stack
+from app.engine import bots
+from app.engine.cards import VALUE
+from app.engine import turns
+from app.engine.rules import action_menu
+from tests.engine.scenario import Game, discard, draw, exchange, ids, stack, take
 
 TWOS, THREES, FOURS, FIVES = ids(2), ids(3), ids(4), ids(5)
 SIXES, SEVENS, EIGHTS, TENS, ELEVENS, TWELVES = ids(6), ids(7), ids(8), ids(10), ids(11), ids(12)
 
 
-def test_r32_big_villages_list_only_sets_that_could_match_but_accept_bigger_ones():
-    v0 = [TENS[0], ELEVENS[0], TWELVES[0], EIGHTS[0], SEVENS[0]]
-    # seat 0 draw, penalty, seat 1 draw, seat 0 draw, seat 1 draw, seat 0 draw, penalty
-    top = [SIXES[0], TWOS[0], THREES[0], SIXES[1], FOURS[0], SIXES[2], TWOS[1]]
-    game = Game.start(2, stack([v0], discard=FIVES[0], top=top), first=0)
+def _nine_cards_knowing_all_four_tens(options: dict | None = None) -> Game:
+    """Seat 0 ends up with nine cards, the four 10s among them, all known to it:
+    two failed three-card exchanges reveal three 10s (R8) and bring in the drawn
+    fourth 10 plus two penalty cards (R44)."""
+    v0 = [TENS[0], TENS[1], TENS[2], ELEVENS[0], TWELVES[0]]
+    # seat 0 draw, penalty; seat 1 draw; seat 0 draw (the fourth 10), penalty; seat 1 draw;
+    # seat 0 draw
+    top = [SIXES[0], THREES[0], FIVES[0], TENS[3], THREES[1], FIVES[1], FOURS[0]]
+    game = Game.start(2, stack([v0], discard=FIVES[2], top=top), first=0, options=options)
     game.peek_all()
     game.act(0, draw())
-    game.act(0, exchange(0, 1, 2))                 # fails: new card + penalty card
+    game.act(0, exchange(2, 3, 4))               # fails: T2, 11, 12 shown; 6 and a penalty join
+    game.act(1, draw())
+    game.act(1, discard())
+    game.act(0, draw())                          # the fourth 10, known to its drawer
+    game.act(0, exchange(0, 3, 4))               # fails again: 10 and a penalty join
     game.act(1, draw())
     game.act(1, discard())
     game.act(0, draw())
-    game.act(0, exchange(0, 1))                    # fails: new card only
-    assert len(game.village(0)) == 8
-    game.act(1, draw())
-    game.act(1, discard())
-    game.act(0, draw())
-    listed = [a for a in game.legal(0) if a["type"] == "exchange"]
+    return game
+
+
+def test_r32_a_seat_knowing_all_four_tens_in_a_nine_card_village_is_offered_the_four_card_exchange():
+    game = _nine_cards_knowing_all_four_tens()
+    village = game.village(0)
+    assert len(village) == 9
+    tens = [p for p, c in enumerate(village) if c in TENS]
+    assert tens == [0, 1, 2, 7] and all(game.knows(0, c) for c in TENS)
+    assert exchange(*tens) in game.legal(0)
+    others, sets = action_menu(game.state, 0)
+    assert tuple(tens) in sets                   # the bots are offered it too
+    events = game.act(0, exchange(*tens))
+    assert events[0]["type"] == "exchange"       # it matches
+    assert sorted(game.pile()[-4:]) == sorted(TENS)
+    assert len(game.village(0)) == 6
+
+
+def test_r32_below_the_limit_the_list_holds_every_set_that_could_match_as_far_as_the_seat_knows():
+    game = _nine_cards_knowing_all_four_tens()
+    village = game.village(0)
+    listed = {tuple(a["positions"]) for a in game.legal(0) if a["type"] == "exchange"}
     assert len(game.legal(0)) <= 200
-    assert max(len(a["positions"]) for a in listed) == 4
-    assert len(listed) == 8 + 28 + 56 + 70
+    known = {p: VALUE[c] for p, c in enumerate(village) if game.knows(0, c)}
+    unseen = [p for p in range(9) if p not in known]
+    assert unseen == [6, 8]                      # the two penalty cards
+    for size in range(1, 5):
+        for chosen in combinations(range(9), size):
+            values = {known[p] for p in chosen if p in known}
+            blind = [p for p in chosen if p not in known]
+            could = size == 1 or (len(values) <= 1 and (
+                not values or len(blind) <= 4 - _located(game, values.pop())))
+            assert (chosen in listed) == could, chosen
+    # a set known to mismatch, or of five cards, is not listed but still accepted (R8)
+    assert (0, 3) not in listed
     events = game.act(0, exchange(0, 1, 2, 3, 4))
     assert events[0]["type"] == "exchange_failed" and events[0]["penalty"] is True
-    assert len(game.village(0)) == 10
+    assert len(game.village(0)) == 11
+
+
+def test_r32_guesses_with_unseen_cards_stop_at_the_limit_but_any_set_may_be_posted():
+    game = _nine_cards_knowing_all_four_tens(options={"memory": True})   # R43: all forgotten
+    assert not any(game.knows(0, c) for c in game.village(0))
+    listed = [tuple(a["positions"]) for a in game.legal(0) if a["type"] == "exchange"]
+    assert len(listed) == turns.EXCHANGE_LIMIT
+    assert all((p,) in listed for p in range(9))                    # every card alone
+    assert all(len(c) <= 4 for c in listed)
+    sizes = [len(c) for c in listed]
+    assert sizes.count(2) == 36 and sizes.count(3) == 84              # fewest unseen first
+    assert (5, 6, 7, 8) not in listed
+    events = game.act(0, exchange(5, 6, 7, 8))                        # posted all the same
+    assert events[0]["type"] == "exchange_failed"
+
+
+def _located(game: Game, value: int) -> int:
+    """How many cards of this value seat 0 has seen anywhere (R30)."""
+    return sum(1 for c in range(52) if VALUE[c] == value and game.knows(0, c))
 
 
 def _faceup_village(v0: list[int], first_seat_draws: list[int], v1=None, seats=2, options=None):
@@ -301,3 +361,63 @@ def test_r46_a_non_matching_set_with_an_obsessor_puts_nothing_on_the_pile():
     events = game.act(0, exchange(1, 0))
     assert events[0]["type"] == "exchange_failed" and events[0]["reason"] == "mismatch"
     assert game.pile() == [TWOS[0]]
+
+
+def _simon_off_caller_sees_a_matching_card_on_the_last_step(rules: int | None = None) -> Game:
+    """Seat 1 (Simon `off`) holds [Simon, 5, 6, Gambler] with Simon and the Gambler faceup
+    and has called; on the round's last turn seat 0 draws a Gambler and discards it."""
+    v1 = [EIGHTS[0], EIGHTS[1], FIVES[1], SIXES[1], SEVENS[0]]
+    top = [FOURS[0], THREES[0], FOURS[1]]
+    game = Game.start(2, stack([[], v1], discard=TWOS[0], top=top), first=1,
+                      options={"simon": ["auto", "off"]}, rules=rules)
+    game.peek_all()                               # seat 1 knows its two 8s
+    game.act(1, take())                           # the Simon, faceup (R9)
+    game.act(1, exchange(0, 1))                   # for the two 8s
+    game.act(0, draw())
+    game.act(0, discard())                        # a Gambler
+    game.act(1, take())
+    game.act(1, exchange(3))                      # the Gambler, faceup, for the 7
+    game.act(0, draw())
+    game.act(0, discard())
+    game.act(1, {"type": "call"})
+    assert [VALUE[c] for c in game.village(1)] == [2, 5, 6, 4]
+    game.act(0, draw())
+    game.act(0, discard())                        # the last step of the round: a Gambler on top
+    return game
+
+
+def test_r47_a_simon_claim_open_at_the_round_end_is_offered_before_scoring():
+    game = _simon_off_caller_sees_a_matching_card_on_the_last_step()
+    view = game.view(None)
+    assert view["phase"] == "play" and view["round_scores"] == []
+    assert view["to_act"] == [1] and view["pending"] == "simon_claims"
+    assert game.legal(1) == [{"type": "simon", "position": 3}, {"type": "skip"}]
+    assert game.legal(0) == []
+    game.illegal(0, draw())
+    events = game.act(1, {"type": "simon", "position": 3})
+    assert game.types(events)[:3] == ["simon", "round_end", "round_scored"]
+    assert events[0]["card"] == {"id": FOURS[0], "value": 4}        # the Gambler goes
+    assert [c["value"] for c in events[1]["villages"][1]] == [2, 5, 6]
+    assert events[2]["sums"][1] == 2 + 5 + 6 and events[2]["scores"][1] == 0   # lowest: 0
+
+
+def test_r47_the_round_end_claim_has_its_own_timeout():
+    game = _simon_off_caller_sees_a_matching_card_on_the_last_step()
+    assert E.default_action(game.state, 1) == {"type": "pass"}
+    assert E.default_action(game.state, 0) is None
+    events = game.act(1, {"type": "pass"})        # R29/R38: one row declines the claim
+    assert events[0] == {**events[0], "type": "skip", "what": "simon_claim", "timeout": True}
+    scored = [e for e in events if e["type"] == "round_scored"][0]
+    assert scored["sums"][1] == 2 + 5 + 6 + 4
+
+
+def test_r47_games_of_rules_version_1_keep_scoring_at_once():
+    game = _simon_off_caller_sees_a_matching_card_on_the_last_step(rules=1)
+    scored = [e for e in game.events if e["type"] == "round_scored"]
+    assert scored and scored[0]["sums"][1] == 2 + 5 + 6 + 4     # the claim never opened
+    assert game.state.rules == 1
+
+
+def test_r47_the_greedy_bot_makes_its_round_end_simon_discard():
+    game = _simon_off_caller_sees_a_matching_card_on_the_last_step()
+    assert bots.greedy_bot(game.state, 1, random.Random(1)) == {"type": "simon", "position": 3}
