@@ -11,15 +11,36 @@ from app import engine as E
 GAMES = Path(__file__).parent / "games"
 
 
+#: Event fields added after the corpus was frozen that only explain what the rules
+#: already decided, for every rules version alike (each is derived from state the
+#: other fields pin down). Declared here one by one, so a new field is a reviewed
+#: decision; any change to a field that existed when the corpus froze still fails.
+EXPLANATORY_FIELDS = {
+    # issue 7: each final card with the points scoring gave it, for round summaries
+    "round_scored": ("villages",),
+}
+
+
+def _without_explanations(value):
+    if isinstance(value, list):
+        return [_without_explanations(item) for item in value]
+    if isinstance(value, dict):
+        skip = EXPLANATORY_FIELDS.get(value.get("type"), ()) if isinstance(value.get("type"), str) else ()
+        return {k: _without_explanations(v) for k, v in value.items() if k not in skip}
+    return value
+
+
 def fingerprint(st) -> dict[str, str]:
     """sha256 of each seat's and the spectator's final view.
 
     The list of legal actions is left out: it is how choices are offered (R32 changed
-    it without changing any replay), not what the rules did.
+    it without changing any replay), not what the rules did; so are the explanatory
+    event fields declared in ``EXPLANATORY_FIELDS``.
     """
     out = {}
     for who in [None, *range(st.seats)]:
         view = {k: v for k, v in E.view(st, who).items() if k != "legal_actions"}
+        view = _without_explanations(view)
         blob = json.dumps(view, sort_keys=True, separators=(",", ":")).encode()
         out["spectator" if who is None else str(who)] = hashlib.sha256(blob).hexdigest()
     return out
