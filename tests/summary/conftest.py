@@ -30,11 +30,13 @@ def stacked(app, monkeypatch) -> Callable[[Scenario], Played]:
         seed = scenario.seed()
         real_new, real_replay = engine.new_game, engine.replay
 
-        def new_game(seats: int, seed: Any, decks: Any = None, options: Any = None) -> Any:
-            return real_new(seats, seed, decks or [scenario.deck], options)
+        def new_game(seats: int, seed: Any, decks: Any = None, options: Any = None,
+                     **rest: Any) -> Any:
+            return real_new(seats, seed, decks or [scenario.deck], options, **rest)
 
-        def replay(seats: int, seed: Any, actions: Any, decks: Any = None, options: Any = None) -> Any:
-            return real_replay(seats, seed, actions, decks or [scenario.deck], options)
+        def replay(seats: int, seed: Any, actions: Any, decks: Any = None, options: Any = None,
+                   **rest: Any) -> Any:
+            return real_replay(seats, seed, actions, decks or [scenario.deck], options, **rest)
 
         monkeypatch.setattr(engine, "new_game", new_game)
         monkeypatch.setattr(engine, "replay", replay)
