@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
 from app import engine, hooks, store, tokens
+from app import options as game_options
 from app.db import read_session, write_session
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,8 @@ class Illegal(ServiceError):
 
 MOVED_ON = "The game moved on: {what} since this page was loaded (it is now at step {seq}). Nothing was changed; reload to see the current position."
 ALREADY_APPLIED = "Already applied: this move was made at step {step}. Nothing was changed."
+FORM_USED = ("This form already created a game, so it was not used again. Check the "
+             "details below and press “Create the game” to start another.")
 
 
 # -- what callers get back ------------------------------------------------------
@@ -471,7 +474,8 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
                 name: str = "", seed: str | None = None, creator: str | None = None,
-                per_hour: int | None = None) -> Created:
+                per_hour: int | None = None, form_token_id: str | None = None,
+                form_max_age: int = 6 * 3600) -> Created:
     """Start a game: seats, secret seed and its public commitment; bots may move at once.
 
     ``players``: 2-4 dicts with ``name``, ``email`` (may be empty: the links
@@ -480,12 +484,16 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     (deadlines, reminders...), stored as given. ``creator`` (an opaque key,
     such as the lobby's hash of an address) is stored with the game; with
     ``per_hour``, ``TooMany`` is raised when that creator already started that
-    many games in the last hour (counted in the same transaction).
+    many games in the last hour (counted in the same transaction, under a lock
+    on the creator key, so racing workers cannot all see "one more is fine").
+    ``form_token_id``: the lobby form's token, good for one game only.
+    Options outside ``app.options``' ranges raise ``BadRequest``.
     """
     cleaned = _clean_players(players)
-    if options is not None and not isinstance(options, dict):
-        raise BadRequest("The game options are not understood.")
-    options = dict(options or {})
+    try:
+        options = game_options.validate(options, len(cleaned))
+    except game_options.OptionError as exc:
+        raise BadRequest(str(exc)) from None
     name = " ".join(str(name or "").split())[:200]
     seed = str(seed) if seed is not None else str(secrets.randbits(63))
     try:
@@ -494,10 +502,16 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         raise BadRequest(f"These game options cannot be used: {exc}") from exc
     with write_session() as session:
         if creator and per_hour is not None:
+            if not store.lock_creator(session, creator):
+                raise TooMany("The server is busy starting other games; please try again in "
+                              "a minute.")
             since = store.utcnow() - timedelta(hours=1)
             if store.games_created_by(session, creator, since) >= per_hour:
                 raise TooMany(f"Too many games were started from your address in the last "
                               f"hour (at most {per_hour}). Please try again later.")
+        if form_token_id is not None and not store.use_form_token(
+                session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
+            raise BadRequest(FORM_USED)
         game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
                           commitment=commitment_of(seed), seats=len(cleaned),
                           created_by=creator or None)
