@@ -442,6 +442,11 @@ def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:
 
 # -- writing --------------------------------------------------------------------
 
+def _has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (PostgreSQL text cannot even hold NUL)."""
+    return any(ord(char) < 32 or ord(char) == 127 for char in text)
+
+
 def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
     if not isinstance(players, list) or not MIN_SEATS <= len(players) <= MAX_SEATS:
         raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} players.")
@@ -461,6 +466,9 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
             raise BadRequest(f"The name of player {index + 1} is longer than "
                              f"{MAX_NAME_LENGTH} characters.")
         email = str(player.get("email") or "").strip() if kind == "human" else ""
+        if _has_control(name) or _has_control(email):
+            raise BadRequest(f"The name or address of player {index + 1} holds a control "
+                             "character (such as NUL); please type it plainly.")
         if email and (len(email) > 320 or not EMAIL_PATTERN.match(email)):
             raise BadRequest(f"The email address of {name} does not look right.")
         prefs = player.get("preferences") or {}
@@ -495,6 +503,9 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     except game_options.OptionError as exc:
         raise BadRequest(str(exc)) from None
     name = " ".join(str(name or "").split())[:200]
+    if _has_control(name):
+        raise BadRequest("The game's name holds a control character (such as NUL); please "
+                         "type it plainly.")
     seed = str(seed) if seed is not None else str(secrets.randbits(63))
     try:
         state = engine.new_game(len(cleaned), engine_seed(seed), options=engine_options(options))

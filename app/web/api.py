@@ -101,12 +101,20 @@ def replay(game_id: str) -> Any:
                                           first=first, last=last))
 
 
+#: More digits than any game has steps; also far below Python's int-parsing limit.
+MAX_STEP_DIGITS = 9
+
+
 def _step_arg(name: str, default: int | None) -> int | None:
+    """A step number from the query: ASCII digits only (``str.isdigit`` takes "²")."""
     raw = request.args.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise services.BadRequest(f'"{name}" must be a step number, like 12.')
+    if len(raw) > MAX_STEP_DIGITS:
+        raise services.BadRequest(f'"{name}" is larger than any game: a step number has at '
+                                  f"most {MAX_STEP_DIGITS} digits.")
     return int(raw)
 
 

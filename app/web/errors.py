@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, jsonify, make_response, render_template, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app import services, tokens
+from app.web import input_guard
 
 bp = Blueprint("errors", __name__)
+bp.before_app_request(input_guard.check_request)
 
 #: Plain words for the HTTP errors Flask raises by itself.
 PLAIN_WORDS = {
@@ -59,6 +61,11 @@ def service_error(exc: services.ServiceError) -> Any:
     return error_response(exc.status, exc.code, exc.message, exc.details, token=token)
 
 
+@bp.app_errorhandler(input_guard.InputRefused)
+def input_refused(exc: input_guard.InputRefused) -> Any:
+    return error_response(exc.status, exc.code, exc.message)
+
+
 @bp.app_errorhandler(HTTPException)
 def http_error(exc: HTTPException) -> Any:
     status = exc.code or 500
@@ -66,7 +73,12 @@ def http_error(exc: HTTPException) -> Any:
     if status == 400 and exc.description and "browser (or proxy)" not in exc.description:
         message = exc.description
     code = (exc.name or "error").lower().replace(" ", "_")
-    return error_response(status, code, message)
+    body, status = error_response(status, code, message)
+    response = make_response(body, status)
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+        # RFC 9110: a 405 says which methods the address does take.
+        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+    return response
 
 
 @bp.post("/fresh-link")
