@@ -249,5 +249,5 @@ def use_form_token(session: Session, token_id: str, older_than: datetime) -> boo
     else:
         from sqlalchemy.dialects.sqlite import insert
     statement = (insert(UsedFormToken).values(id=token_id, used_at=utcnow())
-                 .on_conflict_do_nothing(index_elements=["id"]))
-    return session.exec(statement).rowcount == 1  # type: ignore[call-overload]
+                 .on_conflict_do_nothing(index_elements=["id"]).returning(UsedFormToken.id))
+    return session.execute(statement).first() is not None
