@@ -26,6 +26,7 @@ from sqlmodel import Session
 
 from app import engine, hooks, store, tokens
 from app import options as game_options
+from app.engine import action_schema
 from app.db import read_session, write_session
 
 log = logging.getLogger(__name__)
@@ -614,6 +615,25 @@ def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, A
                     reason="moved_on", seq=seq)
 
 
+#: A seat may say "away" or "back" this many times an hour (each tells every
+#: other player): beyond it, 429 and nothing is stored.
+PRESENCE_PER_HOUR = 4
+
+
+def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
+    """Refuse a seat's "away"/"back" beyond ``PRESENCE_PER_HOUR`` (config of the same name)."""
+    limit = int(_config("PRESENCE_PER_HOUR", PRESENCE_PER_HOUR))
+    since = store.utcnow() - timedelta(hours=1)
+    recent = [row for row in store.actions_since(session, game_id, seat, since)
+              if row.action.get("type") in action_schema.PRESENCE]
+    if len(recent) >= limit:
+        oldest = store.as_utc(recent[0].created)
+        wait = max(1, int((oldest + timedelta(hours=1) - store.utcnow()).total_seconds() // 60) + 1)
+        raise TooMany(f"You said you were away or back {len(recent)} times in the last hour, "
+                      f"and each time every other player is told. Please wait {wait} minutes "
+                      "before saying it again. Nothing was changed.", reason="presence")
+
+
 def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq: int,
                   source: str = "player") -> Submitted:
     """Apply one seat's action decided on position ``expected_seq``.
@@ -629,6 +649,10 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
         raise BadRequest("expected_seq must be the step number the move was decided on.")
     if source not in store.ACTION_SOURCES:
         raise BadRequest(f"unknown source {source!r}")
+    try:
+        action = action_schema.check(action)  # the schema decides what the log may hold
+    except action_schema.ActionRefused as exc:
+        raise Illegal(str(exc), reason="schema") from None
     action = json.loads(json.dumps(action))  # a plain JSON copy: what will be stored
     try:
         with write_session() as session:
@@ -646,6 +670,8 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
             if game.status != "running":
                 raise Conflict(f"The game is {game.status}: no more moves can be made.",
                                reason=game.status, seq=seq)
+            if source == "player" and action["type"] in action_schema.PRESENCE:
+                _check_presence_rate(session, game.id, seat)
             try:
                 state, first = _append(session, game, seq, seat, action, source, state)
             except engine.IllegalAction as exc:

@@ -147,6 +147,18 @@ def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Act
     return list(session.exec(query))
 
 
+def actions_since(session: Session, game_id: str, seat: int, since: datetime) -> list[Action]:
+    """One seat's actions logged at ``since`` or later, oldest first (rate limits)."""
+    query = (select(Action).where(Action.game_id == game_id, Action.seat == seat,
+                                  Action.created >= since).order_by(Action.seq))
+    return list(session.exec(query))
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime (SQLite gives stored times back naive; they are UTC)."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment
+
+
 def action_at(session: Session, game_id: str, seq: int) -> Action | None:
     """The action with this ``seq``, if the log has reached it."""
     return session.exec(
