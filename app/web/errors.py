@@ -6,14 +6,16 @@ anything) and only ever mails the address on record.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from flask import Blueprint, jsonify, make_response, render_template, request
+from flask import Blueprint, current_app, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app import services, tokens
 from app.web import input_guard
 
+log = logging.getLogger(__name__)
 bp = Blueprint("errors", __name__)
 bp.before_app_request(input_guard.check_request)
 
@@ -98,8 +100,22 @@ def fresh_link() -> Any:
     if not game_id or (seat is None and not email):
         return error_response(400, "bad_request",
                               "Please give the game's id and the email address of your seat.")
-    services.request_fresh_link(game_id, seat=seat, email=email or None)
-    return render_template("error.html", status=200, notice=True, no_referrer=True,
-                           message="If that seat has an email address, its current link is "
-                                   "on its way there. Check your inbox in a few minutes (we send "
-                                   "at most one such mail every ten minutes).")
+    answer = make_response(render_template(
+        "error.html", status=200, notice=True, no_referrer=True,
+        message="If that seat has an email address, its current link is on its way there. "
+                "Check your inbox in a few minutes (we send at most one such mail every ten "
+                "minutes)."))
+    # The answer must not tell a matching address from another, not even by its
+    # timing: the lookup and the mail happen after the answer has gone out, so
+    # every request does the same work before it (tests/web/test_fresh_link.py).
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    @answer.call_on_close
+    def look_up_and_mail() -> None:
+        with app.app_context():
+            try:
+                services.request_fresh_link(game_id, seat=seat, email=email or None)
+            except Exception:  # noqa: BLE001 - nobody is waiting for this answer any more
+                log.exception("fresh link for game %r failed", game_id[:80])
+
+    return answer
