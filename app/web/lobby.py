@@ -211,7 +211,8 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
     return render_template("lobby.html", form=form, errors=errors or [],
                            form_token=tokens.lobby_form_token(),
                            limits={"deadline_max": game_options.DEADLINE_MAX_HOURS,
-                                   "absent_max": game_options.ABSENT_AFTER_MAX}), status
+                                   "absent_max": game_options.ABSENT_AFTER_MAX,
+                                   "max_reminders": game_options.MAX_REMINDERS}), status
 
 
 # -- the guards ------------------------------------------------------------------
