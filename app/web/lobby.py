@@ -9,10 +9,11 @@ token), and it never shows a link that replaced (rotate-link) the one it was
 made with.
 
 Nobody logs in to the lobby, so its guards need no account: the form carries
-a signed, timestamped token (``tokens.lobby_form_token``) checked on POST,
-and each address may start only a few games an hour, counted in the database
-(so every worker process sees the same count) under a keyed hash of the
-address, never the address itself.
+a signed, timestamped token (``tokens.lobby_form_token``) checked on POST and
+good for one game, and each address may start only a few games an hour,
+counted in the database under a lock on a keyed hash of the address (never the
+address itself), so every worker process sees the same count, even at once.
+The options typed in are checked by ``app.options``, like every other caller's.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ CREATOR_SALT = "silver-eye:creator-page"
 CREATED_PAGE_SECONDS = 3600
 #: Games one address may start per hour (config ``LOBBY_GAMES_PER_HOUR``).
 GAMES_PER_HOUR = 10
-SIMON_CHOICES = ("auto", "off")
+SIMON_CHOICES = game_options.SIMON_CHOICES
 
 
 # -- the creator link ------------------------------------------------------------
