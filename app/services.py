@@ -627,7 +627,7 @@ def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
     recent = [row for row in store.actions_since(session, game_id, seat, since)
               if row.action.get("type") in action_schema.PRESENCE]
     if len(recent) >= limit:
-        oldest = store.as_utc(recent[0].created)
+        oldest = store.as_utc(recent[len(recent) - limit].created)  # the one to age out
         wait = max(1, int((oldest + timedelta(hours=1) - store.utcnow()).total_seconds() // 60) + 1)
         raise TooMany(f"You said you were away or back {len(recent)} times in the last hour, "
                       f"and each time every other player is told. Please wait {wait} minutes "

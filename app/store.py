@@ -9,12 +9,14 @@ whenever it is missing, unreadable or behind.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
 import secrets
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
 import sqlalchemy as sa
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Field, Session, SQLModel, select
 
 GAME_STATUSES = ("running", "over", "abandoned")
@@ -229,10 +231,6 @@ def lock_creator(session: Session, creator: str) -> bool:
     than at the first insert, so the count read under it cannot be stale.
     Returns False when SQLite's busy timeout ran out (the caller says "busy").
     """
-    import hashlib
-
-    from sqlalchemy.exc import OperationalError
-
     connection = session.connection()
     if connection.dialect.name == "postgresql":
         key = int.from_bytes(hashlib.sha256(creator.encode()).digest()[:8], "big", signed=True)
