@@ -25,6 +25,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
 from app import engine, hooks, store, tokens
+from app import options as game_options
+from app.engine import action_schema
 from app.db import read_session, write_session
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,8 @@ class Illegal(ServiceError):
 
 MOVED_ON = "The game moved on: {what} since this page was loaded (it is now at step {seq}). Nothing was changed; reload to see the current position."
 ALREADY_APPLIED = "Already applied: this move was made at step {step}. Nothing was changed."
+FORM_USED = ("This form already created a game, so it was not used again. Check the "
+             "details below and press “Create the game” to start another.")
 
 
 # -- what callers get back ------------------------------------------------------
@@ -443,6 +447,11 @@ def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:
 
 # -- writing --------------------------------------------------------------------
 
+def _has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (PostgreSQL text cannot even hold NUL)."""
+    return any(ord(char) < 32 or ord(char) == 127 for char in text)
+
+
 def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
     if not isinstance(players, list) or not MIN_SEATS <= len(players) <= MAX_SEATS:
         raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} players.")
@@ -462,6 +471,9 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
             raise BadRequest(f"The name of player {index + 1} is longer than "
                              f"{MAX_NAME_LENGTH} characters.")
         email = str(player.get("email") or "").strip() if kind == "human" else ""
+        if _has_control(name) or _has_control(email):
+            raise BadRequest(f"The name or address of player {index + 1} holds a control "
+                             "character (such as NUL); please type it plainly.")
         if email and (len(email) > 320 or not EMAIL_PATTERN.match(email)):
             raise BadRequest(f"The email address of {name} does not look right.")
         prefs = player.get("preferences") or {}
@@ -475,7 +487,8 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
                 name: str = "", seed: str | None = None, creator: str | None = None,
-                per_hour: int | None = None) -> Created:
+                per_hour: int | None = None, form_token_id: str | None = None,
+                form_max_age: int = 6 * 3600) -> Created:
     """Start a game: seats, secret seed and its public commitment; bots may move at once.
 
     ``players``: 2-4 dicts with ``name``, ``email`` (may be empty: the links
@@ -484,13 +497,20 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     (deadlines, reminders...), stored as given. ``creator`` (an opaque key,
     such as the lobby's hash of an address) is stored with the game; with
     ``per_hour``, ``TooMany`` is raised when that creator already started that
-    many games in the last hour (counted in the same transaction).
+    many games in the last hour (counted in the same transaction, under a lock
+    on the creator key, so racing workers cannot all see "one more is fine").
+    ``form_token_id``: the lobby form's token, good for one game only.
+    Options outside ``app.options``' ranges raise ``BadRequest``.
     """
     cleaned = _clean_players(players)
-    if options is not None and not isinstance(options, dict):
-        raise BadRequest("The game options are not understood.")
-    options = dict(options or {})
+    try:
+        options = game_options.validate(options, len(cleaned))
+    except game_options.OptionError as exc:
+        raise BadRequest(str(exc)) from None
     name = " ".join(str(name or "").split())[:200]
+    if _has_control(name):
+        raise BadRequest("The game's name holds a control character (such as NUL); please "
+                         "type it plainly.")
     seed = str(seed) if seed is not None else str(secrets.randbits(63))
     try:
         state = engine.new_game(len(cleaned), engine_seed(seed), options=engine_options(options))
@@ -498,10 +518,16 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         raise BadRequest(f"These game options cannot be used: {exc}") from exc
     with write_session() as session:
         if creator and per_hour is not None:
+            if not store.lock_creator(session, creator):
+                raise TooMany("The server is busy starting other games; please try again in "
+                              "a minute.")
             since = store.utcnow() - timedelta(hours=1)
             if store.games_created_by(session, creator, since) >= per_hour:
                 raise TooMany(f"Too many games were started from your address in the last "
                               f"hour (at most {per_hour}). Please try again later.")
+        if form_token_id is not None and not store.use_form_token(
+                session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
+            raise BadRequest(FORM_USED)
         game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
                           commitment=commitment_of(seed), seats=len(cleaned),
                           created_by=creator or None, rules_version=state.rules)
@@ -593,6 +619,25 @@ def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, A
                     reason="moved_on", seq=seq)
 
 
+#: A seat may say "away" or "back" this many times an hour (each tells every
+#: other player): beyond it, 429 and nothing is stored.
+PRESENCE_PER_HOUR = 4
+
+
+def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
+    """Refuse a seat's "away"/"back" beyond ``PRESENCE_PER_HOUR`` (config of the same name)."""
+    limit = int(_config("PRESENCE_PER_HOUR", PRESENCE_PER_HOUR))
+    since = store.utcnow() - timedelta(hours=1)
+    recent = [row for row in store.actions_since(session, game_id, seat, since)
+              if row.action.get("type") in action_schema.PRESENCE]
+    if len(recent) >= limit:
+        oldest = store.as_utc(recent[len(recent) - limit].created)  # the one to age out
+        wait = max(1, int((oldest + timedelta(hours=1) - store.utcnow()).total_seconds() // 60) + 1)
+        raise TooMany(f"You said you were away or back {len(recent)} times in the last hour, "
+                      f"and each time every other player is told. Please wait {wait} minutes "
+                      "before saying it again. Nothing was changed.", reason="presence")
+
+
 def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq: int,
                   source: str = "player") -> Submitted:
     """Apply one seat's action decided on position ``expected_seq``.
@@ -608,6 +653,10 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
         raise BadRequest("expected_seq must be the step number the move was decided on.")
     if source not in store.ACTION_SOURCES:
         raise BadRequest(f"unknown source {source!r}")
+    try:
+        action = action_schema.check(action)  # the schema decides what the log may hold
+    except action_schema.ActionRefused as exc:
+        raise Illegal(str(exc), reason="schema") from None
     action = json.loads(json.dumps(action))  # a plain JSON copy: what will be stored
     try:
         with write_session() as session:
@@ -625,6 +674,8 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
             if game.status != "running":
                 raise Conflict(f"The game is {game.status}: no more moves can be made.",
                                reason=game.status, seq=seq)
+            if source == "player" and action["type"] in action_schema.PRESENCE:
+                _check_presence_rate(session, game.id, seat)
             try:
                 state, first = _append(session, game, seq, seat, action, source, state)
             except engine.IllegalAction as exc:

@@ -9,12 +9,14 @@ whenever it is missing, unreadable or behind.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
 import secrets
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
 import sqlalchemy as sa
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Field, Session, SQLModel, select
 
 from app.engine.versions import ENGINE_VERSION
@@ -121,6 +123,21 @@ class StateCache(SQLModel, table=True):
                              nullable=False)
 
 
+class UsedFormToken(SQLModel, table=True):
+    """A lobby form that already created a game: each form token works once.
+
+    Keyed by a hash of the token's nonce; rows older than the token's own
+    life are pruned as new ones come (an expired token is refused anyway).
+    """
+
+    __tablename__ = "used_form_token"
+    __table_args__ = (sa.Index("ix_used_form_token_used_at", "used_at"),)
+
+    id: str = Field(primary_key=True, max_length=64)
+    used_at: datetime = Field(default_factory=utcnow, sa_type=sa.DateTime(timezone=True),
+                              nullable=False)
+
+
 # -- the log -----------------------------------------------------------------
 
 def append_action(session: Session, game_id: str, seq: int, seat: int,
@@ -142,6 +159,18 @@ def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Act
     query = (select(Action).where(Action.game_id == game_id, Action.seq > after_seq)
              .order_by(Action.seq))
     return list(session.exec(query))
+
+
+def actions_since(session: Session, game_id: str, seat: int, since: datetime) -> list[Action]:
+    """One seat's actions logged at ``since`` or later, oldest first (rate limits)."""
+    query = (select(Action).where(Action.game_id == game_id, Action.seat == seat,
+                                  Action.created >= since).order_by(Action.seq))
+    return list(session.exec(query))
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime (SQLite gives stored times back naive; they are UTC)."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment
 
 
 def action_at(session: Session, game_id: str, seq: int) -> Action | None:
@@ -204,3 +233,46 @@ def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
         row.seq, row.state, row.updated = seq, blob, utcnow()
         row.engine_version = ENGINE_VERSION
         session.add(row)
+
+
+# -- the lobby's guards ------------------------------------------------------------
+
+def lock_creator(session: Session, creator: str) -> bool:
+    """Serialise game creation by one creator until this transaction ends.
+
+    PostgreSQL: a transaction-scoped advisory lock on a hash of the key, so
+    two workers counting the same creator's games wait for each other.
+    SQLite: the database's write lock, taken now (``BEGIN IMMEDIATE``) rather
+    than at the first insert, so the count read under it cannot be stale.
+    Returns False when SQLite's busy timeout ran out (the caller says "busy").
+    """
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.sha256(creator.encode()).digest()[:8], "big", signed=True)
+        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    elif connection.dialect.name == "sqlite":
+        raw = connection.connection.driver_connection
+        if raw is not None and not raw.in_transaction:
+            try:
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            except OperationalError:
+                return False
+    return True
+
+
+def use_form_token(session: Session, token_id: str, older_than: datetime) -> bool:
+    """Mark a lobby form token used; False if it was used already.
+
+    One ``INSERT ... ON CONFLICT DO NOTHING``: of two racing posts of the same
+    form, the second waits for the first and then inserts nothing. Tokens
+    used before ``older_than`` (expired anyway) are forgotten on the way.
+    """
+    session.exec(sa.delete(UsedFormToken).where(UsedFormToken.used_at < older_than))  # type: ignore[call-overload]
+    dialect = session.connection().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    statement = (insert(UsedFormToken).values(id=token_id, used_at=utcnow())
+                 .on_conflict_do_nothing(index_elements=["id"]).returning(UsedFormToken.id))
+    return session.execute(statement).first() is not None

@@ -11,6 +11,7 @@ salt): a form older than a few hours is refused and shown again.
 """
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
@@ -117,20 +118,23 @@ def lobby_form_token(secret_key: str | None = None) -> str:
 
 
 def check_lobby_form_token(token: str | None, max_age: int = LOBBY_FORM_MAX_AGE,
-                           secret_key: str | None = None) -> None:
-    """Accept a lobby form token made here within ``max_age`` seconds.
+                           secret_key: str | None = None) -> str:
+    """Accept a lobby form token made here within ``max_age`` seconds; returns its id.
 
+    The id (a hash of the token's random nonce) is what makes the token
+    single-use: the game's transaction stores it (``store.use_form_token``).
     Raises ``ExpiredToken`` for a genuine but old one, ``BadToken`` for a
     missing, forged or foreign one (a seat link's token, say).
     """
     if not token:
         raise BadToken("the form has no token")
     try:
-        _lobby_signer(secret_key).unsign(str(token), max_age=max_age)
+        nonce = _lobby_signer(secret_key).unsign(str(token), max_age=max_age)
     except SignatureExpired as exc:
         raise ExpiredToken("the form is too old") from exc
     except BadSignature as exc:
         raise BadToken("the form's token is not valid") from exc
+    return hashlib.sha256(b"lobby-form:" + nonce).hexdigest()
 
 
 def seat_url(token: str, base_url: str | None = None) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench"}
+SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench",
+          "abuse": "bench.abuse_bench"}
 
 
 def main(argv: list[str]) -> int:

@@ -89,7 +89,9 @@ class Context:
         return tokens.seat_url(token, self.info.base_url)
 
     def unsubscribe(self, seat: int) -> str:
-        return f"{self.info.base_url}/unsubscribe/{unsubscribe_token(self.id, seat, self.secret)}"
+        version = self.seats[seat].token_version
+        return (f"{self.info.base_url}/unsubscribe/"
+                f"{unsubscribe_token(self.id, seat, self.secret, version=version)}")
 
     def replay(self) -> str:
         return f"{self.info.base_url}/games/{self.id}/replay"
@@ -110,17 +112,37 @@ def _seats(session: Session, game: Any) -> list[Any]:
     return store.load_seats(session, str(game.id))
 
 
-def unsubscribe_token(game_id: str, seat: int, secret: str | None = None) -> str:
-    return tokens.sign(tokens.UNSUBSCRIBE, [str(game_id), int(seat)], secret or None)
+def unsubscribe_token(game_id: str, seat: int, secret: str | None = None,
+                      version: int = 1) -> str:
+    """The token of a seat's unsubscribe link, bound to the seat's ``token_version``.
+
+    Pass the seat row's current ``token_version``: a rotation (rotate-link)
+    revokes the unsubscribe links of older mails with the seat links.
+    """
+    return tokens.sign(tokens.UNSUBSCRIBE, [str(game_id), int(seat), int(version)],
+                       secret or None)
+
+
+def unsubscribe_ref(token: str) -> tuple[str, int, int]:
+    """``(game_id, seat, version)`` of an unsubscribe token; ``tokens.BadToken`` if not ours.
+
+    Tokens made before versions were added (two fields) count as version 1,
+    so they stop working at the seat's first rotation.
+    """
+    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
+    if isinstance(payload, list) and len(payload) == 2:
+        payload = [*payload, 1]
+    if (not isinstance(payload, list) or len(payload) != 3 or not isinstance(payload[0], str)
+            or not all(isinstance(part, int) and not isinstance(part, bool)
+                       for part in payload[1:])):
+        raise tokens.BadToken("this link is not valid")
+    return payload[0], payload[1], payload[2]
 
 
 def read_unsubscribe_token(token: str) -> tuple[str, int]:
     """``(game_id, seat)`` of an unsubscribe token; ``tokens.BadToken`` if not ours."""
-    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
-    if (not isinstance(payload, list) or len(payload) != 2 or not isinstance(payload[0], str)
-            or not isinstance(payload[1], int) or isinstance(payload[1], bool)):
-        raise tokens.BadToken("this link is not valid")
-    return payload[0], payload[1]
+    game_id, seat, _ = unsubscribe_ref(token)
+    return game_id, seat
 
 
 def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:

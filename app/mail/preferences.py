@@ -58,14 +58,27 @@ def unsubscribe(token: str) -> tuple[str, int]:
 
 
 def read_token(token: str) -> tuple[str, int]:
+    """The seat an unsubscribe link names, if the link is still current.
+
+    A rotation of the seat's link (rotate-link) revokes the unsubscribe links
+    of the mails sent before it, like the seat links in them.
+    """
     from app import tokens
 
     try:
-        return notify.read_unsubscribe_token(token)
+        game_id, seat, version = notify.unsubscribe_ref(token)
     except tokens.BadToken:
         raise services.Forbidden("This unsubscribe link is not valid: it may have been cut "
                                  "short. Use the link from your most recent email.",
                                  reason="unsubscribe") from None
+    with read_session() as session:
+        row = session.get(store.Seat, (game_id, seat))
+        current = row.token_version if row is not None else None
+    if current != version:
+        raise services.Forbidden("This unsubscribe link was replaced: the seat's links were "
+                                 "renewed since this mail was sent. Use the link from your "
+                                 "most recent email.", reason="unsubscribe")
+    return game_id, seat
 
 
 def describe(mode: str) -> str:

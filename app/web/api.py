@@ -101,12 +101,20 @@ def replay(game_id: str) -> Any:
                                           first=first, last=last))
 
 
+#: More digits than any game has steps; also far below Python's int-parsing limit.
+MAX_STEP_DIGITS = 9
+
+
 def _step_arg(name: str, default: int | None) -> int | None:
+    """A step number from the query: ASCII digits only (``str.isdigit`` takes "²")."""
     raw = request.args.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise services.BadRequest(f'"{name}" must be a step number, like 12.')
+    if len(raw) > MAX_STEP_DIGITS:
+        raise services.BadRequest(f'"{name}" is larger than any game: a step number has at '
+                                  f"most {MAX_STEP_DIGITS} digits.")
     return int(raw)
 
 
@@ -130,6 +138,10 @@ def openapi_document(base_url: str) -> dict[str, Any]:
     game_id = {"name": "game_id", "in": "path", "required": True,
                "schema": {"type": "string"}}
     bad_link = _error("The link is forged, belongs to no seat, or was replaced.")
+    # Any request may be refused before its handler (app/web/input_guard.py): a NUL
+    # byte anywhere, a JSON body nested too deep, a step number that is not digits.
+    bad_input = _error("Malformed input: a NUL byte, a bad step number, a body nested too "
+                       "deep; the message says which")
     ok = lambda ref, text: {  # noqa: E731
         "description": text,
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
@@ -143,11 +155,12 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "paths": {
             "/api/play/{token}": {"get": {
                 "summary": "A seat's private view", "parameters": [token],
-                "responses": {"200": ok("SeatState", "The seat's view"), "403": bad_link}}},
+                "responses": {"200": ok("SeatState", "The seat's view"), "400": bad_input,
+                              "403": bad_link}}},
             "/api/play/{token}/actions": {
                 "get": {"summary": "The seat's legal actions now", "parameters": [token],
                         "responses": {"200": ok("LegalActions", "Legal actions"),
-                                      "403": bad_link}},
+                                      "400": bad_input, "403": bad_link}},
                 "post": {
                     "summary": "Make a move",
                     "description": "Send one of the legal actions with the step it was "
@@ -161,11 +174,14 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                                                 "moved after it"),
                         "400": _error("Malformed body"), "403": bad_link,
                         "409": _error("The game moved on, or the move was already applied"),
+                        "413": _error("The body is larger than 64 kB"),
                         "415": _error("Not JSON"),
-                        "422": _error("The rules do not allow this move now (engine's words)")}}},
+                        "422": _error("The action has a field its type does not have, or the "
+                                      "rules do not allow this move now (engine's words)"),
+                        "429": _error("The seat said away/back too often this hour")}}},
             "/api/games/{game_id}": {"get": {
                 "summary": "Public (spectator) view of a game", "parameters": [game_id],
-                "responses": {"200": ok("GameState", "Spectator view"),
+                "responses": {"200": ok("GameState", "Spectator view"), "400": bad_input,
                               "404": _error("No such game")}}},
             "/api/games/{game_id}/replay": {"get": {
                 "summary": "The game step by step",
@@ -184,8 +200,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                                 "schema": {"type": "integer", "minimum": 0},
                                 "description": "Last step to return (default: the latest); "
                                                "also accepted as 'to'"}],
-                "responses": {"200": ok("Replay", "Frames"), "403": bad_link,
-                              "404": _error("No such game")}}},
+                "responses": {"200": ok("Replay", "Frames"), "400": bad_input,
+                              "403": bad_link, "404": _error("No such game")}}},
             "/api/openapi.json": {"get": {"summary": "This document",
                                           "responses": {"200": {"description": "OpenAPI"}}}},
         },

@@ -6,14 +6,18 @@ anything) and only ever mails the address on record.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, current_app, jsonify, make_response, render_template, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app import services, tokens
+from app.web import input_guard
 
+log = logging.getLogger(__name__)
 bp = Blueprint("errors", __name__)
+bp.before_app_request(input_guard.check_request)
 
 #: Plain words for the HTTP errors Flask raises by itself.
 PLAIN_WORDS = {
@@ -59,6 +63,11 @@ def service_error(exc: services.ServiceError) -> Any:
     return error_response(exc.status, exc.code, exc.message, exc.details, token=token)
 
 
+@bp.app_errorhandler(input_guard.InputRefused)
+def input_refused(exc: input_guard.InputRefused) -> Any:
+    return error_response(exc.status, exc.code, exc.message)
+
+
 @bp.app_errorhandler(HTTPException)
 def http_error(exc: HTTPException) -> Any:
     status = exc.code or 500
@@ -66,7 +75,12 @@ def http_error(exc: HTTPException) -> Any:
     if status == 400 and exc.description and "browser (or proxy)" not in exc.description:
         message = exc.description
     code = (exc.name or "error").lower().replace(" ", "_")
-    return error_response(status, code, message)
+    body, status = error_response(status, code, message)
+    response = make_response(body, status)
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+        # RFC 9110: a 405 says which methods the address does take.
+        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+    return response
 
 
 @bp.post("/fresh-link")
@@ -86,8 +100,22 @@ def fresh_link() -> Any:
     if not game_id or (seat is None and not email):
         return error_response(400, "bad_request",
                               "Please give the game's id and the email address of your seat.")
-    services.request_fresh_link(game_id, seat=seat, email=email or None)
-    return render_template("error.html", status=200, notice=True, no_referrer=True,
-                           message="If that seat has an email address, its current link is "
-                                   "on its way there. Check your inbox in a few minutes (we send "
-                                   "at most one such mail every ten minutes).")
+    answer = make_response(render_template(
+        "error.html", status=200, notice=True, no_referrer=True,
+        message="If that seat has an email address, its current link is on its way there. "
+                "Check your inbox in a few minutes (we send at most one such mail every ten "
+                "minutes)."))
+    # The answer must not tell a matching address from another, not even by its
+    # timing: the lookup and the mail happen after the answer has gone out, so
+    # every request does the same work before it (tests/web/test_fresh_link.py).
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    @answer.call_on_close
+    def look_up_and_mail() -> None:
+        with app.app_context():
+            try:
+                services.request_fresh_link(game_id, seat=seat, email=email or None)
+            except Exception:  # noqa: BLE001 - nobody is waiting for this answer any more
+                log.exception("fresh link for game %r failed", game_id[:80])
+
+    return answer

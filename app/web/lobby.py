@@ -1,27 +1,34 @@
 """The lobby: a form to start a game, and the page that hands out the seat links.
 
 POST-redirect-GET: creating a game redirects to a page listing every seat's
-link. That page's address carries a signed "creator" token (its own salt, so
-it is worth nothing as a seat link and cannot be made from a game id), because
-whoever sees it can open every seat.
+link. Whoever sees that page can open every seat, so it is not a standing
+key: its address carries a signed, timestamped "creator" token (its own salt,
+worth nothing as a seat link) that lives an hour, it opens only in the
+browser that created the game (a cookie holding a nonce whose hash is in the
+token), and it never shows a link that replaced (rotate-link) the one it was
+made with.
 
 Nobody logs in to the lobby, so its guards need no account: the form carries
-a signed, timestamped token (``tokens.lobby_form_token``) checked on POST,
-and each address may start only a few games an hour, counted in the database
-(so every worker process sees the same count) under a keyed hash of the
-address, never the address itself.
+a signed, timestamped token (``tokens.lobby_form_token``) checked on POST and
+good for one game, and each address may start only a few games an hour,
+counted in the database under a lock on a keyed hash of the address (never the
+address itself), so every worker process sees the same count, even at once.
+The options typed in are checked by ``app.options``, like every other caller's.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
 import ipaddress
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
-from itsdangerous import BadSignature, URLSafeSerializer
+from flask import (Blueprint, current_app, make_response, redirect, render_template, request,
+                   url_for)
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from app import options as game_options
 from app import services, tokens
 from app.web import view_helpers
 
@@ -30,36 +37,76 @@ bp.record_once(view_helpers.install)
 
 MAX_SEATS = 4
 MIN_SEATS = 2
-DEADLINE_MAX_HOURS = 24 * 30
-ABSENT_MAX = 20
-CREATOR_SALT = "silver-eye:creator"
+CREATOR_SALT = "silver-eye:creator-page"
+#: How long the links page lives (config ``CREATED_PAGE_SECONDS``): long enough
+#: to hand out the links, short enough not to be a standing key to every seat.
+CREATED_PAGE_SECONDS = 3600
 #: Games one address may start per hour (config ``LOBBY_GAMES_PER_HOUR``).
 GAMES_PER_HOUR = 10
-SIMON_CHOICES = ("auto", "off")
+SIMON_CHOICES = game_options.SIMON_CHOICES
 
 
 # -- the creator link ------------------------------------------------------------
 
-def _creator_serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=CREATOR_SALT)
+def _creator_serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=CREATOR_SALT)
 
 
-def creator_token(game_id: str) -> str:
-    """The signed token of a game's "links" page (only its creator is shown it)."""
-    return _creator_serializer().dumps(["creator", str(game_id)])
+def _nonce_hash(nonce: str) -> str:
+    return hashlib.sha256(f"creator-browser:{nonce}".encode()).hexdigest()[:32]
 
 
-def read_creator_token(token: str) -> str:
-    """The game id inside a creator token; ``Forbidden`` if forged."""
+def creator_token(game_id: str, versions: list[int] | None = None, nonce: str = "") -> str:
+    """The signed, timestamped token of a game's links page.
+
+    It names the game, the seat link versions it may show (a rotated seat's
+    link is never shown), and a hash of the nonce kept in the creating
+    browser's cookie (without that cookie the page shows nothing).
+    """
+    return _creator_serializer().dumps(["creator", str(game_id), list(versions or []),
+                                       _nonce_hash(nonce) if nonce else ""])
+
+
+@dataclass(frozen=True)
+class CreatorLink:
+    """What a valid links-page token says."""
+
+    game_id: str
+    versions: list[int]
+    nonce_hash: str
+
+
+def read_creator_token(token: str) -> CreatorLink:
+    """The links page a token opens; ``Forbidden`` if forged or older than its life."""
+    max_age = int(current_app.config.get("CREATED_PAGE_SECONDS", CREATED_PAGE_SECONDS))
     try:
-        payload = _creator_serializer().loads(token)
+        payload = _creator_serializer().loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise services.Forbidden(
+            f"This page of links was shown for {max_age // 60} minutes after the game was "
+            "created and is gone now. Every player with an address has their link in the "
+            "invitation mail; a player who lost it can have it mailed again from any "
+            "replaced link's page.", reason="creator_expired") from None
     except BadSignature:
         payload = None
-    if not (isinstance(payload, list) and len(payload) == 2 and payload[0] == "creator"
-            and isinstance(payload[1], str)):
+    if not (isinstance(payload, list) and len(payload) == 4 and payload[0] == "creator"
+            and isinstance(payload[1], str) and isinstance(payload[2], list)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in payload[2])
+            and isinstance(payload[3], str)):
         raise services.Forbidden("This link is not valid: it may have been cut short or "
                                  "changed.", reason="creator")
-    return payload[1]
+    return CreatorLink(payload[1], payload[2], payload[3])
+
+
+def _cookie_name(game_id: str) -> str:
+    return f"created_{game_id}"
+
+
+def _creating_browser(link: CreatorLink) -> bool:
+    """Whether this request comes from the browser that created the game."""
+    nonce = request.cookies.get(_cookie_name(link.game_id), "")
+    return bool(nonce and link.nonce_hash
+                and hmac.compare_digest(_nonce_hash(nonce), link.nonce_hash))
 
 
 # -- the form --------------------------------------------------------------------
@@ -114,7 +161,8 @@ class LobbyForm:
 
     def options(self, errors: list[str], players: list[dict[str, str]]) -> dict[str, Any]:
         """The game options: the engine's (``memory``, ``simon`` per seat, R16) and the
-        clock's (deadline, reminders...)."""
+        clock's (deadline, reminders...). This only reads the typed text; the ranges
+        are ``app.options``' (the same for every way a game is made)."""
         options: dict[str, Any] = {"memory": self.memory,
                                    "simon": [p["simon"] for p in players]}
         hours = _number(self.deadline)
@@ -123,11 +171,7 @@ class LobbyForm:
         elif hours is None or hours <= 0:
             errors.append("The time to make a move must be a number above zero.")
         else:
-            hours = hours * 24 if self.deadline_unit == "days" else hours
-            if hours > DEADLINE_MAX_HOURS:
-                errors.append("The time to make a move can be at most 30 days.")
-            else:
-                options["deadline_hours"] = hours
+            options["deadline_hours"] = hours * 24 if self.deadline_unit == "days" else hours
         leads: list[Any] = []
         for part in filter(None, (p.strip() for p in self.reminders.replace(";", ",").split(","))):
             if part.lower() in ("half", "halfway"):
@@ -135,19 +179,21 @@ class LobbyForm:
                 continue
             lead = _number(part)
             if lead is None or lead <= 0:
-                errors.append(f"“{part}” is not a number of hours for a reminder.")
-            elif "deadline_hours" in options and lead >= options["deadline_hours"]:
-                errors.append(f"A reminder {part} hours before the deadline would come before "
-                              "the move is due to start; choose a smaller number.")
+                errors.append(f"“{part[:20]}” is not a number of hours for a reminder.")
             else:
                 leads.append(lead)
         options["reminders"] = leads
         absent = _number(self.absent_after)
-        if absent is None or absent != int(absent) or not 1 <= absent <= ABSENT_MAX:
+        if absent is None:
             errors.append(f"Missed deadlines before a player counts as away: a whole number "
-                          f"from 1 to {ABSENT_MAX}.")
+                          f"from {game_options.ABSENT_AFTER_MIN} to {game_options.ABSENT_AFTER_MAX}.")
         else:
-            options["absent_after"] = int(absent)
+            options["absent_after"] = absent
+        if not errors:
+            try:
+                options = game_options.validate(options, len(players))
+            except game_options.OptionError as exc:
+                errors.append(str(exc))
         return options
 
 
@@ -165,24 +211,30 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
     """The form (again), always with a fresh token so the next press can succeed."""
     return render_template("lobby.html", form=form, errors=errors or [],
                            form_token=tokens.lobby_form_token(),
-                           limits={"deadline_max": DEADLINE_MAX_HOURS, "absent_max": ABSENT_MAX}), status
+                           limits={"deadline_max": game_options.DEADLINE_MAX_HOURS,
+                                   "absent_max": game_options.ABSENT_AFTER_MAX,
+                                   "max_reminders": game_options.MAX_REMINDERS}), status
 
 
 # -- the guards ------------------------------------------------------------------
 
-def _token_problem(token: str | None) -> str | None:
-    """Why the posted form's token is refused (in words), or None if it is good."""
-    max_age = int(current_app.config.get("LOBBY_FORM_MAX_AGE", tokens.LOBBY_FORM_MAX_AGE))
+def _form_max_age() -> int:
+    return int(current_app.config.get("LOBBY_FORM_MAX_AGE", tokens.LOBBY_FORM_MAX_AGE))
+
+
+def _check_form_token(token: str | None) -> tuple[str | None, str]:
+    """``(why the posted form's token is refused in words, or None; the token's id)``."""
+    max_age = _form_max_age()
     try:
-        tokens.check_lobby_form_token(token, max_age=max_age)
+        return None, tokens.check_lobby_form_token(token, max_age=max_age)
     except tokens.ExpiredToken:
         return (f"This form was open for more than {max_age // 3600} hours, so it expired and "
-                "no game was created. Check the details below and press “Create the game” again.")
+                "no game was created. Check the details below and press “Create the game” "
+                "again."), ""
     except tokens.BadToken:
         return ("This form could not be checked (it did not come from this page, or it was "
                 "changed), so no game was created. Check the details below and press "
-                "“Create the game” again.")
-    return None
+                "“Create the game” again."), ""
 
 
 def creator_key(address: str | None) -> str:
@@ -216,7 +268,7 @@ def index() -> Any:
 def create() -> Any:
     """Create the game, then redirect to its (signed) links page."""
     form = LobbyForm.from_request(request.form)
-    problem = _token_problem(request.form.get("form_token"))
+    problem, form_token_id = _check_form_token(request.form.get("form_token"))
     if problem:
         return _render_form(form, [problem], 400)
     errors: list[str] = []
@@ -226,21 +278,42 @@ def create() -> Any:
         return _render_form(form, errors, 400)
     per_hour = int(current_app.config.get("LOBBY_GAMES_PER_HOUR", GAMES_PER_HOUR))
     try:
-        created = services.create_game(players, options=options, name=form.name,
-                                       creator=creator_key(request.remote_addr),
-                                       per_hour=per_hour)
+        created = services.create_game(
+            players, options=options, name=form.name, creator=creator_key(request.remote_addr),
+            per_hour=per_hour, form_token_id=form_token_id, form_max_age=_form_max_age())
     except (services.BadRequest, services.TooMany) as exc:
         return _render_form(form, [exc.message], exc.status)
-    return redirect(url_for("lobby.links", token=creator_token(created.game_id)), code=303)
+    nonce = secrets.token_urlsafe(24)
+    versions = [tokens.read_seat_token(token).version for token in created.tokens]
+    answer = redirect(url_for("lobby.links", token=creator_token(created.game_id, versions, nonce)),
+                      code=303)
+    max_age = int(current_app.config.get("CREATED_PAGE_SECONDS", CREATED_PAGE_SECONDS))
+    answer.set_cookie(_cookie_name(created.game_id), nonce, max_age=max_age, path="/created/",
+                      secure=request.is_secure, httponly=True, samesite="Lax")
+    return answer
 
 
 @bp.get("/created/<token>")
 def links(token: str) -> Any:
-    """Every seat's link, for the person who created the game."""
-    game_id = read_creator_token(token)
-    info = services.game_info(game_id)
-    seat_tokens = services.seat_tokens(game_id)
-    seats = [{"name": s.name, "kind": s.kind,
-              "url": tokens.seat_url(seat_tokens[s.index])} for s in info.seats]
-    return render_template("created.html", game=info, game_title=info.name, seats=seats,
-                           no_referrer=True)
+    """Every seat's link, for an hour, in the browser that created the game only.
+
+    A seat whose link was replaced since (rotate-link) is listed without a
+    link: this page never hands out a link newer than the one it was made with.
+    """
+    link = read_creator_token(token)
+    if not _creating_browser(link):
+        raise services.Forbidden("This page of links is shown only in the browser that created "
+                                 "the game, for an hour. Every player with an address has their "
+                                 "link in the invitation mail.", reason="creator_browser")
+    info = services.game_info(link.game_id)
+    current = services.seat_tokens(link.game_id)
+    seats = []
+    for s in info.seats:
+        shown = (s.index < len(link.versions)
+                 and tokens.read_seat_token(current[s.index]).version == link.versions[s.index])
+        seats.append({"name": s.name, "kind": s.kind, "replaced": not shown,
+                      "url": tokens.seat_url(current[s.index]) if shown else None})
+    answer = make_response(render_template("created.html", game=info, game_title=info.name,
+                                           seats=seats, no_referrer=True))
+    answer.headers["Cache-Control"] = "no-store, private"
+    return answer

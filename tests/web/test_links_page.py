@@ -1,0 +1,115 @@
+"""Issue 9, item 1: nothing a link opens outlives a rotation, and the links page is no
+standing key to every seat.
+
+The creator's page of links is shown for an hour, only in the browser that created
+the game, and never shows a link newer than the one it was made with. Unsubscribe
+links are bound to the seat's link version: rotate-link revokes them too.
+"""
+from __future__ import annotations
+
+import time
+
+from itsdangerous import TimestampSigner
+
+from app import services, tokens
+from app.mail import notify, preferences
+from app.web import lobby
+from tests.web.test_pages import SEAT_LINK, lobby_form
+
+PLAYERS = [("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human")]
+
+
+def create(client) -> str:
+    answer = client.post("/", data=lobby_form(PLAYERS, client))
+    assert answer.status_code == 303, answer.get_data(as_text=True)
+    return answer.headers["Location"]
+
+
+def game_of(links_page: str) -> str:
+    return lobby.read_creator_token(links_page.rsplit("/", 1)[1]).game_id
+
+
+def test_the_creating_browser_sees_every_link_right_after_creation(client):
+    page = client.get(create(client))
+    assert page.status_code == 200
+    assert len(SEAT_LINK.findall(page.get_data(as_text=True))) == 2
+    assert "no-store" in page.headers["Cache-Control"]
+
+
+def test_another_browser_with_the_same_address_sees_no_link(app, client):
+    links_page = create(client)
+    stranger = app.test_client()  # someone who got hold of the address: no cookie
+    answer = stranger.get(links_page)
+    assert answer.status_code == 403
+    text = answer.get_data(as_text=True)
+    assert "only in the browser that created the game" in text
+    assert not SEAT_LINK.findall(text) and "/play/" not in text
+
+
+def test_the_page_is_gone_after_an_hour_even_in_the_creating_browser(client, monkeypatch):
+    links_page = create(client)
+    later = int(time.time()) + lobby.CREATED_PAGE_SECONDS + 1
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: later)
+    answer = client.get(links_page)
+    assert answer.status_code == 403
+    text = answer.get_data(as_text=True)
+    assert "is gone now" in text and "/play/" not in text
+
+
+def test_after_rotate_link_the_page_shows_neither_the_old_nor_the_new_link(client):
+    links_page = create(client)
+    game_id = game_of(links_page)
+    old = SEAT_LINK.findall(client.get(links_page).get_data(as_text=True))
+    new_token = services.rotate_link(game_id, 1)
+    text = client.get(links_page).get_data(as_text=True)
+    shown = SEAT_LINK.findall(text)
+    assert shown == [old[0]], "Ann's link stays, Bob's is gone"
+    assert new_token not in text and old[1] not in text
+    assert "link was replaced" in text
+
+
+def test_a_links_token_made_without_a_browser_nonce_opens_nothing(app, client, new_game):
+    created = new_game()
+    with app.test_request_context():
+        token = lobby.creator_token(created.game_id, [1, 1])
+    assert client.get(f"/created/{token}").status_code == 403
+
+
+# -- unsubscribe links die with a rotation -------------------------------------------------
+
+def unsubscribe(client, token: str):
+    return client.post(f"/unsubscribe/{token}", data="List-Unsubscribe=One-Click",
+                       content_type="application/x-www-form-urlencoded")
+
+
+def test_a_rotation_revokes_the_unsubscribe_links_of_older_mails(client, new_game):
+    gid = new_game().game_id
+    old = notify.unsubscribe_token(gid, 1, version=1)
+    services.rotate_link(gid, 1)
+    assert client.get(f"/unsubscribe/{old}").status_code == 403
+    answer = unsubscribe(client, old)
+    assert answer.status_code == 403 and "was replaced" in answer.get_data(as_text=True)
+    assert preferences.mode_of(gid, 1) == "every"
+    current = notify.unsubscribe_token(gid, 1, version=2)
+    assert unsubscribe(client, current).status_code == 200
+    assert preferences.mode_of(gid, 1) == "none"
+
+
+def test_mails_carry_unsubscribe_links_of_the_current_version(app, new_game):
+    from app.db import read_session
+    from app import store
+
+    gid = new_game().game_id
+    services.rotate_link(gid, 0)
+    with read_session() as session:
+        game = session.get(store.Game, gid)
+        link = notify.Context.load(session, game).unsubscribe(0)
+    assert notify.unsubscribe_ref(link.rsplit("/", 1)[1]) == (gid, 0, 2)
+
+
+def test_an_unversioned_unsubscribe_token_counts_as_the_first_version(client, new_game):
+    gid = new_game().game_id
+    legacy = tokens.sign(tokens.UNSUBSCRIBE, [gid, 0])
+    assert client.get(f"/unsubscribe/{legacy}").status_code == 200
+    services.rotate_link(gid, 0)
+    assert unsubscribe(client, legacy).status_code == 403
