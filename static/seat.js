@@ -21,7 +21,7 @@
     var least = +form.dataset.least || 1, most = +form.dataset.most || 1;
     var picked = ticked.filter(function (b) { return b.value.charAt(0) === "v"; });
     var pile = ticked.filter(function (b) { return b.value.charAt(0) === "p"; });
-    if (!ticked.length) return {text: "Tick the cards in the picture, then press the button.", ok: false};
+    if (!ticked.length) return {text: "Tick the cards in the picture, then press the button.", ok: false, quiet: true};
     if (ticked.length > most) return {text: "That is " + ticked.length + " cards: tick at most " + most + ".", ok: false};
     var names = spots(picked);
     var text;
@@ -53,7 +53,7 @@
       var ticked = order.filter(function (b) { return b.checked; });
       var said = sentence(form, ticked);
       line.textContent = said.text;
-      line.classList.toggle("bad", !said.ok);
+      line.classList.toggle("bad", !said.ok && !said.quiet);
     }
     boxes.forEach(function (b) {
       if (b.checked) order.push(b);
@@ -77,6 +77,7 @@
     if (!live || !window.fetch) return;
     var url = live.dataset.seqUrl, seq = live.dataset.seq, etag = null, every = 3000, busy = false;
     function refresh() {
+      var side = document.getElementById("more"), sideOpen = side && side.open;
       var kept = Array.prototype.map.call(document.querySelectorAll("input.pick-box:checked"), function (b) { return b.value; });
       return fetch(location.href, {credentials: "same-origin"}).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
@@ -91,6 +92,8 @@
         var now = document.getElementById("live");
         if (now) seq = now.dataset.seq;
         initChoice();
+        openSide();
+        if (sideOpen && document.getElementById("more")) document.getElementById("more").open = true;
       });
     }
     function tick() {
@@ -109,6 +112,12 @@
     setInterval(tick, every);
   }
 
+  function openSide() {
+    var side = document.getElementById("more");
+    if (side && window.matchMedia && window.matchMedia("(min-width: 880px)").matches) side.open = true;
+  }
+
   initChoice();
+  openSide();
   initLive();
 })();

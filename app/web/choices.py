@@ -190,6 +190,9 @@ def actions_from_form(kind: str, picks: Sequence[str], form: Mapping[str, Any],
     if kind == "exchange":
         return [_exchange(positions, form)]
     if kind == "undermine":
+        if len(village) > 2 or len(pile) > 2:
+            raise services.BadRequest("For the Underminer, tick two cards of one village and "
+                                      "two cards of the discard pile.")
         return ([{"type": "undermine", "seat": s, "position": p} for s, p in village]
                 + [{"type": "undermine", "pile": i} for i in pile])
     if kind not in STEPWISE and len(village) > 1:

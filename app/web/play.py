@@ -89,7 +89,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
     mail = reads.get("mail")
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,
-        groups=groups, my_move=bool(groups or choice), simon=simon,
+        groups=groups, my_move=bool(groups or choice), choice=choice, simon=simon,
         simon_value=view_helpers.top_discard_value(view),
         since=view_helpers.since_last_acted(view, names, me),
         call_stakes=words.CALL_STAKES,

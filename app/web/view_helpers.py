@@ -285,5 +285,4 @@ def table_context(view: View, names: Sequence[str], kinds: Sequence[str] | None,
         "deck_cards": deck_known(view),
         "pending": words.pending_sentence(view, me, names),
         "pile_picks": pile_picks(view, choice),
-        "choice": choice,
     }

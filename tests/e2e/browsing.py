@@ -28,6 +28,15 @@ def tap_cards(page: Any, count: int | None = None) -> list[str]:
     form = page.locator("form#choose")
     wanted = int(form.get_attribute("data-least") or 1) if count is None else count
     boxes = page.locator('input.pick-box[form="choose"]')
+    if form.get_attribute("data-kind") == "undermine":       # two of one village, two of the pile
+        village = page.locator('.village').filter(
+            has=page.locator('input.pick-box[form="choose"]')).first
+        pile = page.locator('.pile-picks input.pick-box')
+        picks = [village.locator('input.pick-box').nth(i) for i in range(max(0, wanted - 2))]
+        picks += [pile.nth(i) for i in range(min(2, wanted))]
+        for box in picks:
+            box.click()
+        return [box.get_attribute("value") or "" for box in picks]
     tapped = []
     for index in range(min(wanted, boxes.count())):
         box = boxes.nth(index)
