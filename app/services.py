@@ -346,8 +346,10 @@ def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
 def current_seq(game_id: str) -> int:
     """How far a game is (its last step), for pages that poll for news: one small query."""
     with read_session() as session:
-        _get_game(session, game_id)
-        return store.last_seq(session, str(game_id))
+        step = store.game_seq(session, str(game_id))
+    if step is None:
+        raise NotFound("There is no game with this id.")
+    return step
 
 
 def game_info(game_id: str) -> GameInfo:

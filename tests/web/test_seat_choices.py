@@ -139,9 +139,10 @@ def test_four_cards_of_a_nine_card_village_can_be_exchanged_though_no_list_offer
     assert len(mine) >= 9
     answer = page.tick(client, path, mine[:4], end="left")
     assert answer.status_code == 303, html.unescape(answer.get_data(as_text=True))[-800:]
-    stored = app.extensions["silver_eye_db"].connect().exec_driver_sql(
-        "SELECT action FROM action ORDER BY seq DESC LIMIT 1").scalar_one()
-    assert '"positions": [0, 1, 2, 3]' in stored or '"positions":[0,1,2,3]' in stored
+    with app.app_context():
+        frame = services.replay_frames(created.game_id, me, first=len(position.moves) + 1,
+                                       last=len(position.moves) + 1)["frames"][0]
+    assert frame["seat"] == me and frame["action"]["positions"] == [0, 1, 2, 3]
 
 
 # -- words --------------------------------------------------------------------------------
