@@ -79,9 +79,9 @@ def card_text(card_id: int) -> str:
 
 def refusal(obsessor: int, card_id: int | None) -> str:
     """Why a card is left out of a choice: the Obsessor on top refuses it (R13)."""
-    what = cards.label(card_id) if card_id is not None else "this card"
+    what = f"the {cards.label(card_id)}" if card_id is not None else "this card"
     return (f"The {cards.name(obsessor)} on the pile accepts "
-            f"{cards.OBSESSOR_RULE[cards.OBSESSOR_KIND[obsessor]]}: not the {what}.")
+            f"{cards.OBSESSOR_RULE[cards.OBSESSOR_KIND[obsessor]]}: not {what}.")
 
 
 def village_card(view: View, seat: int | None, position: Any) -> Mapping[str, Any] | None:

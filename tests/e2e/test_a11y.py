@@ -67,6 +67,7 @@ def pages(live: Any) -> dict[str, str]:
         "replay": f"{base}/games/{over.game_id}/replay?step=3",
         "replay-open-hand": f"{base}/games/{over.game_id}/replay?step=5&open=1",
         "bad-link": f"{base}/play/not-a-real-token",
+        "my-games": f"{base}/my-games",
     }
 
 

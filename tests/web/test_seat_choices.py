@@ -204,3 +204,33 @@ def test_every_page_links_the_rules_and_the_rules_show_every_card(client, new_ga
     for path in ("/", seat_path(created, 0), f"/games/{created.game_id}",
                  f"/games/{created.game_id}/replay"):
         assert 'href="/rules"' in client.get(path).get_data(as_text=True), path
+
+
+def obsessor_refuses(state: Any, view: dict[str, Any], seat: int) -> bool:
+    """The seat on turn holds a drawn card and the Obsessor on the pile refuses one of its
+    own cards (R13): that card cannot be exchanged."""
+    pile = view["discard"]
+    if view["phase"] != "play" or view["pending"] != "drawn" or seat != view["current"]:
+        return False
+    if not pile or pile[-1]["id"] not in (34, 35, 36, 37):
+        return False
+    singles = {a["positions"][0] for a in engine.legal_actions(state, seat)
+               if a["type"] == "exchange" and len(a["positions"]) == 1}
+    return len(singles) < len(view["villages"][seat])
+
+
+def test_a_card_the_obsessor_refuses_is_left_out_and_the_page_says_why(client, app):
+    position = positions.find(3, obsessor_refuses)
+    created = positions.start(3, position)
+    page = open_seat(client, seat_path(created, position.seat))
+    text = html.unescape(page.text)
+    assert page.choice == "exchange"
+    view = engine.view(services.load_state(created.game_id), position.seat)
+    village = view["villages"][position.seat]
+    offered = {int(p.split("-")[2]) for p in page.picks}
+    refused = [p for p in range(len(village)) if p not in offered]
+    assert refused
+    top = view["discard"][-1]["id"]
+    assert "On top of the pile: accepts only" in text          # the Obsessor says what it allows
+    for p in refused:
+        assert f"Your #{p + 1}: {words.refusal(top, village[p]['id'])}" in text
