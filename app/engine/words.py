@@ -153,6 +153,26 @@ PENDING_WORDS = {
     "bomb": "use a Mad Bomber",
 }
 
+#: What a seat must decide, as a mail addressed to it says it (subjects and first lines).
+DECISION_WORDS: dict[str, str] = {
+    "peek": "look at two of your cards to start the round",
+    "turn": "it is your turn",
+    "drawn": "decide what to do with the card you drew",
+    "taken": "decide where the card you took from the pile goes",
+    "search": "pick a card with the silver eye",
+    "gamble_more": "the Gambler: go on or stop",
+    "gamble_win": "the Gambler guessed right: choose a card to discard",
+    "spotter": "the Spotter: choose a village to search",
+    "twister": "the Twister: choose the cards to turn over",
+    "ghost": "the Ghost: choose a card to discard",
+    "seer": "the Split Seer: choose a card to look at",
+    "dracula": "Dracula: use it or skip",
+    "underminer": "the Underminer: choose the cards to swap",
+    "drunk": "the Drunk: choose where the top card goes",
+    "nelly": "round end: place your Nelly, or skip",
+    "bomb": "round end: use your Mad Bomber, or skip",
+}
+
 #: The four choices of an Underminer, in order (R23).
 UNDERMINER_STEPS = ("a first card of one village", "a second card of that village",
                     "a first card of the pile", "a second card of the pile")
