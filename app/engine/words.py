@@ -318,8 +318,9 @@ def legal_types(view: View) -> set[str]:
 
 _YOU = "\u2063you\u2063"   # a marker no player's name contains
 _SECOND_PERSON = (
-    (f"{_YOU}'s", "your"), (f"{_YOU} is looking", "you are looking"), (f"{_YOU} is", "you are"),
-    (f"{_YOU} uses", "you use"), (f"{_YOU}: ", "you: "), (f"{_YOU} ", "you "),
+    (f"{_YOU}'s", "your"), (f"{_YOU} is", "you are"), (f"{_YOU} uses", "you use"),
+    (f"{_YOU} takes", "you take"), (f"{_YOU} starts", "you start"), (f"{_YOU} wins", "you win"),
+    (f"{_YOU}: ", "you: "), (f"{_YOU} ", "you "),
 )
 
 
@@ -332,10 +333,12 @@ def event_sentence(event: Mapping[str, Any], names: Sequence[str], me: int | Non
     text = describe(dict(event), named)
     if event.get("seat") == me:
         text = text.replace("of their village", "of your village").replace(
-            "their turn", "your turn").replace("their decisions", "your decisions")
+            "their turn", "your turn").replace("their decisions", "your decisions").replace(
+            "and is looking", "and are looking")
     for old, new in _SECOND_PERSON:
         text = text.replace(old, new)
     text = text.replace(_YOU, "you")
+    text = re.sub(r"([.!?] )(you|your)\b", lambda m: m.group(1) + m.group(2).capitalize(), text)
     return _articles(text[:1].upper() + text[1:])
 
 

@@ -105,6 +105,8 @@ def _choice_for(view: View, me: int, legal: Sequence[Mapping[str, Any]]) -> Card
         choice.exchange_options = True
         choice.spotter = _faceup_spotters(view, me)
         _refusals(view, me, choice)
+    elif kind in ("ghost", "discard"):
+        choice.spotter = _faceup_spotters(view, me)     # R17: discarding from one's own village
     elif kind == "twist":
         left = detail.get("left")
         choice.most = left if isinstance(left, int) else min(
@@ -197,9 +199,12 @@ def actions_from_form(kind: str, picks: Sequence[str], form: Mapping[str, Any],
                 + [{"type": "undermine", "pile": i} for i in pile])
     if kind not in STEPWISE and len(village) > 1:
         raise services.BadRequest(f"Tick one card for the {words.ACTION_GROUPS[kind][0]}.")
+    spotter = {"spotter": True} if form.get("spotter") in ("1", "on", "true") else {}
     if kind in ("look", "simon", "discard"):
-        return [{"type": kind, "position": p} for p in positions]
-    return [{"type": kind, "seat": s, "position": p} for s, p in village]
+        return [{"type": kind, "position": p, **(spotter if kind == "discard" else {})}
+                for p in positions]
+    return [{"type": kind, "seat": s, "position": p, **(spotter if kind == "ghost" else {})}
+            for s, p in village]
 
 
 def _parse(picks: Sequence[str]) -> tuple[list[tuple[int, int]], list[int]]:

@@ -159,6 +159,13 @@ def test_words_say_an_8_and_you_on_your_own_page():
         "You use a Spotter on Ann's village, looking for an 8."
     assert words.event_sentence(spot, names, 0) == \
         "Bob uses a Spotter on your village, looking for an 8."
+    search = {"type": "search", "seat": 0}
+    assert words.event_sentence(search, names, 0) == (
+        "You opened the silver eye and are looking through the deck.")
+    scored = {"type": "round_scored", "round": 1, "scores": [3, 8], "eye_holder": 0,
+              "eye_open": True}
+    assert words.event_sentence(scored, names, 0) == (
+        "Round 1 scores: you 3, Bob 8. You take the silver eye open.")
 
 
 def test_the_banner_offers_a_call_only_when_the_rules_allow_one():
