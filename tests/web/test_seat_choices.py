@@ -241,3 +241,15 @@ def test_a_card_the_obsessor_refuses_is_left_out_and_the_page_says_why(client, a
     assert "On top of the pile: accepts only" in text          # the Obsessor says what it allows
     for p in refused:
         assert f"Your #{p + 1}: {words.refusal(top, village[p]['id'])}" in text
+
+
+def test_while_the_round_is_scored_the_table_marks_the_cards_faceup_at_scoring(client, app):
+    position = positions.find(3, positions.resolving("nelly"))
+    created = positions.start(3, position)
+    view = engine.view(services.load_state(created.game_id), None)
+    marked = set(view["scoring"]["faceup_at_scoring"])
+    assert view["phase"] == "resolve" and marked
+    other = next(s for s in range(3) if s != position.seat)
+    text = html.unescape(client.get(seat_path(created, other)).get_data(as_text=True))
+    assert text.count("faceup at scoring") >= len(marked)
+    assert "were faceup when the round was scored" in text
