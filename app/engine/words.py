@@ -177,11 +177,6 @@ DECISION_WORDS: dict[str, str] = {
 UNDERMINER_STEPS = ("a first card of one village", "a second card of that village",
                     "a first card of the pile", "a second card of the pile")
 
-#: Words for an exchange of n cards.
-SET_SIZES = {1: "One card", 2: "Two cards (they must match)", 3: "Three cards (they must match)",
-             4: "Four cards (they must match)"}
-
-
 def action_label(action: Mapping[str, Any], view: View, me: int | None,
                  names: Sequence[str]) -> str:
     """The words on the button for one action, from the viewer's side."""

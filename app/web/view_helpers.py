@@ -83,12 +83,7 @@ def group_actions(actions: Sequence[Mapping[str, Any]], view: View, me: int | No
         kind = str(action.get("type", ""))
         if kind not in groups:
             title, help_text = words.ACTION_GROUPS.get(kind, (kind.replace("_", " ").capitalize(), ""))
-            groups[kind] = {"type": kind, "title": title, "help": help_text, "items": [],
-                            "multi": False, "positioned": False}
-        if "position" in action:
-            groups[kind]["positioned"] = True
-        if len(action.get("positions") or []) > 1:
-            groups[kind]["multi"] = True
+            groups[kind] = {"type": kind, "title": title, "help": help_text, "items": []}
         groups[kind]["items"].append({
             "action": dict(action),
             "json": action_json(action),

@@ -533,4 +533,4 @@ def test_actions_are_grouped_in_the_order_of_a_turn():
                {"type": "exchange", "positions": [0, 1]}]
     groups = view_helpers.group_actions(actions, VIEW, 0, ["Ann", "Bob"])
     assert [g["type"] for g in groups] == ["draw", "exchange", "skip"]
-    assert groups[1]["multi"] is True and len(groups[1]["items"]) == 2
+    assert len(groups[1]["items"]) == 2
