@@ -253,3 +253,18 @@ def test_while_the_round_is_scored_the_table_marks_the_cards_faceup_at_scoring(c
     text = html.unescape(client.get(seat_path(created, other)).get_data(as_text=True))
     assert text.count("faceup at scoring") >= len(marked)
     assert "were faceup when the round was scored" in text
+
+
+def test_the_vocabulary_is_pure_engine_code():
+    """words.py is shared by pages, mails and replays: it imports no Flask, SQL or mail."""
+    import ast
+    from pathlib import Path
+
+    source = Path(words.__file__).read_text()
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add("." * node.level + (node.module or ""))
+    assert imported <= {"__future__", "re", "typing", ".", ".describe"}, imported
