@@ -31,7 +31,14 @@ test-pg: setup
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
 	  $(BIN)/python -m pytest -q -m "not e2e" --ignore=tests/engine
 
-test-e2e: setup
+# axe-core (the accessibility check) comes from npm into tests/e2e/node_modules (git-ignored)
+AXE := tests/e2e/node_modules/axe-core/axe.min.js
+
+$(AXE): tests/e2e/package.json
+	npm install --prefix tests/e2e --no-audit --no-fund --no-save --silent
+	touch $(AXE)
+
+test-e2e: setup $(AXE)
 	$(BIN)/python -m pytest -q -m e2e
 
 bench: setup

@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 MIN_SEATS, MAX_SEATS = 2, 4
 MAX_NAME_LENGTH = 60
+#: Steps one form may carry (a whole Twister or Underminer is a handful).
+MAX_STEPS_PER_POST = 16
 #: Keys of a game's options that the engine takes; the others (deadlines,
 #: reminders...) belong to the clock and are kept for it untouched.
 ENGINE_OPTION_KEYS = ("memory", "simon")
@@ -302,26 +304,60 @@ def open_seat(token: str) -> SeatAccess:
     A replaced (revoked) link raises ``Forbidden`` with ``game_id`` and
     ``seat`` in its details, so the 403 page can offer to mail a fresh link.
     """
+    with read_session() as session:
+        return _seat_access(session, token)
+
+
+def _seat_access(session: Session, token: str) -> SeatAccess:
+    """The checks of ``open_seat``, on a session the caller already holds."""
     try:
         ref = tokens.read_seat_token(token)
     except tokens.BadToken:
         raise Forbidden("This link is not valid: it may have been cut short or changed. "
                         "Use the link from your most recent email.", reason="invalid")
-    with read_session() as session:
-        seat = session.get(store.Seat, (ref.game, ref.seat))
-        if seat is None:
-            raise Forbidden("This link does not open any seat here.", reason="unknown")
-        if seat.token_version != ref.version:
-            raise Forbidden("This link was replaced by a newer one and no longer opens your "
-                            "seat. We can email the current link to the seat's address.",
-                            reason="revoked", game_id=ref.game, seat=ref.seat)
-        return SeatAccess(ref.game, ref.seat, ref.version, token)
+    seat = session.get(store.Seat, (ref.game, ref.seat))
+    if seat is None:
+        raise Forbidden("This link does not open any seat here.", reason="unknown")
+    if seat.token_version != ref.version:
+        raise Forbidden("This link was replaced by a newer one and no longer opens your "
+                        "seat. We can email the current link to the seat's address.",
+                        reason="revoked", game_id=ref.game, seat=ref.seat)
+    return SeatAccess(ref.game, ref.seat, ref.version, token)
 
 
 def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
     """A checked seat link and its game."""
     access = open_seat(token)
     return access, snapshot(access.game_id)
+
+
+def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
+    """A seat page's reading in one read session: the link checked once, the game, and
+    whatever ``read(session, access)`` adds (the table's clocks, the mail box)."""
+    with read_session() as session:
+        access = _seat_access(session, token)
+        game = _get_game(session, access.game_id)
+        seq, state = _load_state(session, game)
+        snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+        return access, snap, read(session, access) if read is not None else None
+
+
+def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
+    """The public page's reading in one read session: the game and ``read(session, game_id)``."""
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        seq, state = _load_state(session, game)
+        snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+        return snap, read(session, game.id) if read is not None else None
+
+
+def current_seq(game_id: str) -> int:
+    """How far a game is (its last step), for pages that poll for news: one small query."""
+    with read_session() as session:
+        step = store.game_seq(session, str(game_id))
+    if step is None:
+        raise NotFound("There is no game with this id.")
+    return step
 
 
 def game_info(game_id: str) -> GameInfo:
@@ -647,17 +683,36 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
     the rules forbid it, ``NotFound``/``BadRequest`` for nonsense. On any error
     nothing is written.
     """
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise BadRequest('An action must be an object with a "type", like {"type": "draw"}.')
+    return submit_actions(game_id, seat, [action], expected_seq, source)
+
+
+def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expected_seq: int,
+                   source: str = "player") -> Submitted:
+    """Apply several steps of one seat in a row, all or nothing (one form, one Twister).
+
+    The steps are appended at ``expected_seq + 1``, ``+ 2``...; if the engine
+    refuses any of them, nothing at all is written and ``Illegal`` says which
+    step failed. Bots and absent seats act only after the last step.
+    """
+    if not isinstance(actions, list) or not actions:
+        raise BadRequest('Send at least one action, like {"type": "draw"}.')
+    if len(actions) > MAX_STEPS_PER_POST:
+        raise BadRequest(f"One form carries at most {MAX_STEPS_PER_POST} steps.")
+    for action in actions:
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise BadRequest('An action must be an object with a "type", like {"type": "draw"}.')
     if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
         raise BadRequest("expected_seq must be the step number the move was decided on.")
     if source not in store.ACTION_SOURCES:
         raise BadRequest(f"unknown source {source!r}")
-    try:
-        action = action_schema.check(action)  # the schema decides what the log may hold
-    except action_schema.ActionRefused as exc:
-        raise Illegal(str(exc), reason="schema") from None
-    action = json.loads(json.dumps(action))  # a plain JSON copy: what will be stored
+    checked = []
+    for step in actions:
+        try:
+            checked.append(action_schema.check(step))  # the schema decides what the log may hold
+        except action_schema.ActionRefused as exc:
+            raise Illegal(str(exc), reason="schema") from None
+    actions = json.loads(json.dumps(checked))  # plain JSON copies: what will be stored
+    action = actions[0]
     try:
         with write_session() as session:
             game = _get_game(session, game_id)
@@ -674,20 +729,28 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
             if game.status != "running":
                 raise Conflict(f"The game is {game.status}: no more moves can be made.",
                                reason=game.status, seq=seq)
-            if source == "player" and action["type"] in action_schema.PRESENCE:
+            if source == "player" and any(step["type"] in action_schema.PRESENCE
+                                          for step in actions):
                 _check_presence_rate(session, game.id, seat)
-            try:
-                state, first = _append(session, game, seq, seat, action, source, state)
-            except engine.IllegalAction as exc:
-                raise Illegal(str(exc) or "That move is not allowed now.") from exc
-            except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
-                log.warning("engine rejected a malformed action %r: %r", action, exc)
-                raise Illegal("That move is not understood: some of its fields are "
-                              "missing or out of range.") from exc
-            seq, state, more = _play_automatic(session, game, seq + 1, state, seats)
+            mine: list[AppliedAction] = []
+            for number, step in enumerate(actions):
+                try:
+                    state, item = _append(session, game, seq, seat, step, source, state)
+                except engine.IllegalAction as exc:
+                    said = str(exc) or "That move is not allowed now."
+                    if len(actions) > 1:
+                        said = f"Step {number + 1} of {len(actions)}: {said} Nothing was changed."
+                    raise Illegal(said) from exc
+                except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+                    log.warning("engine rejected a malformed action %r: %r", step, exc)
+                    raise Illegal("That move is not understood: some of its fields are "
+                                  "missing or out of range.") from exc
+                seq += 1
+                mine.append(item)
+            seq, state, more = _play_automatic(session, game, seq, state, seats)
             _finish(session, game, seq, state)
             info = _game_info(game, seats, seq)
-        return Submitted(Snapshot(info, state), [first, *more])
+        return Submitted(Snapshot(info, state), [*mine, *more])
     except IntegrityError:
         # Someone else appended the same step first: one row, and this answer.
         with read_session() as session:

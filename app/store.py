@@ -186,6 +186,15 @@ def last_seq(session: Session, game_id: str) -> int:
     return int(value or 0)
 
 
+def game_seq(session: Session, game_id: str) -> int | None:
+    """The last step of a game in one query, or None if there is no such game
+    (what a page polling for news asks every few seconds)."""
+    newest = (select(sa.func.max(Action.seq)).where(Action.game_id == game_id)
+              .scalar_subquery())
+    row = session.exec(select(Game.id, newest).where(Game.id == game_id)).first()
+    return None if row is None else int(row[1] or 0)
+
+
 def load_seats(session: Session, game_id: str) -> list[Seat]:
     """The game's seats ordered by index."""
     return list(session.exec(

@@ -11,6 +11,10 @@ client threads over keep-alive HTTP on 127.0.0.1:
 2. The latency of the first ten vs the last ten actions of complete four-round
    games: it must stay flat, since an action costs one cached state plus the
    actions after it, never a replay of the whole log.
+3. What an open page costs: requests/s of the live-update probe
+   (``GET /games/<id>/seq``, answered 304 while nothing moved and 200 when it
+   did) beside the seat page itself (``GET /play/<token>``, full render), whose
+   p50/p99 is the seat-page render time, and the seat's JSON view.
 
 PostgreSQL comes from ``BENCH_DATABASE_URL`` or ``TEST_DATABASE_URL`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``); the run works in a
@@ -110,6 +114,22 @@ def play_game(port: int, tokens: list[str], seed: int,
         to_act, round_no = answer["view"]["to_act"], answer["view"]["round"]
     else:
         raise RuntimeError("a benchmark game did not end")
+    return latencies
+
+
+def get_many(port: int, path: str, count: int, etag: bool = False) -> list[float]:
+    """GET ``path`` ``count`` times on one keep-alive connection; with ``etag``, send back
+    the ETag of the first answer (an open page asking "did the game move?")."""
+    conn, latencies, headers = http.client.HTTPConnection(HOST, port, timeout=60), [], {}
+    for _ in range(count):
+        start = time.perf_counter()
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        latencies.append(time.perf_counter() - start)
+        assert response.status in (200, 304), (path, response.status)
+        if etag and response.getheader("ETag"):
+            headers = {"If-None-Match": response.getheader("ETag")}
     return latencies
 
 
@@ -235,6 +255,7 @@ def main() -> None:
                 print(f"    same move, early vs late: '{kind}' first ten p50 {_ms(times[:10], 0.5):.2f} ms,"
                       f" last ten p50 {_ms(times[-10:], 0.5):.2f} ms"
                       f" (ratio {_ms(times[-10:], 0.5) / _ms(times[:10], 0.5):.2f}, {len(times)} of them)")
+        open_pages(port, app, people)
         get_engine(app).dispose()
     finally:
         if server is not None:
@@ -247,6 +268,54 @@ def main() -> None:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+PAGE_GETS = 150            # per client thread
+
+
+def open_pages(port: int, app: Any, people: list[dict[str, str]]) -> None:
+    """Section 3: what keeps a page current costs next to what it costs to show it."""
+    from app import services
+
+    with app.app_context():
+        game = services.create_game(people, {"memory": False}, seed="777")
+    play_game_partly(port, game.tokens, 777, 60)
+    with app.app_context():
+        step = services.game_info(game.game_id).seq
+    print(f"  open pages ({GAMES} threads, one game at step {step}):")
+    rows = [("live probe, 304 (ETag)", f"/games/{game.game_id}/seq", True),
+            ("live probe, 200", f"/games/{game.game_id}/seq", False),
+            ("seat page (HTML render)", f"/play/{game.tokens[0]}", False),
+            ("seat view (JSON API)", f"/api/play/{game.tokens[0]}", False)]
+    rates = {}
+    for label, path, etag in rows:
+        samples, wall = in_threads([lambda p=path, e=etag: get_many(port, p, PAGE_GETS, e)
+                                    for _ in range(GAMES)])
+        flat = [x for thread in samples for x in thread]
+        rates[label] = len(flat) / wall
+        print("  " + _line(label, flat, wall))
+    print(f"    the probe answers {rates['live probe, 304 (ETag)'] / rates['seat page (HTML render)']:.1f}x "
+          f"as many requests/s as the seat page: a page polling every 3 s costs "
+          f"{100 * (1 / 3) / rates['live probe, 304 (ETag)']:.3f}% of one server's capacity")
+
+
+def play_game_partly(port: int, tokens: list[str], seed: int, moves: int) -> None:
+    """A few random moves, so the pages measured show a game under way."""
+    client, rng = Client(port), random.Random(seed)
+    status, state, _ = client.call("GET", f"/api/play/{tokens[0]}")
+    seq, to_act = state["seq"], state["view"]["to_act"]
+    for _ in range(moves):
+        if not to_act:
+            return
+        seat = rng.choice(to_act)
+        _, legal, _ = client.call("GET", f"/api/play/{tokens[seat]}/actions")
+        action = rng.choice(legal["legal_actions"])
+        status, answer, _ = client.call("POST", f"/api/play/{tokens[seat]}/actions",
+                                        {"action": action, "expected_seq": seq})
+        assert status == 200, answer
+        seq, to_act = answer["seq"], answer["view"]["to_act"]
+        if answer["game"]["status"] != "running":
+            return
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ try:
     import app.deadlines  # noqa: F401
 except ImportError:
     pass
+import app.my_games  # noqa: F401  (the version of each address's "all my games" link)
 
 config = context.config
 target_metadata = SQLModel.metadata

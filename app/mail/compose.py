@@ -27,6 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from app.deadlines import as_utc
 from app.engine.summary import last_summary
 from app.mail.layout import inline_styles
+from app.engine import words
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 NAME_LIMIT = 60
@@ -41,25 +42,8 @@ _env = Environment(
 )
 
 #: What a pending decision asks of the player, in words (the engine's short names).
-DECISION_WORDS: dict[str, str] = {
-    "peek": "look at two of your cards to start the round",
-    "turn": "it is your turn",
-    "drawn": "decide what to do with the card you drew",
-    "taken": "decide where the card you took from the pile goes",
-    "search": "pick a card with the silver eye",
-    "gamble_more": "the Gambler: go on or stop",
-    "gamble_win": "the Gambler guessed right: choose a card to discard",
-    "spotter": "the Spotter: choose a village to search",
-    "twister": "the Twister: choose the cards to turn over",
-    "ghost": "the Ghost: choose a card to discard",
-    "seer": "the Split Seer: choose a card to look at",
-    "dracula": "Dracula: use it or skip",
-    "underminer": "the Underminer: choose the cards to swap",
-    "drunk": "the Drunk: choose where the top card goes",
-    "nelly": "round end: place your Nelly, or skip",
-    "bomb": "round end: use your Mad Bomber, or skip",
-    "simon_claims": "round end: discard your matching card with Simon before scoring, or skip",
-}
+#: What a seat must decide, as a mail says it (the words live in app.engine.words).
+DECISION_WORDS = words.DECISION_WORDS
 
 
 @dataclass(frozen=True)

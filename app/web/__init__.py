@@ -28,6 +28,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(replay.bp)
     from app.web import round_summary  # the round summary's dismiss button on the seat page
     app.register_blueprint(round_summary.bp)
+    from app.web import my_games  # all my games: the magic link and the list
+    app.register_blueprint(my_games.bp)
     from app.web import mail_routes  # mail and clock: unsubscribe, seat mail/clock, /dev/mail
     app.register_blueprint(mail_routes.bp)
     if app.config.get("BENCH_ENDPOINTS"):

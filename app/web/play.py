@@ -1,66 +1,117 @@
-"""A seat's own page: its private view and its legal moves, behind its signed link.
+"""A seat's own page: its private view and its moves, behind its signed link.
 
-GET shows; POST ``/act`` submits one of the listed actions with the position
-(``expected_seq``) it was chosen on and the seat's CSRF token. A refused move
-(422) or a stale page (409) shows the page again with the reason in words.
+GET shows; POST ``/act`` submits a move with the position (``expected_seq``)
+it was chosen on and the seat's CSRF token. A move is either a button (an
+action as the engine listed it, posted back as JSON) or a card form (the kind
+of decision and the ticked cards, turned into engine steps by
+``choices.actions_from_form`` and applied together, all or nothing). A refused
+move (422) or a stale page (409) shows the page again with the reason in words.
+
+Seat access is checked once per request by ``@seat_required`` (flaskr's
+``login_required``, for seat links); a GET reads everything it shows in one
+database session (``services.seat_page``).
 """
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 
-from app import services, tokens
-from app.web import round_summary, view_helpers
+from app import deadlines, services, tokens
+from app.engine import words
+from app.web import choices, round_summary, table_clock, view_helpers
 
 bp = Blueprint("play", __name__)
 bp.record_once(view_helpers.install)
 
 
-def render_seat(access: services.SeatAccess, snap: services.Snapshot,
-                error: str | None = None, status: int = 200) -> Any:
-    """The seat page for this link, optionally with an error above the moves."""
+@dataclass
+class SeatRequest:
+    """The seat a request is for, checked once, and (GET) what its page reads."""
+
+    access: services.SeatAccess
+    snap: services.Snapshot | None = None
+    reads: dict[str, Any] | None = None
+
+
+def _read_page(token: str) -> SeatRequest:
+    access, snap, reads = services.seat_page(token, table_clock.seat_page_reads)
+    return SeatRequest(access, snap, reads)
+
+
+def seat_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Open the seat of ``<token>`` once and keep it in ``g.seat``.
+
+    A GET also reads the page's game and clocks in the same session; a POST
+    must carry the seat's CSRF token (a form made for this very link).
+    """
+    @functools.wraps(view)
+    def wrapped(token: str, **kwargs: Any) -> Any:
+        if request.method == "GET":
+            g.seat = _read_page(token)
+        else:
+            access = services.open_seat(token)
+            if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id,
+                                     access.seat, access.version):
+                raise services.Forbidden("This form was not made for your seat (or your link "
+                                         "was replaced). Reload your page and try again.",
+                                         reason="csrf")
+            g.seat = SeatRequest(access)
+        return view(**kwargs)
+    return wrapped
+
+
+def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) -> Any:
+    """The seat page, optionally with an error above the moves."""
+    access, snap, reads = seat.access, seat.snap, seat.reads or {}
+    assert snap is not None
     me = access.seat
     view = snap.view(me)
     names = snap.game.names
     kinds = [s.kind for s in snap.game.seats]
-    context = view_helpers.table_context(view, names, kinds, me)
     playable = snap.game.status == "running"
+    choice = choices.card_choice(view, me) if playable else None
+    # Simon claims (R16, preference off) get their own form up top, unless another card
+    # decision is on the page (then they are buttons among the moves).
+    simon = choices.simon_choice(view, me) if playable and choice is None else None
+    context = view_helpers.table_context(view, names, kinds, me, choice or simon,
+                                         reads.get("clocks"), deadlines.now())
     legal = list(view.get("legal_actions") or []) if playable else []
-    # Simon claims (R16, preference "off") are open to a seat whoever's turn it is,
-    # and only while that card stays on top: they get a panel of their own, up top.
-    claims = [a for a in legal if a.get("type") == "simon"]
-    others = [a for a in legal if a.get("type") != "simon"]
-    groups = view_helpers.group_actions(others, view, me, names)
-    simon = view_helpers.group_actions(claims, view, me, names)[0] if claims else None
+    # Buttons for what is not chosen by tapping cards: draw, take, call, skip...
+    buttons = [a for a in legal if not (simon and a.get("type") == "simon")
+               and not (choice and a.get("type") == choice.kind and choices.aimed(a))]
+    groups = view_helpers.group_actions(buttons, view, me, names)
     if snap.game.status == "abandoned":
         context["pending"] = "This game was abandoned: no more moves can be made."
+    mail = reads.get("mail")
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,
-        groups=groups, my_move=bool(groups), simon=simon,
+        groups=groups, my_move=bool(groups or choice), choice=choice, simon=simon,
         simon_value=view_helpers.top_discard_value(view),
-        exch=view_helpers.exchange_choices(view, me),
         since=view_helpers.since_last_acted(view, names, me),
+        call_stakes=words.CALL_STAKES,
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),
+        # the mail box partial asks for its status by token: it was read with the page
+        seat_mail_status=lambda _token: mail,
     ), status
 
 
 @bp.get("/play/<token>")
-def show(token: str) -> Any:
+@seat_required
+def show() -> Any:
     """The seat's private view and its moves."""
-    access, snap = services.seat_snapshot(token)
-    return render_seat(access, snap)
+    return render_seat(g.seat)
 
 
-def _posted_action(form: Any) -> tuple[dict[str, Any], int]:
-    """The chosen action and ``expected_seq`` from the form, with the optional fields.
-
-    The action is one of the dicts the page listed, posted back as JSON; the
-    exchange's optional ``into``/``end``/``spotter`` come from form controls
-    (design.md) and are added only when present.
-    """
+def _posted_actions(form: Any, me: int) -> list[dict[str, Any]]:
+    """The engine steps a posted form stands for: a button's action, or a card form's."""
+    kind = form.get("choice")
+    if kind:
+        return choices.actions_from_form(str(kind), form.getlist("pick"), form, me)
     try:
         action = json.loads(form.get("action") or "")
     except ValueError:
@@ -68,38 +119,38 @@ def _posted_action(form: Any) -> tuple[dict[str, Any], int]:
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise services.BadRequest("That move was not understood. Reload your page and "
                                   "choose one of the buttons.")
+    positions = action.get("positions")
+    if action.get("type") == "exchange" and isinstance(positions, list):
+        return [choices.actions_from_form(
+            "exchange", [choices.pick_value(me, p) for p in positions if isinstance(p, int)],
+            form, me)[0]]
+    if form.get("spotter") in ("1", "on", "true"):
+        action["spotter"] = True
+    return [action]
+
+
+def _expected_seq(form: Any) -> int:
     try:
-        expected_seq = int(form.get("expected_seq", ""))
+        return int(form.get("expected_seq", ""))
     except ValueError:
         raise services.BadRequest("The form is missing the move number it was made on. "
                                   "Reload your page and try again.") from None
-    positions = action.get("positions")
-    if isinstance(positions, list) and len(positions) > 1 and all(
-            isinstance(p, int) for p in positions):
-        if form.get("end") in ("left", "right"):
-            action["end"] = form["end"]
-        if form.get("into_side") == "rightmost":
-            action["into"] = max(positions)
-    if form.get("spotter") in ("1", "on", "true"):
-        action["spotter"] = True
-    return action, expected_seq
 
 
 @bp.post("/play/<token>/act")
-def act(token: str) -> Any:
-    """Submit one move, then back to the page (POST-redirect-GET)."""
-    access = services.open_seat(token)
-    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
-                             access.version):
-        raise services.Forbidden("This form was not made for your seat (or your link was "
-                                 "replaced). Reload your page and try again.", reason="csrf")
-    action, expected_seq = _posted_action(request.form)
+@seat_required
+def act() -> Any:
+    """Submit a move (one or several steps), then back to the page (POST-redirect-GET)."""
+    access = g.seat.access
+    expected_seq = _expected_seq(request.form)
+    steps = _posted_actions(request.form, access.seat)
     try:
-        done = services.submit_action(access.game_id, access.seat, action, expected_seq)
+        done = services.submit_actions(access.game_id, access.seat, steps, expected_seq)
     except (services.Illegal, services.Conflict) as exc:
-        return render_seat(access, services.snapshot(access.game_id), exc.message, exc.status)
+        return render_seat(_read_page(access.token), exc.message, exc.status)
     names = done.snapshot.game.names
-    own = done.applied[0].events if done.applied else []
-    said = [view_helpers.describe(e, names) for e in own]
-    flash(" ".join(said) if said else "Done.", "success")
-    return redirect(url_for("play.show", token=token), code=303)
+    after = done.snapshot.view(access.seat)
+    said = [words.own_result(item.action, item.events, after, names, access.seat)
+            for item in done.applied[:len(steps)]]
+    flash(" ".join(said), "success")
+    return redirect(url_for("play.show", token=access.token), code=303)

@@ -1,27 +1,88 @@
-"""The public page of a game: what a spectator may see, no token needed."""
+"""Public pages: a game as a spectator sees it, its "what step is it" probe, and the rules.
+
+No token is needed for any of them: everything shown is the spectator's view
+(``engine.view(state, None)``) or the printed rules.
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, jsonify, render_template, request
 
-from app import services
-from app.web import view_helpers
+from app import deadlines, services
+from app.engine import cards, words
+from app.web import table_clock, view_helpers
 
 bp = Blueprint("spectate", __name__)
 bp.record_once(view_helpers.install)
+
+#: How often an open page asks whether the game moved (milliseconds), said to the script.
+POLL_MS = 3000
 
 
 @bp.get("/games/<game_id>")
 def show(game_id: str) -> Any:
     """The table as the public sees it (``engine.view(state, None)``)."""
-    snap = services.snapshot(game_id)
+    snap, clocks = services.game_page(game_id, table_clock.seat_clocks)
     view = snap.view(None)
     kinds = [s.kind for s in snap.game.seats]
-    context = view_helpers.table_context(view, snap.game.names, kinds, None)
+    context = view_helpers.table_context(view, snap.game.names, kinds, None,
+                                         clocks=clocks, now=deadlines.now())
     return render_template("spectate.html", **context, game=snap.game,
                            game_title=snap.game.name,
                            created=snap.game.created.strftime("%d %b %Y"), **PUBLIC_WORDS)
+
+
+@bp.get("/games/<game_id>/seq")
+def seq(game_id: str) -> Any:
+    """How far the game is, for open pages that update themselves (cheap; ETag'd).
+
+    The step number is public (every page shows it). A page that already has
+    the current step gets ``304 Not Modified`` with no body.
+    """
+    step = services.current_seq(game_id)
+    etag = f'"seq-{step}"'
+    if etag in request.headers.get("If-None-Match", ""):
+        answer = current_304()
+    else:
+        answer = jsonify(seq=step, poll_ms=POLL_MS)
+    answer.headers["ETag"] = etag
+    answer.headers["Cache-Control"] = "no-cache"
+    return answer
+
+
+def current_304() -> Any:
+    from flask import Response
+
+    return Response(status=304)
+
+
+@bp.get("/rules")
+def rules() -> Any:
+    """The rules in our own words, with every card and what it does."""
+    entries = []
+    for card_id in _one_of_each():
+        entries.append({"card": view_helpers.card_face({"id": card_id, "faceup": True}),
+                        "count": _copies(card_id), "text": cards.ability(card_id)})
+    return render_template("rules.html", entries=entries, call_stakes=words.CALL_STAKES)
+
+
+def _one_of_each() -> list[int]:
+    """One card id per kind of card: each value, and each of the four Obsessors."""
+    seen: set[int] = set()
+    chosen = []
+    for card_id in range(cards.DECK_SIZE):
+        key = card_id if cards.is_obsessor(card_id) else cards.VALUE[card_id]
+        if key not in seen:
+            seen.add(key)
+            chosen.append(card_id)
+    return chosen
+
+
+def _copies(card_id: int) -> int:
+    if cards.is_obsessor(card_id):
+        return 1
+    return sum(1 for c in range(cards.DECK_SIZE) if cards.VALUE[c] == cards.VALUE[card_id])
 
 
 #: A facedown card the public knows was shown to the whole table at some point.

@@ -49,7 +49,7 @@ def test_two_people_play_from_the_lobby_and_watch_the_replay(server, browser):
             break
         for page in (ann, bob):
             page.reload()
-            if page.locator('#actions button[name="action"]').count():
+            if page.locator('#actions button[type="submit"]').count():
                 moves.append(click_a_move(page))
                 flash = page.locator(".flash.success")
                 assert flash.count() == 1 and flash.inner_text().strip()

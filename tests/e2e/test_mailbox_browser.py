@@ -62,7 +62,7 @@ def test_players_play_by_following_the_links_in_their_mail(live_mailbox, browser
             page.wait_for_load_state()
             assert f"playing as {name}" in page.content()
             # The player makes moves until it is no longer their decision.
-            while page.locator('#actions button[name="action"]').count():
+            while page.locator('#actions button[type="submit"]').count():
                 click_a_move(page)
                 moves += 1
             clock.tick(app)

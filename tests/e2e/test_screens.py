@@ -64,7 +64,7 @@ def in_app(live: Any, make: Callable[[], Any]) -> Any:
         return make()
 
 
-MOVES = '#actions button[name="action"]'
+MOVES = '#actions button[type="submit"]'
 
 POSITIONS = {
     # name: (seats, what the seat on the page must be deciding, engine options)
@@ -110,7 +110,7 @@ def test_a_simon_claim_out_of_turn_is_on_screen(live, browser):
     state = in_app(live, lambda: services.load_state(created.game_id))
     claimer = next(s for s in range(2) if s != engine.view(state, None)["current"])
     texts = look(browser, seat_url(live, created, claimer), "seat-simon-claim",
-                 '#simon button[name="action"]')
+                 '#simon button[type="submit"]')
     assert "not your turn" in texts["phone"]
 
 

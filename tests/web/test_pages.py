@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from app import engine, services
+from app.engine import words
 from app.web import view_helpers
 from tests.conftest import random_move
 
@@ -25,6 +26,8 @@ SEAT_LINK = re.compile(r'href="https?://[^"/]+(/play/[^"]+)"')
 HIDDEN = re.compile(r'<input type="hidden" name="(csrf_token|expected_seq)" value="([^"]*)"')
 BUTTON = re.compile(r'<button[^>]*name="action" value="([^"]*)"[^>]*>(.*?)</button>', re.S)
 CARD_ID = re.compile(r'data-card="(\d+)"')
+CHOICE = re.compile(r'<input type="hidden" name="choice" value="([a-z_]+)">')
+PICK = re.compile(r'name="pick" value="([^"]+)"')
 
 
 FORM_TOKEN = re.compile(r'<input type="hidden" name="form_token" value="([^"]+)"')
@@ -70,6 +73,9 @@ class SeatPage:
     csrf: str | None
     expected_seq: int | None
     buttons: list[tuple[dict[str, Any], str]]
+    #: The card decision of the page (its ``choice``) and the cards it lets a player tick.
+    choice: str | None = None
+    picks: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, text: str) -> "SeatPage":
@@ -77,10 +83,40 @@ class SeatPage:
         buttons = [(json.loads(html.unescape(value)), html.unescape(label).strip())
                    for value, label in BUTTON.findall(text)]
         seq = hidden.get("expected_seq")
-        return cls(text, hidden.get("csrf_token"), int(seq) if seq else None, buttons)
+        choice = CHOICE.search(text)
+        return cls(text, hidden.get("csrf_token"), int(seq) if seq else None, buttons,
+                   choice.group(1) if choice else None, tuple(dict.fromkeys(PICK.findall(text))))
 
     def actions(self) -> list[dict[str, Any]]:
-        return [action for action, _ in self.buttons]
+        """The buttons' actions, and one engine step for each card that may be ticked."""
+        return [action for action, _ in self.buttons] + self.card_actions()
+
+    def card_actions(self) -> list[dict[str, Any]]:
+        """What ticking one card means (a peek: each pair), in the engine's shapes."""
+        kind, spots, pile = self.choice, [], []
+        for pick in self.picks:
+            parts = pick.split("-")
+            if parts[0] == "v":
+                spots.append((int(parts[1]), int(parts[2])))
+            else:
+                pile.append(int(parts[1]))
+        if kind is None:
+            return []
+        if kind == "peek":
+            own = [p for _, p in spots]
+            return [{"type": "peek", "positions": [a, b]} for i, a in enumerate(own) for b in own[i + 1:]]
+        if kind == "exchange":
+            return [{"type": "exchange", "positions": [p]} for _, p in spots]
+        if kind in ("look", "simon", "discard"):
+            return [{"type": kind, "position": p} for _, p in spots]
+        return ([{"type": kind, "seat": s, "position": p} for s, p in spots]
+                + [{"type": kind, "pile": i} for i in pile])
+
+    def tick(self, client: Any, path: str, picks: list[str], **fields: Any) -> Any:
+        """Post the page's card form with these cards ticked."""
+        data = {"choice": self.choice, "pick": picks, "csrf_token": self.csrf,
+                "expected_seq": str(self.expected_seq), **fields}
+        return client.post(f"{path}/act", data=data)
 
     def card_ids(self) -> set[int]:
         return {int(c) for c in CARD_ID.findall(self.text)}
@@ -204,7 +240,8 @@ def test_a_seat_page_shows_only_what_the_seat_knows_and_sends_no_referrer(client
     assert page.card_ids() <= known_ids(view)
     assert "village mine" in page.text and "Ann" in page.text and "Bob" in page.text
     assert created.snapshot.game.commitment in page.text
-    assert page.actions() == view["legal_actions"]
+    peeks = [a for a in view["legal_actions"] if a["type"] == "peek"]
+    assert page.choice == "peek" and sorted(page.card_actions(), key=str) == sorted(peeks, key=str)
     assert page.expected_seq == view["step"]
 
 
@@ -310,11 +347,12 @@ def _play_until(client, created, wanted, limit: int = 60):
 def test_a_multi_card_exchange_sends_the_chosen_end_and_spot(client, new_game, db):
     created = new_game()
     seat, path, page = _play_until(
-        client, created, lambda acts: any(a["type"] == "exchange" and len(a["positions"]) == 2
-                                          for a in acts))
+        client, created, lambda acts: sum(a["type"] == "exchange" for a in acts) >= 2)
     assert 'name="end"' in page.text and 'name="into_side"' in page.text
-    action = next(a for a in page.actions() if a["type"] == "exchange" and len(a["positions"]) == 2)
-    answer = page.post(client, path, action, end="left", into_side="rightmost")
+    assert page.choice == "exchange"
+    two = [p for p in page.picks if p.startswith(f"v-{seat}-")][:2]
+    action = {"type": "exchange", "positions": [int(p.split("-")[2]) for p in two]}
+    answer = page.tick(client, path, two, end="left", into_side="rightmost")
     assert answer.status_code == 303
     with db.engine.connect() as conn:
         stored = conn.exec_driver_sql(
@@ -391,17 +429,17 @@ def test_a_simon_claim_out_of_turn_is_offered_up_top_and_can_be_made(client, new
     assert "claim Simon discards yourself" in panel
     assert "even though it is not your turn" in panel
     top = view["discard"][-1]["value"]
-    assert f"The top of the discard pile is a {top}." in html.unescape(panel)
+    assert f"The top of the discard pile is {words.with_article(top)}." in html.unescape(panel)
     assert ("Think twice" in panel) == (top < 1)   # a card below 1 is better kept
-    in_panel = [json.loads(html.unescape(v)) for v, _ in BUTTON.findall(panel)]
-    assert in_panel == claims
+    assert 'name="choice" value="simon"' in panel      # the claim is ticked in the village
+    assert page.choice == "simon" and page.card_actions() == claims
     assert page.text.index('id="simon"') < page.text.index('id="actions"')
     # the seat on turn has a Simon panel only for claims of its own
     on_turn = view["current"]
     own = [a for a in engine.legal_actions(services.load_state(created.game_id), on_turn)
            if a["type"] == "simon"]
     assert ('id="simon"' in open_seat(client, seat_path(created, on_turn)).text) == bool(own)
-    answer = page.post(client, path, claims[0])
+    answer = page.tick(client, path, [f"v-{claimer}-{claims[0]['position']}"])
     assert answer.status_code == 303
     assert db.actions(created.game_id)[-1] == (len(moves) + 1, claimer, "player")
     assert "Simon discarded" in html.unescape(client.get(path).get_data(as_text=True))
@@ -419,28 +457,28 @@ def test_the_status_line_says_whose_move_it_is_and_what_is_pending():
     names = ["Ann", "Bob", "Cid"]
     view = {"phase": "play", "to_act": [1, 2], "current": 1, "pending": "twister",
             "pending_detail": {"left": 3}, "legal_actions": []}
-    assert view_helpers.pending_words(view, 0, names) == (
+    assert words.pending_sentence(view, 0, names) == (
         "Waiting for Bob to turn cards over with the Twister (3 more to turn) (Cid still to peek).")
-    assert view_helpers.pending_words({**view, "legal_actions": [{"type": "twist"}]}, 1, names) == (
+    assert words.pending_sentence({**view, "legal_actions": [{"type": "twist"}]}, 1, names) == (
         "Your move: turn cards over with the Twister (3 more to turn).")
-    assert view_helpers.pending_words(
+    assert words.pending_sentence(
         {**view, "to_act": [2], "legal_actions": [{"type": "peek", "positions": [0, 1]}]}, 2, names
     ) == "Your move: peek at two of your cards."
-    assert view_helpers.pending_words({"phase": "over", "winner": 2}, 0, names) == "Cid won the game."
-    assert view_helpers.pending_words({"phase": "over", "winner": 2}, 2, names) == "You won the game!"
-    assert view_helpers.pending_words({"phase": "resolve", "to_act": [0], "pending": "nelly"},
+    assert words.pending_sentence({"phase": "over", "winner": 2}, 0, names) == "Cid won the game."
+    assert words.pending_sentence({"phase": "over", "winner": 2}, 2, names) == "You won the game!"
+    assert words.pending_sentence({"phase": "resolve", "to_act": [0], "pending": "nelly"},
                                       1, names) == "Scoring the round: waiting for Ann to tuck a Nelly under a card."
     nelly = {"id": 1, "value": -1, "faceup": True}
     resolving = {"phase": "resolve", "to_act": [0], "pending": "nelly", "legal_actions": [],
                  "pending_detail": {"seat": 0, "card": nelly},
                  "villages": [[{"id": 5, "value": 1, "faceup": True}, nelly], []]}
-    assert view_helpers.pending_words(resolving, 0, names) == (
+    assert words.pending_sentence(resolving, 0, names) == (
         "Your move (scoring the round): tuck a Nelly under a card (your Nelly #2).")
-    assert view_helpers.pending_words(resolving, 1, names) == (
+    assert words.pending_sentence(resolving, 1, names) == (
         "Scoring the round: waiting for Ann to tuck a Nelly under a card (Ann's Nelly #2).")
     undermining = {"phase": "play", "to_act": [1], "current": 1, "pending": "underminer",
                    "pending_detail": {"chosen": 2}, "legal_actions": [{"type": "undermine"}]}
-    assert view_helpers.pending_words(undermining, 1, names) == (
+    assert words.pending_sentence(undermining, 1, names) == (
         "Your move: swap cards with the Underminer (step 3 of 4: a first card of the pile).")
 
 
@@ -466,7 +504,7 @@ VIEW = {"villages": [[{"id": 42, "value": 11, "faceup": True}, {"id": None, "val
         "hand": {"id": 22, "value": 6, "faceup": False}, "deck_known": []}
 
 
-@pytest.mark.parametrize("action, words", [
+@pytest.mark.parametrize("action, said", [
     ({"type": "draw"}, "Draw from the deck"),
     ({"type": "take"}, "Take the 7 Ghost"),
     ({"type": "discard"}, "Discard the 6 Twister"),
@@ -479,8 +517,8 @@ VIEW = {"villages": [[{"id": 42, "value": 11, "faceup": True}, {"id": None, "val
     ({"type": "drunk", "seat": 1, "end": "left"}, "Give it to the left end of Bob's village"),
     ({"type": "skip"}, "No thanks, skip it"),
 ])
-def test_every_button_says_what_it_does_in_words(action, words):
-    assert view_helpers.action_label(action, VIEW, 0, ["Ann", "Bob"]) == words
+def test_every_button_says_what_it_does_in_words(action, said):
+    assert words.action_label(action, VIEW, 0, ["Ann", "Bob"]) == said
 
 
 def test_a_card_the_viewer_does_not_know_is_drawn_as_a_back_with_nothing_on_it():
@@ -495,4 +533,4 @@ def test_actions_are_grouped_in_the_order_of_a_turn():
                {"type": "exchange", "positions": [0, 1]}]
     groups = view_helpers.group_actions(actions, VIEW, 0, ["Ann", "Bob"])
     assert [g["type"] for g in groups] == ["draw", "exchange", "skip"]
-    assert groups[1]["multi"] is True and len(groups[1]["items"]) == 2
+    assert len(groups[1]["items"]) == 2

@@ -1,0 +1,57 @@
+"""All my games: ask for a magic link by address, open it, revoke it.
+
+``GET /my-games`` shows the form; ``POST /my-games`` mails a link (the answer
+is the same whether or not the address plays anywhere); ``GET
+/my-games/<token>`` lists the address's seats, "your move" first (read only);
+``POST /my-games/<token>/revoke`` makes every link so far stop working.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+
+from app import my_games, services
+
+bp = Blueprint("my_games", __name__)
+
+
+def _secret() -> str:
+    return str(current_app.config["SECRET_KEY"])
+
+
+@bp.get("/my-games")
+def ask() -> Any:
+    return render_template("my_games.html", seats=None, token=None, no_referrer=True)
+
+
+@bp.post("/my-games")
+def send() -> Any:
+    from app.mail.notify import DEFAULT_MAIL_FROM
+
+    base = str(current_app.config.get("BASE_URL") or request.host_url)
+    my_games.mail_link(request.form.get("email", ""), _secret(), base,
+                       str(current_app.config.get("MAIL_FROM") or DEFAULT_MAIL_FROM))
+    flash("If that address has a seat in any game here, a link to all its games is on its "
+          f"way (it works for {my_games.LINK_DAYS} days).", "success")
+    return redirect(url_for("my_games.ask"), code=303)
+
+
+@bp.get("/my-games/<token>")
+def show(token: str) -> Any:
+    try:
+        address = my_games.read_link(token, _secret())
+    except services.Forbidden as exc:
+        return render_template("my_games.html", seats=None, token=None, error=exc.message,
+                               no_referrer=True), 403
+    seats = my_games.games_of(address)
+    return render_template("my_games.html", seats=seats, token=token, address=address,
+                           no_referrer=True)
+
+
+@bp.post("/my-games/<token>/revoke")
+def revoke(token: str) -> Any:
+    address = my_games.read_link(token, _secret())
+    my_games.revoke(address, _secret())
+    flash("Done: every link to your games list made so far no longer works.", "success")
+    return redirect(url_for("my_games.ask"), code=303)

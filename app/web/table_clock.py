@@ -1,0 +1,69 @@
+"""What the table shows about time: each seat's deadline and how long it has been waited for.
+
+These readers take the session ``services.seat_page``/``game_page`` already
+opened, so a page reads everything it shows in one database session. They
+only read (the clock's rows are written by the clock and the hooks).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from app import deadlines as dl
+from app import services, store
+
+
+def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]]:
+    """Per seat with an open decision: when it is due and since when it is waited for."""
+    clocks: dict[int, dict[str, datetime]] = {}
+    for row in dl.open_rows(session, game_id, kind=dl.DECISION):
+        clocks.setdefault(row.seat, {"due": dl.as_utc(row.due_at),
+                                     "since": dl.as_utc(row.opened_at)})
+    return clocks
+
+
+def mail_box(session: Session, access: services.SeatAccess) -> dict[str, Any]:
+    """The seat's mail-and-clock box (what ``preferences.status`` says), on this session."""
+    from app.mail import preferences
+    from app.mail.models import EVERY, MAIL_MODES, SeatMail
+
+    game_id, seat = access.game_id, access.seat
+    now = dl.now()
+    game = session.get(store.Game, game_id)
+    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
+                                              SeatMail.seat == seat)).first()
+    if row is not None:
+        mode = row.mode
+    else:
+        seat_row = session.get(store.Seat, (game_id, seat))
+        wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
+        mode = wanted if wanted in MAIL_MODES else EVERY
+    clock = session.exec(select(dl.SeatClock).where(dl.SeatClock.game_id == game_id,
+                                                    dl.SeatClock.seat == seat)).first()
+    decision = dl.open_rows(session, game_id, seat, dl.DECISION)
+    until = dl.as_utc(clock.vacation_until) if clock and clock.vacation_until else None
+    allowed = dl.ClockSettings.from_options(game.options if game else {}).vacation_days
+    return {"mode": mode, "mode_words": preferences.describe(mode),
+            "modes": preferences.MODE_WORDS, "running": bool(game and game.status == "running"),
+            "absent": bool(clock and clock.absent),
+            "consecutive_timeouts": clock.consecutive_timeouts if clock else 0,
+            "vacation_until": until if until and until > now else None,
+            "vacation_left": max(0, allowed - (clock.vacation_days_used if clock else 0)),
+            "deadline": dl.as_utc(decision[0].due_at) if decision else None}
+
+
+def seat_page_reads(session: Session, access: services.SeatAccess) -> dict[str, Any]:
+    """Everything a seat page reads besides the game, for ``services.seat_page``."""
+    return {"clocks": seat_clocks(session, access.game_id), "mail": mail_box(session, access)}
+
+
+def span(delta_seconds: float) -> str:
+    """'3 h', '2 d', '5 min': how long, for a badge."""
+    seconds = max(0, int(delta_seconds))
+    if seconds < 3600:
+        return f"{max(1, seconds // 60)} min"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} d"

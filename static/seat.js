@@ -1,0 +1,123 @@
+/* Seat and spectator pages: tap cards to choose, a live line saying what the choice means,
+   and the page keeping itself current. Without this script every form still works
+   (the cards are checkboxes) and the Reload button stays. */
+(function () {
+  "use strict";
+
+  function spots(boxes) {
+    return boxes.map(function (b) {
+      var label = b.dataset.label ? " (" + b.dataset.label + ")" : "";
+      return b.dataset.say + label;
+    });
+  }
+
+  function and(words) {
+    if (words.length <= 1) return words.join("");
+    return words.slice(0, -1).join(", ") + " and " + words[words.length - 1];
+  }
+
+  function sentence(form, ticked) {
+    var kind = form.dataset.kind, hand = form.dataset.hand;
+    var least = +form.dataset.least || 1, most = +form.dataset.most || 1;
+    var picked = ticked.filter(function (b) { return b.value.charAt(0) === "v"; });
+    var pile = ticked.filter(function (b) { return b.value.charAt(0) === "p"; });
+    if (!ticked.length) return {text: "Tick the cards in the picture, then press the button.", ok: false, quiet: true};
+    if (ticked.length > most) return {text: "That is " + ticked.length + " cards: tick at most " + most + ".", ok: false};
+    var names = spots(picked);
+    var text;
+    if (kind === "exchange") {
+      var values = picked.map(function (b) { return b.dataset.value; });
+      var same = values.every(function (v) { return v !== "" && v === values[0]; });
+      text = "Exchange " + and(names) + (hand ? " for the " + hand : "");
+      if (picked.length > 1) text += same ? ": they match, so they all go to the pile" : ": they must match (if they don't, all stay and the new card joins an end)";
+    } else if (kind === "peek") {
+      text = "Peek at " + and(names);
+    } else if (kind === "undermine") {
+      text = "Underminer: swap " + (names.length ? and(names) : "two village cards") + " with " + (pile.length ? and(spots(pile)) : "two pile cards");
+    } else {
+      text = form.dataset.title + ": " + and(names.concat(spots(pile)));
+      if (most > 1) text += " (" + ticked.length + " of up to " + most + ")";
+    }
+    if (ticked.length < least) text += " — tick " + (least - ticked.length) + " more";
+    return {text: text + ".", ok: ticked.length >= least};
+  }
+
+  function initChoice() {
+    var form = document.getElementById("choose");
+    if (!form) return;
+    var line = form.querySelector(".live-line");
+    var boxes = Array.prototype.slice.call(document.querySelectorAll('input.pick-box[form="choose"]'));
+    var order = [];
+    function update() {
+      boxes.forEach(function (b) { b.closest("label").classList.toggle("checked", b.checked); });
+      var ticked = order.filter(function (b) { return b.checked; });
+      var said = sentence(form, ticked);
+      line.textContent = said.text;
+      line.classList.toggle("bad", !said.ok && !said.quiet);
+    }
+    boxes.forEach(function (b) {
+      if (b.checked) order.push(b);
+      b.addEventListener("change", function () {
+        order = order.filter(function (o) { return o !== b; });
+        if (b.checked) order.push(b);
+        update();
+      });
+    });
+    form.addEventListener("submit", function (event) {
+      var ticked = order.filter(function (b) { return b.checked; });
+      if (!sentence(form, ticked).ok) { event.preventDefault(); line.focus && line.focus(); }
+    });
+    update();
+  }
+
+  /* Keep the page current: ask the cheap /seq endpoint (ETag) every few seconds and,
+     when the game moved, swap in the new page without navigating away. */
+  function initLive() {
+    var live = document.getElementById("live");
+    if (!live || !window.fetch) return;
+    var url = live.dataset.seqUrl, seq = live.dataset.seq, etag = null, every = 3000, busy = false;
+    function refresh() {
+      var side = document.getElementById("more"), sideOpen = side && side.open;
+      var kept = Array.prototype.map.call(document.querySelectorAll("input.pick-box:checked"), function (b) { return b.value; });
+      return fetch(location.href, {credentials: "same-origin"}).then(function (r) { return r.text(); }).then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.querySelector("main");
+        if (!fresh) return;
+        document.querySelector("main").innerHTML = fresh.innerHTML;
+        document.title = doc.title;
+        kept.forEach(function (v) {
+          var box = document.querySelector('input.pick-box[value="' + v + '"]');
+          if (box) box.checked = true;
+        });
+        var now = document.getElementById("live");
+        if (now) seq = now.dataset.seq;
+        initChoice();
+        openSide();
+        if (sideOpen && document.getElementById("more")) document.getElementById("more").open = true;
+      });
+    }
+    function tick() {
+      if (document.hidden || busy) return;
+      busy = true;
+      var headers = etag ? {"If-None-Match": etag} : {};
+      fetch(url, {headers: headers, cache: "no-cache"}).then(function (r) {
+        if (r.status === 304) return null;
+        etag = r.headers.get("ETag");
+        return r.json();
+      }).then(function (data) {
+        if (data && data.poll_ms) every = data.poll_ms;
+        if (data && String(data.seq) !== String(seq)) return refresh();
+      }).catch(function () {}).then(function () { busy = false; });
+    }
+    setInterval(tick, every);
+  }
+
+  function openSide() {
+    var side = document.getElementById("more");
+    if (side && window.matchMedia && window.matchMedia("(min-width: 880px)").matches) side.open = true;
+  }
+
+  initChoice();
+  openSide();
+  initLive();
+})();
