@@ -23,6 +23,7 @@ try:
     import app.deadlines  # noqa: F401
 except ImportError:
     pass
+import app.inbound.models  # noqa: F401  (the inbox of play by replying)
 
 config = context.config
 target_metadata = SQLModel.metadata
