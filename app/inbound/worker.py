@@ -20,6 +20,7 @@ finished without a second action or a second answer.
 """
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -196,13 +197,25 @@ def judge(message: EmailMessage, rcpt: list[str],
 
 def _submit(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
     assert parsed.action is not None
+    step = ref.step
     try:
-        done = services.submit_action(ref.game, ref.seat, parsed.action, ref.step,
-                                      source="mail")
+        try:
+            done = services.submit_action(ref.game, ref.seat, parsed.action, step,
+                                          source="mail")
+        except services.Conflict as exc:
+            unchanged = _unchanged_for(ref, parsed.action, exc)
+            if unchanged is None:
+                raise
+            if unchanged[0] == "applied":
+                return Verdict(APPLIED, "already applied", applied_seq=unchanged[1],
+                               follow_up=True)
+            step = unchanged[1]
+            done = services.submit_action(ref.game, ref.seat, parsed.action, step,
+                                          source="mail")
     except services.Conflict as exc:
         if exc.details.get("reason") == "already_applied":
             # this very move is in the log (a worker died after applying it): finish quietly
-            return Verdict(APPLIED, "already applied", applied_seq=ref.step + 1,
+            return Verdict(APPLIED, "already applied", applied_seq=step + 1,
                            follow_up=True)
         return Verdict(ANSWERED, f"conflict: {exc.details.get('reason')}", answer=(
             exc.message, parsed.line, "view"))
@@ -210,6 +223,31 @@ def _submit(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
         return Verdict(ANSWERED, f"refused: {exc.code}", answer=(
             exc.message, parsed.line, "menu"))
     return Verdict(APPLIED, "applied", applied_seq=done.applied[0].seq, follow_up=True)
+
+
+def _unchanged_for(ref: tokens.ReplyRef, action: dict[str, Any],
+                   conflict: services.Conflict) -> tuple[str, int] | None:
+    """Whether a "moved on" reply may still be applied, or already was.
+
+    All that happened since the reply's step may leave the seat's position as
+    its mail showed it: only other seats' round-start peeks (R5: every seat
+    peeks at once, and a peek moves no card and shows nothing to anyone else).
+    Then ``("rebase", current step)``. If this very move of this seat follows
+    such peeks, it was applied before (a worker died after applying it):
+    ``("applied", its step)``. Otherwise None: the reply is stale.
+    """
+    if conflict.details.get("reason") != "moved_on":
+        return None
+    with read_session() as session:
+        since = [(row.seq, row.seat, dict(row.action or {}))
+                 for row in store.load_actions(session, ref.game, after_seq=ref.step)]
+    mine = json.dumps(action, sort_keys=True)
+    for seq, seat, done in since:
+        if seat == ref.seat and json.dumps(done, sort_keys=True) == mine:
+            return "applied", seq
+        if seat == ref.seat or done.get("type") != "peek":
+            return None
+    return ("rebase", since[-1][0]) if since else None
 
 
 def _token(message: EmailMessage, rcpt: list[str]) -> str | None:
