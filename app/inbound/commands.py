@@ -162,22 +162,20 @@ _WANTS = {"positions": "card numbers", "position": "a card number", "seat": "a p
 
 
 def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
-    """``X 2 5 [into 2] [left|right]``."""
+    """``X 2 5 [into 2] [left|right]``; "my", "card(s)", "and", "with" may stand between."""
     positions: list[int] = []
     words = list(words)
-    while words and re.fullmatch(r"\d{1,3}", words[0]):
-        positions.append(int(words.pop(0)) - 1)
-    if not positions:
-        raise ValueError('Say which of your cards, like "X 2" or "X 2 5".')
-    action["positions"] = positions
     while words:
         word = words.pop(0)
-        if word == "into" and words:
+        if re.fullmatch(r"\d{1,3}", word):
+            positions.append(int(word) - 1)
+        elif word == "into" and words:
             action["into"] = _number(words.pop(0), "a card number") - 1
         elif word in ("left", "right", "l", "r"):
             action["end"] = "left" if word.startswith("l") else "right"
-        elif word in ("and", "with", "for", "card", "cards", "my"):
-            continue
-        else:
+        elif word not in ("and", "with", "for", "card", "cards", "my", "number", "numbers"):
             raise ValueError(f'"{word}" is not part of an exchange.')
+    if not positions:
+        raise ValueError('Say which of your cards, like "X 2" or "X 2 5".')
+    action["positions"] = positions
     return action
