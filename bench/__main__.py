@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench"}
+SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench",
+          "reply": "bench.reply_bench"}
 
 
 def main(argv: list[str]) -> int:
