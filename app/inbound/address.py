@@ -7,29 +7,15 @@ addresses too, and a reply to an older mail is recognised as stale.
 """
 from __future__ import annotations
 
-import os
-from typing import Any
-
 from app import tokens
+from app.mail.notify import setting  # the app's config, else the environment
 
 LOCAL_PREFIX = "play+"
 
 
-def setting(key: str, default: Any = None) -> Any:
-    """A setting of the current app, else the environment, else ``default``."""
-    try:
-        from flask import current_app
-        value = current_app.config.get(key)
-    except RuntimeError:
-        value = None
-    if value in (None, ""):
-        value = os.environ.get(key)
-    return default if value in (None, "") else value
-
-
 def mail_domain() -> str:
     """``MAIL_DOMAIN``, else the domain of ``MAIL_FROM`` (where replies come back to)."""
-    domain = setting("MAIL_DOMAIN")
+    domain = setting("MAIL_DOMAIN", None)
     if not domain:
         sender = str(setting("MAIL_FROM", "silver-eye-post@localhost"))
         domain = sender.rsplit("@", 1)[-1].strip(" >") if "@" in sender else "localhost"

@@ -38,11 +38,11 @@ from app import services, store, tokens
 from app.db import read_session
 from app.deadlines import as_utc
 from app.inbound import reading
-from app.inbound.address import setting
 from app.inbound.commands import Parsed
 from app.inbound.menu import for_turn_mail
 from app.inbound.models import ANSWERED, APPLIED, IGNORED, PENDING, InboxMessage
 from app.mail import compose, notify
+from app.mail.notify import setting
 from app.mail.models import Outbox
 from app.mail.outbox import enqueue
 

@@ -22,17 +22,10 @@ import pytest
 from app import clock
 from app.inbound import receiver
 from tests.mail.conftest import Received, SmtpServer, free_port
+from tests.mail.conftest import smtp  # noqa: F401  (the outside world's mail server)
 
 DOMAIN = "silver-eye.test"
 MENU_LINE = re.compile(r"^  (\S.*?)\s{2,}(.*)$")
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    server = SmtpServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
