@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="store replies, leave applying them to the clock")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd: a line per connection
     app = create_app()
     host, port = receiver.host_port(args.listen or app.config.get("INBOUND_SMTP"))
     if not args.store_only:

@@ -284,7 +284,8 @@ def _answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: 
     game = session.get(store.Game, ref.game)
     if seat_row is None or game is None:
         return
-    if verdict.answer is None and not _needs_follow_up(session, row, ref):
+    snapshot = services.snapshot(ref.game)
+    if verdict.answer is None and not _needs_follow_up(session, row, ref, snapshot.state):
         return
     if verdict.answer is not None and _answers_since(
             session, ref.game, ref.seat, now - timedelta(hours=1)) >= answers_per_hour():
@@ -295,7 +296,6 @@ def _answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: 
     to = ctx.address(ref.seat)
     if to is None:
         return
-    snapshot = services.snapshot(ref.game)
     view = rules.view(snapshot.state, ref.seat)
     link = ctx.link(ref.seat)
     if verdict.answer is None:
@@ -313,15 +313,15 @@ def _answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: 
             domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat))
 
 
-def _needs_follow_up(session: Session, row: InboxMessage, ref: tokens.ReplyRef) -> bool:
+def _needs_follow_up(session: Session, row: InboxMessage, ref: tokens.ReplyRef,
+                     state: Any) -> bool:
     """After an applied reply: does the seat decide again, with no mail about it yet?
 
     The hooks mail a decision that opens; a decision that follows the seat's
     own move in the same turn (draw, then discard or exchange) is not a new
     one for them, and a player who plays by mail would wait for ever.
     """
-    snapshot = services.snapshot(ref.game)
-    if ref.seat not in (rules.status(snapshot.state).get("to_act") or []):
+    if ref.seat not in (rules.status(state).get("to_act") or []):
         return False
     newer = session.exec(select(sa.func.count()).select_from(Outbox).where(
         Outbox.game_id == ref.game, Outbox.seat == ref.seat,
