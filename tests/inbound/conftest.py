@@ -136,7 +136,7 @@ class Player:
     def choose(self, mail: Received, rng: random.Random) -> str:
         commands = [command for command, _ in menu_of(mail) if command != "help"]
         assert commands, f"a mail with a Reply-To but no menu:\n{mail.text}"
-        if "C" in commands and rng.random() < 0.3:
+        if "C" in commands and rng.random() < 0.5:
             return "C"  # call now and then, so rounds end
         return rng.choice(commands)
 
