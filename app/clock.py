@@ -23,6 +23,7 @@ from sqlmodel import Session, col, select
 from app import deadlines as dl
 from app import timeouts
 from app.db import get_engine
+from app.inbound import worker as inbound_worker
 from app.mail import outbox
 from app.mail.backends import MailBackend, backend_from_config
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
@@ -113,6 +114,7 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
                 report.fired[what] = report.fired.get(what, 0) + 1
             if len(ids) < BATCH:
                 break
+        inbound_worker.apply_pending(app, now)  # replies the receiver stored (issue 11)
         if send_mail:
             report.mail = send_mail_due(app, now, backend=backend)
     return report

@@ -52,7 +52,7 @@ def after_action(session: Session, game: Any, seq: int, seat: int | None, action
                 _end_vacation_early(session, gid, seat, clock, now)
         elif kind == "away":
             clock.absent = True
-        elif source == "player":
+        elif source in ("player", "mail"):  # a person acted (on the page or by reply)
             clock.consecutive_timeouts = 0
         elif source == "timeout" and not clock.absent:
             for row in dl.open_rows(session, gid, seat, dl.DECISION):

@@ -1,4 +1,4 @@
-"""``python -m app.run_all`` (what ``make run`` starts): migrate, then web + clock.
+"""``python -m app.run_all`` (what ``make run`` starts): migrate, then web, inbound, clock.
 
 The web server (gunicorn, two workers, 127.0.0.1 only) and the clock process
 (``python -m app.clock``) run as child processes; Ctrl-C or SIGTERM stops
@@ -22,6 +22,7 @@ def _commands(port: int) -> list[tuple[str, list[str]]]:
     # No access log: request paths carry seat tokens, which must not end up in logs.
     commands = [("web", [sys.executable, "-m", "gunicorn", "--workers", "2",
                          "--bind", f"{HOST}:{port}", "app:create_app()"])]
+    commands.append(("inbound", [sys.executable, "-m", "app.inbound"]))  # replies (SMTP)
     if (Path(__file__).resolve().parent / "clock.py").exists():
         commands.append(("clock", [sys.executable, "-m", "app.clock"]))
     else:

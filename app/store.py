@@ -23,7 +23,7 @@ from app.engine.versions import ENGINE_VERSION
 
 GAME_STATUSES = ("running", "over", "abandoned")
 SEAT_KINDS = ("human", "bot")
-ACTION_SOURCES = ("player", "timeout", "system")
+ACTION_SOURCES = ("player", "timeout", "system", "mail")  # mail: a reply to a turn mail
 
 
 GAME_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"

@@ -11,19 +11,22 @@ salt): a form older than a few hours is refused and shown again.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeSerializer
+from itsdangerous import (BadSignature, SignatureExpired, Signer, TimestampSigner,
+                          URLSafeSerializer, want_bytes)
 
 SEAT_LINK = "seat-link"
 CSRF = "csrf"
 UNSUBSCRIBE = "unsubscribe"
 LOBBY_FORM = "lobby-form"
-PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM)
+REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.inbound.address)
+PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS)
 #: How long a lobby form stays good to post (seconds): long enough to gather
 #: four friends' addresses, short enough that a harvested token soon expires.
 LOBBY_FORM_MAX_AGE = 6 * 3600
@@ -143,3 +146,61 @@ def seat_url(token: str, base_url: str | None = None) -> str:
         from flask import current_app
         base_url = current_app.config["BASE_URL"]
     return f"{base_url.rstrip('/')}/play/{token}"
+
+
+# -- reply addresses (issue 11: play by replying) ------------------------------
+
+@dataclass(frozen=True)
+class ReplyRef:
+    """What a reply address says: this seat, at this token version, on this step."""
+
+    game: str
+    seat: int
+    version: int
+    step: int
+
+
+class _LowerSigner(Signer):
+    """A signer whose signature survives a mail system that lowercases addresses.
+
+    The token is the local part of an address (``play+<token>@domain``), which
+    must stay under 64 characters and which some relays fold to lower case, so
+    the signature is a 128-bit HMAC-SHA256 written in lowercase base32.
+    """
+
+    def get_signature(self, value: str | bytes) -> bytes:
+        return self._encode(self.algorithm.get_signature(self.derive_key(), want_bytes(value)))
+
+    def verify_signature(self, value: str | bytes, sig: str | bytes) -> bool:
+        value, sig = want_bytes(value), want_bytes(sig)
+        return any(hmac.compare_digest(sig, self._encode(
+                       self.algorithm.get_signature(self.derive_key(key), value)))
+                   for key in reversed(self.secret_keys))
+
+    @staticmethod
+    def _encode(digest: bytes) -> bytes:
+        return base64.b32encode(digest[:16]).rstrip(b"=").lower()
+
+
+def _reply_signer(secret_key: str | None) -> Signer:
+    return _LowerSigner(_secret_key(secret_key), salt=f"silver-eye:{REPLY_ADDRESS}",
+                        sep=".", digest_method=hashlib.sha256)
+
+
+def reply_token(game: str, seat: int, version: int, step: int,
+                secret_key: str | None = None) -> str:
+    """``<game>.<seat>.<version>.<step>.<signature>``: lowercase, about 50 characters."""
+    value = f"{str(game).lower()}.{int(seat)}.{int(version)}.{int(step)}"
+    return _reply_signer(secret_key).sign(value).decode()
+
+
+def read_reply_token(token: str, secret_key: str | None = None) -> ReplyRef:
+    """Decode a reply address token; the version and step still have to be checked."""
+    try:
+        value = _reply_signer(secret_key).unsign(str(token).strip().lower()).decode()
+    except (BadSignature, UnicodeDecodeError) as exc:
+        raise BadToken("this reply address is not valid") from exc
+    parts = value.split(".")
+    if len(parts) != 4 or not all(part.isdigit() for part in parts[1:]):
+        raise BadToken("this reply address is not valid")
+    return ReplyRef(parts[0], int(parts[1]), int(parts[2]), int(parts[3]))

@@ -6,7 +6,8 @@ import importlib
 import sys
 
 SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench",
-          "abuse": "bench.abuse_bench"}
+          "abuse": "bench.abuse_bench",
+          "reply": "bench.reply_bench"}
 
 
 def main(argv: list[str]) -> int:

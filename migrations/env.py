@@ -24,6 +24,7 @@ try:
 except ImportError:
     pass
 import app.my_games  # noqa: F401  (the version of each address's "all my games" link)
+import app.inbound.models  # noqa: F401  (the inbox of play by replying)
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from email.headerregistry import Address
 from email import policy as email_policy
@@ -53,6 +53,8 @@ class Mail:
     subject: str
     text: str
     html: str
+    #: The seat-and-step address replies go to (turn mails: play by replying).
+    reply_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -239,8 +241,10 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
     has_decision = seat in (view.get("to_act") or [])
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
-    return render(
-        "turn", subject_for(game, what),
+    from app.inbound.menu import for_turn_mail  # issue 11: the moves as reply commands
+    menu = for_turn_mail(game.id, seat, view, link, names, subject_for(game, what))
+    return replace(render(
+        "turn", subject_for(game, what), menu=menu,
         game=game, seat=seat, name=names[seat], names=names, round=round_no,
         has_decision=has_decision, decision=decision_words(decision_of(view, seat)),
         village=village_info(view, seat), hand=card_info(hand) if hand else None,
@@ -249,7 +253,7 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
         since=since_lines(view, since_step, names), deadline=deadline_words(due, now),
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=[names[s] for s in (view.get("to_act") or []) if s != seat],
-    )
+    ), reply_to=menu.address if menu else None)
 
 
 def invitation_mail(game: GameInfo, seat: int, *, link: str, unsubscribe: str,
@@ -360,7 +364,7 @@ def sender_address(sender: str) -> Address:
 MESSAGE_POLICY = email_policy.default.clone(max_line_length=998)
 
 ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe",
-                   "List-Unsubscribe-Post", "List-Id")
+                   "List-Unsubscribe-Post", "List-Id", "Reply-To")
 
 
 def build_message(*, to: str, to_name: str, subject: str, text: str, html: str | None,

@@ -56,6 +56,8 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
         from app.mail.compose import message_id_for
         headers["Message-ID"] = message_id_for(idempotency, domain)
     headers["to_name"] = to_name
+    if mail.reply_to:  # a turn mail's seat-and-step address (play by replying)
+        headers["Reply-To"] = mail.reply_to
     row = Outbox(game_id=game_id, seat=seat, kind=kind, to=to, subject=mail.subject,
                  text=mail.text, html=mail.html, headers=headers,
                  next_attempt_at=as_utc(now), created_at=as_utc(now),

@@ -32,6 +32,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(my_games.bp)
     from app.web import mail_routes  # mail and clock: unsubscribe, seat mail/clock, /dev/mail
     app.register_blueprint(mail_routes.bp)
+    from app.web import inbound  # play by replying: POST /inbound/mail, /help/mail
+    app.register_blueprint(inbound.bp)
     if app.config.get("BENCH_ENDPOINTS"):
         app.register_blueprint(api.bench_bp)
     app.after_request(_security_headers)

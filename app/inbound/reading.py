@@ -1,0 +1,204 @@
+"""Getting what a person wrote out of a real mail, and telling people from machines.
+
+A reply from a phone or a desktop client carries much more than the
+command: quoted history (in the reader's language), a signature, an HTML
+part only, a "Sent from my phone". ``command_of`` takes the newest reply's
+text (HTML reduced to text without its quoted blocks; quoted history and
+signatures cut by ``mail-parser-reply``), then the first line that reads as
+a command wins. ``machine_reason`` says why a message must never be
+answered (auto-replies, bounces, list mail), so two robots cannot loop.
+"""
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from email.message import EmailMessage
+from email.utils import getaddresses
+from html.parser import HTMLParser
+
+from mailparser_reply import EmailReplyParser
+from mailparser_reply.constants import MAIL_LANGUAGES
+
+from app.inbound.commands import Parsed, parse
+
+#: How many lines of the newest reply are searched for a command.
+LINES_LOOKED_AT = 12
+_PARSER = EmailReplyParser(languages=[code for code in MAIL_LANGUAGES if len(code) == 2])
+
+
+def message_of(raw: bytes) -> EmailMessage:
+    """The parsed message (never raises on malformed mail: headers stay defects)."""
+    return email.message_from_bytes(raw, policy=email.policy.default)  # type: ignore[return-value]
+
+
+# -- machines ----------------------------------------------------------------------
+
+def machine_reason(message: EmailMessage, envelope_from: str | None) -> str | None:
+    """Why no person wrote this (no answer may go back), or None for a person's mail."""
+    if envelope_from is not None and envelope_from.strip() in ("", "<>"):
+        return "bounce (empty return path)"
+    if str(message.get("Return-Path", "")).strip() == "<>":
+        return "bounce (empty return path)"
+    if message.get_content_type() == "multipart/report":
+        return "bounce (delivery report)"
+    auto = str(message.get("Auto-Submitted", "no")).strip().lower()
+    if auto and not auto.startswith("no"):
+        return f"auto-submitted ({auto[:40]})"
+    if message.get("X-Autoreply") or message.get("X-Autorespond"):
+        return "auto-reply"
+    precedence = str(message.get("Precedence", "")).strip().lower()
+    if precedence in ("bulk", "list", "junk", "auto_reply"):
+        return f"precedence {precedence}"
+    if message.get("List-Id") or message.get("List-Post") or message.get("List-Unsubscribe"):
+        return "mailing list"
+    local = sender(message).split("@")[0]
+    if local in ("mailer-daemon", "postmaster", "noreply", "no-reply"):
+        return f"sent by {local}"
+    return None
+
+
+# -- addresses ----------------------------------------------------------------------
+
+def normalise_address(value: str) -> str:
+    """An address for comparing: no display name, no spaces, lower case, IDNA domain."""
+    addresses = getaddresses([str(value or "")])
+    if not addresses:
+        return ""
+    address = addresses[0][1].strip().strip("<>").rstrip(".")
+    if "@" not in address:
+        return address.casefold()
+    local, domain = address.rsplit("@", 1)
+    try:
+        domain = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        pass
+    return f"{local.casefold()}@{domain.lower().rstrip('.')}"
+
+
+def sender(message: EmailMessage) -> str:
+    """The From address, normalised (one address only: several means none)."""
+    values = message.get_all("From") or []
+    pairs = getaddresses([str(v) for v in values])
+    if len(pairs) != 1:
+        return ""
+    return normalise_address(pairs[0][1])
+
+
+def addressed_to(message: EmailMessage, envelope: list[str]) -> list[str]:
+    """Every recipient: the envelope's first, then the headers relays keep."""
+    found = [normalise_address(a) for a in envelope]
+    for name in ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc"):
+        for value in message.get_all(name) or []:
+            found += [normalise_address(a) for _, a in getaddresses([str(value)])]
+    seen: list[str] = []
+    for address in found:
+        if address and address not in seen:
+            seen.append(address)
+    return seen
+
+
+# -- the text ---------------------------------------------------------------------
+
+class _HtmlText(HTMLParser):
+    """HTML to lines of text, leaving out quoted blocks, scripts and styles."""
+
+    BREAKS = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "table", "pre"}
+    SKIPPED = {"blockquote", "script", "style", "head", "title"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = " ".join(value or "" for name, value in attrs if name in ("class", "id"))
+        quoted = re.search(r"gmail_quote|moz-cite|OutlookMessageHeader|divRplyFwdMsg|"
+                           r"appendonsend|yahoo_quoted|reply-intro", classes)
+        if tag in self.SKIPPED or (quoted and tag == "div") or self.skipping:
+            if tag not in ("br", "img", "hr", "meta", "input"):
+                self.skipping.append(tag)
+            return
+        if tag in self.BREAKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skipping:
+            if tag in self.skipping:
+                while self.skipping and self.skipping.pop() != tag:
+                    pass
+            return
+        if tag in self.BREAKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    parser = _HtmlText()
+    parser.feed(html)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
+    return "\n".join(lines)
+
+
+def body_text(message: EmailMessage) -> str:
+    """The message's own text: the plain part, else the HTML part as text."""
+    try:
+        part = message.get_body(preferencelist=("plain", "html"))
+    except (KeyError, LookupError):
+        part = None
+    if part is None:
+        return ""
+    try:
+        content = part.get_content()
+    except (LookupError, UnicodeError, AssertionError):
+        payload = part.get_payload(decode=True) or b""
+        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
+    if not isinstance(content, str):
+        return ""
+    return html_to_text(content) if part.get_content_type() == "text/html" else content
+
+
+def newest_reply(text: str) -> str:
+    """The text above the quoted history, without signatures and disclaimers."""
+    text = text.replace("\r\n", "\n")
+    try:
+        reply = _PARSER.parse_reply(text)
+    except Exception:  # noqa: BLE001 - a library hiccup must not lose the move: use it all
+        reply = None
+    return reply if reply is not None else text
+
+
+def command_of(message: EmailMessage) -> Parsed:
+    """The first line of the newest reply that reads as a command (help counts).
+
+    When none does, the first line that was there is returned with the
+    reason it was not understood, so the answer can quote it.
+    """
+    lines: list[str] = []
+    for line in newest_reply(body_text(message)).split("\n"):
+        stripped = line.strip()
+        if stripped in ("--", "-- ", "__"):
+            break  # a signature starts
+        if not stripped or stripped.startswith(">"):
+            continue
+        lines.append(stripped)
+        if len(lines) >= LINES_LOOKED_AT:
+            break
+    first: Parsed | None = None
+    for line in lines:
+        parsed = parse(line)
+        if parsed.readable:
+            return parsed
+        first = first or parsed
+    if first is None:
+        subject = str(message.get("Subject", ""))
+        from_subject = parse(re.sub(r"^\s*((re|aw|sv|fw|fwd|tr|wg)\s*:\s*)+", "", subject,
+                                    flags=re.I)) if len(subject) < 40 else None
+        if from_subject is not None and from_subject.action is not None:
+            return from_subject  # "D" typed into the subject of an empty mail
+        return Parsed("", problem="The reply has no text we could read.")
+    return first

@@ -1,0 +1,72 @@
+"""Inbound mail over HTTP, and the page that explains playing by replying.
+
+``POST /inbound/mail`` is the form every inbound-mail relay can forward: the
+raw RFC 5322 message as the body, the shared secret in ``X-Inbound-Secret``
+(config ``INBOUND_SECRET``; without one the route is off), optionally the
+envelope in ``X-Envelope-From`` / ``X-Envelope-To``. It stores the message
+in the same inbox as the SMTP receiver and applies it at once.
+``GET /help/mail`` documents the commands.
+"""
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from app import deadlines as dl
+from app.db import get_engine
+from app.inbound import commands, inbox, menu, worker
+from app.inbound.address import mail_domain
+
+bp = Blueprint("inbound", __name__)
+
+SECRET_HEADER = "X-Inbound-Secret"
+
+
+def _error(status: int, message: str) -> Any:
+    return jsonify({"error": message}), status
+
+
+@bp.post("/inbound/mail")
+def receive() -> Any:
+    secret = str(current_app.config.get("INBOUND_SECRET") or "")
+    if not secret:
+        return _error(404, "Inbound mail over HTTP is not enabled here (no INBOUND_SECRET).")
+    given = request.headers.get(SECRET_HEADER, "")
+    if not hmac.compare_digest(given.encode(), secret.encode()):
+        return _error(403, f"The {SECRET_HEADER} header is missing or wrong.")
+    request.max_content_length = inbox.MAX_BYTES
+    try:
+        raw = request.get_data(cache=False)
+    except RequestEntityTooLarge:
+        return _error(413, f"The message is larger than {inbox.MAX_BYTES} bytes.")
+    if not raw.strip():
+        return _error(400, "The body must be a raw RFC 5322 message.")
+    mail_from = request.headers.get("X-Envelope-From")
+    rcpt = [part.strip() for part in request.headers.get("X-Envelope-To", "").split(",")
+            if part.strip()]
+    domain = mail_domain()
+    if rcpt and not any(r.rsplit("@", 1)[-1].lower().rstrip(".") == domain for r in rcpt):
+        return _error(422, f"None of the recipients is in our mail domain ({domain}).")
+    try:
+        stored = inbox.store(get_engine(), raw, via="http", mail_from=mail_from, rcpt=rcpt,
+                             now=dl.now())
+    except inbox.Refused as exc:
+        return _error(413 if "big" in str(exc) else 422, f"Refused: {exc}.")
+    if not stored.duplicate:
+        worker.apply_pending(current_app._get_current_object(), only=stored.id)
+    return jsonify({"stored": True, "duplicate": stored.duplicate, "id": stored.id}), 202
+
+
+@bp.get("/help/mail")
+def help_mail() -> Any:
+    rows = []
+    for kind, words in menu.WORDS.items():
+        example = menu.PATTERNS.get(kind) or commands.command_for({"type": kind})
+        short = commands.command_for({"type": kind}) if kind in ("draw", "take", "call",
+                                                                 "skip") else ""
+        rows.append({"kind": kind, "words": words, "form": example, "short": short})
+    return render_template("help_mail.html", rows=rows, domain=mail_domain(),
+                           aliases=commands.ALIASES)
