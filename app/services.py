@@ -26,6 +26,7 @@ from sqlmodel import Session
 
 from app import engine, hooks, store, tokens
 from app.db import read_session, write_session
+from app.mail import addresses
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,6 @@ MAX_NAME_LENGTH = 60
 #: Keys of a game's options that the engine takes; the others (deadlines,
 #: reminders...) belong to the clock and are kept for it untouched.
 ENGINE_OPTION_KEYS = ("memory", "simon")
-EMAIL_PATTERN = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 
 
 # -- errors -------------------------------------------------------------------
@@ -458,8 +458,11 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
             raise BadRequest(f"The name of player {index + 1} is longer than "
                              f"{MAX_NAME_LENGTH} characters.")
         email = str(player.get("email") or "").strip() if kind == "human" else ""
-        if email and (len(email) > 320 or not EMAIL_PATTERN.match(email)):
-            raise BadRequest(f"The email address of {name} does not look right.")
+        if email:
+            try:  # one check for lobby, API, CLI and mailer (issue 7 item 4)
+                email = addresses.normalise(email)
+            except addresses.BadAddress as exc:
+                raise BadRequest(f"The email address of {name} does not look right: {exc}") from None
         prefs = player.get("preferences") or {}
         if not isinstance(prefs, dict):
             raise BadRequest(f"The preferences of {name} are not understood.")

@@ -14,7 +14,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone, tzinfo
 from email.headerregistry import Address
 from email import policy as email_policy
 from email.message import EmailMessage
@@ -58,6 +58,26 @@ DECISION_WORDS: dict[str, str] = {
     "bomb": "round end: use your Mad Bomber, or skip",
 }
 
+#: What a turn mail's subject says is asked (after "Round N · ").
+SUBJECT_WORDS: dict[str, str] = {
+    "peek": "look at two of your cards",
+    "turn": "your draw",
+    "drawn": "keep or discard the card you drew",
+    "taken": "place the card you took",
+    "search": "pick a silver-eye card",
+    "gamble_more": "Gambler: go on or stop",
+    "gamble_win": "Gambler: choose a card to discard",
+    "spotter": "Spotter: choose a village",
+    "twister": "Twister: turn two cards",
+    "ghost": "Ghost: discard a card",
+    "seer": "Split Seer: look at a card",
+    "dracula": "Dracula: use it or skip",
+    "underminer": "Underminer: swap cards",
+    "drunk": "Drunk: place the top card",
+    "nelly": "place your Nelly",
+    "bomb": "Mad Bomber: use it or skip",
+}
+
 
 @dataclass(frozen=True)
 class Mail:
@@ -97,26 +117,6 @@ def clean_name(value: Any, limit: int = NAME_LIMIT) -> str:
                    for ch in str(value or ""))
     text = re.sub(r"\s+", " ", text).strip()
     return text[:limit].strip()
-
-
-_ADDR = re.compile(r"^[^\s@<>()\[\],;:\"\\]{1,64}@[A-Za-z0-9.-]{1,253}$")
-
-
-def clean_address(value: Any) -> str | None:
-    """The bare address if it is a plain, single mailbox; None otherwise.
-
-    Anything with spaces, angle brackets, commas, quotes or line breaks is
-    refused rather than repaired: a mail to a guessed address is worse than
-    none.
-    """
-    text = str(value or "").strip()
-    if not _ADDR.match(text) or ".." in text.split("@", 1)[1]:
-        return None
-    try:
-        Address(addr_spec=text)
-    except (ValueError, IndexError, TypeError):
-        return None
-    return text
 
 
 # -- pieces of a view in words ------------------------------------------------
@@ -177,14 +177,19 @@ def since_lines(view: dict[str, Any], after_step: int, names: list[str]) -> list
     return [line for line in lines if line]
 
 
-def deadline_words(due: datetime | None, now: datetime) -> str:
-    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)'."""
+def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
+    """'Tuesday 1 December 2026, 15:00 CET' in the reader's zone (UTC by default)."""
+    local = as_utc(moment).astimezone(zone or timezone.utc)
+    name = local.tzname() or "UTC"
+    return f"{local:%A} {local.day} {local:%B %Y, %H:%M} {name}"
+
+
+def deadline_words(due: datetime | None, now: datetime, zone: tzinfo | None = None) -> str:
+    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
     if due is None:
         return ""
     due, now = as_utc(due), as_utc(now)
-    left = due - now
-    when = f"{due:%A} {due.day} {due:%B %Y, %H:%M} UTC"
-    return f"{when} ({_span(left)})"
+    return f"{local_time_words(due, zone)} ({_span(due - now)})"
 
 
 def _span(left: timedelta) -> str:
@@ -210,6 +215,11 @@ def render(template: str, subject: str, **context: Any) -> Mail:
 
 def subject_for(game: GameInfo, what: str) -> str:
     return clean_name(f"Silver Eye · {game.title}: {what}", limit=200)
+
+
+def subject_words(pending: str | None) -> str:
+    """What a subject says is asked: "your draw", "place your Nelly"."""
+    return SUBJECT_WORDS.get(pending or "", "your decision")
 
 
 def decision_words(pending: str | None) -> str:
@@ -238,15 +248,20 @@ def decision_of(view: dict[str, Any], seat: int) -> str | None:
 
 def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: int,
               due: datetime | None, now: datetime, link: str, unsubscribe: str,
-              reminder: bool = False, digest: bool = False) -> Mail:
-    """The mail of a seat with a pending decision (also its reminders and digests)."""
+              reminder: bool = False, digest: bool = False,
+              zone: tzinfo | None = None) -> Mail:
+    """The mail of a seat with a pending decision (also its reminders and digests).
+
+    The subject says what is asked and where: "Round 2 · your draw",
+    "Round 3 · Twister: turn two cards"; deadlines are in the seat's zone.
+    """
     names = game.names
     round_no = view.get("round")
-    what = f"round {round_no}, your turn"
+    what = f"Round {round_no} · {subject_words(decision_of(view, seat))}"
     if reminder:
-        what = f"round {round_no}, reminder: your turn"
+        what = f"Round {round_no} · reminder: {subject_words(decision_of(view, seat))}"
     elif digest:
-        what = f"round {round_no}, digest"
+        what = f"Round {round_no} · digest"
     has_decision = seat in (view.get("to_act") or [])
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
@@ -257,7 +272,7 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
         village=village_info(view, seat), hand=card_info(hand) if hand else None,
         discard_top=card_info(discard[-1]) if discard else None,
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
-        since=since_lines(view, since_step, names), deadline=deadline_words(due, now),
+        since=since_lines(view, since_step, names), deadline=deadline_words(due, now, zone),
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=[names[s] for s in (view.get("to_act") or []) if s != seat],
     )
@@ -287,6 +302,16 @@ def game_over_mail(game: GameInfo, seat: int, view: dict[str, Any], *, link: str
                   winner=game.names[winner] if isinstance(winner, int) else None,
                   you_won=winner == seat, scores=scores_info(view, game.names),
                   link=link, replay=replay, unsubscribe=unsubscribe)
+
+
+def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str) -> Mail:
+    """One digest across games: every game where the reader is waited on, with links."""
+    count = len(entries)
+    subject = clean_name(f"Silver Eye · {count} game{'s' if count != 1 else ''} "
+                         f"wait{'' if count != 1 else 's'} for you", limit=200)
+    overview = GameInfo(id="", name="your games", names=[], base_url=base_url)
+    return render("daily", subject, game=overview, name=entries[0]["name"], entries=entries,
+                  unsubscribe=None)
 
 
 def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, link: str,
