@@ -385,12 +385,30 @@ ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe"
                    "List-Unsubscribe-Post", "List-Id")
 
 
+def _recipient(to: str, to_name: str) -> Address:
+    """The To address; a non-ASCII mailbox is checked again and passed in parts
+    (the header parser refuses what RFC 6531 allows)."""
+    if to.isascii():
+        return Address(display_name=clean_name(to_name), addr_spec=to)
+    from app.mail.addresses import BadAddress, normalise
+
+    try:
+        checked = normalise(to)
+    except BadAddress as exc:
+        raise ValueError(str(exc)) from None
+    local, _, domain = checked.rpartition("@")
+    return Address(display_name=clean_name(to_name), username=local, domain=domain)
+
+
 def build_message(*, to: str, to_name: str, subject: str, text: str, html: str | None,
                   headers: dict[str, str], sender: str, date: datetime) -> EmailMessage:
     """The message for an outbox row; raises ValueError if anything could inject."""
-    message = EmailMessage(policy=MESSAGE_POLICY)
+    # A non-ASCII mailbox (josé@...) can only be written as UTF-8 (RFC 6531);
+    # the SMTP backend then needs a server offering SMTPUTF8.
+    message = EmailMessage(policy=MESSAGE_POLICY if to.isascii()
+                           else MESSAGE_POLICY.clone(utf8=True))
     message["From"] = sender_address(sender)
-    message["To"] = Address(display_name=clean_name(to_name), addr_spec=to)
+    message["To"] = _recipient(to, to_name)
     message["Subject"] = clean_name(subject, limit=200)
     message["Date"] = format_datetime(as_utc(date))
     for name in ALLOWED_HEADERS:

@@ -40,6 +40,9 @@ BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 LEASE = timedelta(minutes=10)
 BATCH = 100
+#: A mail that still cannot be handed over after this many attempts (about a
+#: day of hourly retries) is marked ``failed``, and the game's creator is told.
+MAX_ATTEMPTS = 30
 
 
 def backoff(attempts: int) -> timedelta:
@@ -193,9 +196,7 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                     report.held += 1
                     continue
             if broken is not None:  # the server is gone: do not hammer it
-                _finish(engine, row.id, owner, attempts=attempts,
-                        next_attempt_at=now + backoff(attempts), last_error=str(broken)[:500])
-                report.retried += 1
+                _retry_or_fail(engine, row.id, owner, attempts, now, broken, report)
                 continue
             try:
                 headers = dict(row.headers or {})
@@ -210,9 +211,7 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                 report.failed += 1
             except (smtplib.SMTPException, OSError) as exc:
                 log.warning("outbox %s not sent (attempt %s): %s", row.id, attempts, exc)
-                _finish(engine, row.id, owner, attempts=attempts,
-                        next_attempt_at=now + backoff(attempts), last_error=str(exc)[:500])
-                report.retried += 1
+                _retry_or_fail(engine, row.id, owner, attempts, now, exc, report)
                 if not isinstance(exc, smtplib.SMTPResponseException):
                     broken = exc
             else:
@@ -224,6 +223,19 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                 if on_sent is not None:
                     on_sent(row)
     return report
+
+
+def _retry_or_fail(engine: Engine, row_id: int, owner: str, attempts: int, now: datetime,
+                   error: BaseException, report: SendReport) -> None:
+    """A transient failure: try again after the backoff, or give up after ``MAX_ATTEMPTS``."""
+    if attempts >= MAX_ATTEMPTS:
+        _finish(engine, row_id, owner, attempts=attempts, status=FAILED,
+                last_error=f"not delivered after {attempts} attempts: {error}"[:500])
+        report.failed += 1
+    else:
+        _finish(engine, row_id, owner, attempts=attempts,
+                next_attempt_at=now + backoff(attempts), last_error=str(error)[:500])
+        report.retried += 1
 
 
 def pending_count(engine: Engine) -> int:
