@@ -14,7 +14,7 @@ from typing import Any
 from sqlmodel import col, or_, select
 
 from app import deadlines as dl
-from app import store
+from app import services, store
 from app.db import write_session
 from app.mail import compose, notify
 from app.mail.models import DAILY, NONE, AddressMail
@@ -58,7 +58,7 @@ def waiting_seats(session: Any, address: str, now: datetime) -> list[dict[str, A
         if notify.seat_mail(session, ctx.id, seat.index).mode == NONE:
             continue
         zone = notify.zone_of(notify.seat_mail(session, ctx.id, seat.index).time_zone)
-        status = notify.public_view(_state(ctx.id))
+        status = notify.public_view(services.load_state(ctx.id))
         entries.append({
             "game": ctx.info.title, "name": ctx.info.names[seat.index],
             "link": ctx.link(seat.index),
@@ -67,7 +67,3 @@ def waiting_seats(session: Any, address: str, now: datetime) -> list[dict[str, A
         })
     return entries
 
-
-def _state(game_id: str) -> Any:
-    from app import services
-    return services.load_state(game_id)

@@ -36,7 +36,7 @@ log = logging.getLogger("app.sender")
 #: senders that flood one inbox). ``MAIL_PER_ADDRESS_PER_HOUR``; 0 turns it off.
 DEFAULT_PER_ADDRESS_PER_HOUR = 20
 #: SQLite has no LISTEN: the waker polls the due index this often (seconds).
-POLL_SECONDS = 0.25
+POLL_SECONDS = 0.1
 #: The longest a waker sleeps without looking (a missed NOTIFY costs at most this).
 MAX_SLEEP_SECONDS = 30.0
 

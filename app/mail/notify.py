@@ -337,6 +337,7 @@ def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Dead
     """A reminder deadline came: remind the seat if it wants turn mail at all."""
     if _wants(session, ctx, seat) == NONE:
         return
+    supersede_unsent(session, ctx.id, seat, now)  # the reminder says it all
     turn(session, ctx, seat, state, due, now, key=f"reminder:{row.id}", step=step,
          reminder=True)
 
