@@ -2,10 +2,12 @@
 
 R29 (RULINGS.md): a seat that lets its deadline pass gets the engine's default
 action, logged with source ``timeout``; a run of ``absent_after`` timed-out
-decision windows in a row logs the seat ``away`` (source ``system``), after
-which its decisions are played by default at once; ``back`` ends that; a
-seat may pause its clock (vacation) for a bounded number of days per game;
-a game where every person is away is abandoned (its log stays).
+decision windows in a row (default 3) logs the seat ``away`` (source
+``system``), after which its decisions are played by default at once; "I'm
+back" (a logged ``back``) restores normal deadlines from its next decision; a
+game where every person is away is abandoned (its log stays). Vacation is the
+server's own addition to R29's clock (no ruling: design.md): a seat may pause
+its deadlines for a bounded number of days per game.
 
 The hooks call ``record_action`` / ``went_away`` / ``is_absent`` inside the
 action's transaction; the clock calls ``auto_pass``; the seat page calls
@@ -227,7 +229,7 @@ def come_back(game_id: str, seat: int) -> "services.Submitted":
 
 
 def vacation_left(game_id: str, seat: int) -> int:
-    """R29: vacation days this seat may still take in this game."""
+    """Vacation days this seat may still take in this game (beside R29)."""
     services = _services()
     with read_session() as session:
         game = session.get(store.Game, game_id)
@@ -240,7 +242,7 @@ def vacation_left(game_id: str, seat: int) -> int:
 
 
 def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = None) -> datetime:
-    """R29 vacation: pause a seat's clock for ``days`` (bounded per game); returns when it ends.
+    """Vacation (beside R29): pause a seat's clock for ``days`` (bounded per game); returns when it ends.
 
     Open deadlines move back by the vacation, keeping the time they had
     left; decisions that open meanwhile count from the end of the vacation.

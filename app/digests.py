@@ -11,11 +11,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, or_, select
 
 from app import deadlines as dl
 from app import services, store
-from app.db import write_session
+from app.db import read_session, write_session
 from app.mail import compose, notify
 from app.mail.models import DAILY, NONE, AddressMail
 
@@ -25,18 +26,23 @@ PERIOD = timedelta(days=1)
 def send_daily(now: datetime) -> int:
     """Enqueue the daily digests that are due at ``now``; returns how many."""
     now = dl.as_utc(now)
-    sent = 0
-    with write_session() as session:
-        due = session.exec(select(AddressMail).where(
+    with read_session() as session:
+        due = [row.address for row in session.exec(select(AddressMail).where(
             AddressMail.mode == DAILY,
             or_(col(AddressMail.last_digest_at).is_(None),
-                col(AddressMail.last_digest_at) <= now - PERIOD))).all()
-        for row in due:
-            entries = waiting_seats(session, row.address, now)
-            if entries and notify.daily_digest(session, row.address, entries, now):
-                row.last_digest_at = now
-                session.add(row)
-                sent += 1
+                col(AddressMail.last_digest_at) <= now - PERIOD)))]
+    sent = 0
+    for address in due:  # one transaction each: one address's trouble stops no other
+        try:
+            with write_session() as session:
+                row = notify.address_mail(session, address)
+                entries = waiting_seats(session, address, now)
+                if entries and notify.daily_digest(session, address, entries, now):
+                    row.last_digest_at = now
+                    session.add(row)
+                    sent += 1
+        except IntegrityError:  # a second clock enqueued the same day's digest first
+            continue
     return sent
 
 
@@ -48,7 +54,8 @@ def waiting_seats(session: Any, address: str, now: datetime) -> list[dict[str, A
               & (store.Seat.index == dl.Deadline.seat))
         .join(store.Game, store.Game.id == dl.Deadline.game_id)
         .where(col(dl.Deadline.done_at).is_(None), dl.Deadline.kind == dl.DECISION,
-               store.Game.status == "running", store.Seat.kind == "human")
+               store.Game.status == "running", store.Seat.kind == "human",
+               store.Seat.email == address)
         .order_by(col(dl.Deadline.due_at))).all()
     entries = []
     for deadline, seat, game in rows:
