@@ -23,10 +23,6 @@ PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
 #: Seat mail preferences: a mail for every decision, one digest mail per
 #: period, or nothing but invitations and links the player asked for.
 EVERY, DIGEST, NONE = "every", "digest", "none"
-
-#: Unsent mail announcing a decision (turn mails and reminders): the rows an
-#: action may supersede, kept in a partial index of their own.
-UNSENT_DECISION_MAIL = "status = 'pending' AND kind IN ('turn', 'reminder')"
 MAIL_MODES = (EVERY, DIGEST, NONE)
 
 
@@ -41,11 +37,6 @@ class Outbox(SQLModel, table=True):
               sqlite_where=text("status = 'pending'"),
               postgresql_where=text("status = 'pending'")),
         Index("ix_outbox_game", "game_id", "seat"),
-        # A seat's unsent mail, which every action may supersede: partial, so
-        # the cost stays the few pending rows however much mail a game sent.
-        Index("ix_outbox_seat_pending", "game_id", "seat",
-              sqlite_where=text(UNSENT_DECISION_MAIL),
-              postgresql_where=text(UNSENT_DECISION_MAIL)),
         # The per-address hourly cap counts an address's recent sent mail.
         Index("ix_outbox_to_sent", "to", "sent_at",
               sqlite_where=text("status = 'sent'"),
@@ -103,6 +94,10 @@ class SeatMail(SQLModel, table=True):
     updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     #: The seat's time zone (an IANA name for ``zoneinfo``): deadlines are shown in it.
     time_zone: str = Field(default="UTC", max_length=64)
+    #: The outbox row of the seat's latest decision mail (turn or reminder) while
+    #: it may be unsent: the one row an action supersedes, found by its id, so
+    #: the cost does not grow with the mail a long game has written.
+    unsent_mail_id: int | None = None
 
 
 #: Address-wide preferences: each game as the seat chose, or one digest a day

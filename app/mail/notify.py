@@ -22,7 +22,7 @@ from typing import Any
 
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import or_, text, update
+from sqlalchemy import or_, update
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
@@ -31,8 +31,7 @@ from app import engine, store, tokens
 from app.mail import compose
 from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, FAILED, MAIL_MODES, NONE, PENDING,
-                             SUPERSEDED, UNSENT_DECISION_MAIL, AddressMail, Outbox,
-                             SeatMail)
+                             SUPERSEDED, AddressMail, Outbox, SeatMail)
 from app.mail.outbox import enqueue
 
 DEFAULT_MAIL_FROM = "Silver Eye Post <silver-eye-post@localhost>"
@@ -43,8 +42,6 @@ DEFAULT_FRESH_LINK_MINUTES = 10.0
 DEFAULT_TURN_MAIL_DELAY_SECONDS = 120.0
 #: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
 MAX_TURN_MAIL_DELAY_SECONDS = 3600.0
-#: Mail kinds that announce a decision: superseded when it is gone.
-DECISION_KINDS = ("turn", "reminder")
 
 
 def setting(key: str, default: Any) -> Any:
@@ -278,18 +275,22 @@ def _zone(session: Session, game_id: str, seat: int) -> str:
 
 
 def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime) -> int:
-    """Mark a seat's unsent decision mails ``superseded`` (the seat acted, or a newer
-    mail replaces them). A row a sender holds right now is left to the sender's
-    own check at send time."""
+    """Mark the seat's unsent decision mail ``superseded`` (the seat acted, or a
+    newer mail replaces it). A row a sender holds right now is left to the
+    sender's own check at send time. Returns how many rows changed (0 or 1)."""
+    marker = seat_mail(session, game_id, seat)
+    if marker.unsent_mail_id is None:
+        return 0
     now = dl.as_utc(now)
-    return session.exec(  # type: ignore[call-overload]
+    changed = session.exec(  # type: ignore[call-overload]
         update(Outbox)
-        .where(col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
-               # the index's own words, so SQLite uses the partial index
-               text(UNSENT_DECISION_MAIL),
+        .where(col(Outbox.id) == marker.unsent_mail_id, col(Outbox.status) == PENDING,
                or_(col(Outbox.lease_until).is_(None), col(Outbox.lease_until) < now))
         .values(status=SUPERSEDED, last_error="superseded: the decision it announced changed")
         .execution_options(synchronize_session=False)).rowcount
+    marker.unsent_mail_id = None
+    session.add(marker)
+    return changed
 
 
 # -- the mails -----------------------------------------------------------------
@@ -328,8 +329,17 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
                              digest=digest, zone=zone_of(settings.time_zone))
     kind = "reminder" if reminder else "digest" if digest else "turn"
     announces = None if digest else announced_decision(engine.status(state), seat, step)
-    return _send(session, ctx, seat, kind, mail, key, now, due=dl.as_utc(now) + delay,
-                 announces=announces)
+    to = ctx.address(seat)
+    if to is None:
+        return False
+    row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
+                  to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
+                  now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
+                  announces=announces)
+    if row is not None and announces is not None:
+        settings.unsent_mail_id = row.id
+        session.add(settings)
+    return row is not None
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,

@@ -2,9 +2,9 @@
 
 - ``outbox.announces``: what a mail announces, re-checked at send time;
   ``outbox.held_until``: set while the per-address hourly cap holds it back;
-  an index on ``(to, sent_at)`` of sent rows for that cap, and one on a
-  seat's pending rows, which every action may supersede.
-- ``seat_mail.time_zone``: deadlines shown in the seat's zone.
+  an index on ``(to, sent_at)`` of sent rows for that cap.
+- ``seat_mail.time_zone``: deadlines shown in the seat's zone;
+  ``seat_mail.unsent_mail_id``: the seat's decision mail an action supersedes.
 - ``seat_clock.away_noticed``: "X is away" mailed once per stretch.
 - ``address_mail``: preferences of an address across all its games.
 
@@ -30,15 +30,13 @@ def upgrade() -> None:
     with op.batch_alter_table("outbox") as batch:
         batch.add_column(sa.Column("announces", sa.JSON(), nullable=True))
         batch.add_column(sa.Column("held_until", TZ, nullable=True))
-    unsent = "status = 'pending' AND kind IN ('turn', 'reminder')"
-    op.create_index("ix_outbox_seat_pending", "outbox", ["game_id", "seat"],
-                    sqlite_where=sa.text(unsent), postgresql_where=sa.text(unsent))
     op.create_index("ix_outbox_to_sent", "outbox", ["to", "sent_at"],
                     sqlite_where=sa.text("status = 'sent'"),
                     postgresql_where=sa.text("status = 'sent'"))
     with op.batch_alter_table("seat_mail") as batch:
         batch.add_column(sa.Column("time_zone", sa.String(length=64), nullable=False,
                                    server_default="UTC"))
+        batch.add_column(sa.Column("unsent_mail_id", sa.Integer(), nullable=True))
     with op.batch_alter_table("seat_clock") as batch:
         batch.add_column(sa.Column("away_noticed", sa.Boolean(), nullable=False,
                                    server_default=sa.false()))
@@ -58,9 +56,9 @@ def downgrade() -> None:
     with op.batch_alter_table("seat_clock") as batch:
         batch.drop_column("away_noticed")
     with op.batch_alter_table("seat_mail") as batch:
+        batch.drop_column("unsent_mail_id")
         batch.drop_column("time_zone")
     op.drop_index("ix_outbox_to_sent", table_name="outbox")
-    op.drop_index("ix_outbox_seat_pending", table_name="outbox")
     with op.batch_alter_table("outbox") as batch:
         batch.drop_column("held_until")
         batch.drop_column("announces")
