@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 import random
-import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
