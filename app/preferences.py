@@ -30,6 +30,7 @@ MODE_WORDS = {
 ADDRESS_MODE_WORDS = {
     PER_GAME: "as chosen in each game",
     DAILY: "one digest a day across all my games",
+    NONE: "no mail about any of my games, except invitations and links I ask for",
 }
 
 
@@ -103,18 +104,32 @@ def mode_of(game_id: str, seat: int) -> str:
         return wanted if wanted in MAIL_MODES else EVERY
 
 
-def unsubscribe(token: str) -> tuple[str, int]:
-    """One-click unsubscribe: the seat gets no more mail but invitations."""
-    game_id, seat = read_token(token)
+def unsubscribe(token: str) -> tuple[str, int] | str:
+    """One-click unsubscribe (RFC 8058): a seat's link stops that seat's mail but
+    invitations; the daily digest's link stops the address's game mail."""
+    target = read_token(token)
+    if isinstance(target, str):
+        with write_session() as session:
+            row = notify.address_mail(session, target)
+            row.mode = NONE
+            row.updated_at = dl.now()
+            session.add(row)
+        return target
+    game_id, seat = target
     set_mode(game_id, seat, NONE)
     return game_id, seat
 
 
-def read_token(token: str) -> tuple[str, int]:
+def read_token(token: str) -> tuple[str, int] | str:
+    """``(game_id, seat)`` of a seat's unsubscribe link, or the address of a digest's."""
     from app import tokens
 
     try:
         return notify.read_unsubscribe_token(token)
+    except tokens.BadToken:
+        pass
+    try:
+        return notify.read_address_unsubscribe_token(token)
     except tokens.BadToken:
         raise services.Forbidden("This unsubscribe link is not valid: it may have been cut "
                                  "short. Use the link from your most recent email.",
@@ -137,6 +152,7 @@ def status(game_id: str, seat: int) -> dict[str, Any]:
         address = checked_or_none(seat_row.email) if seat_row is not None else None
         across = session.exec(select(AddressMail).where(
             AddressMail.address == address)).first() if address else None
+        address_mode = across.mode if across is not None else PER_GAME
         mail_trouble = notify.mail_trouble(session, str(game_id), int(seat))
     clock = absence.seat_clock_state(game_id, seat)
     tz = notify.zone_of(zone)
@@ -146,7 +162,7 @@ def status(game_id: str, seat: int) -> dict[str, Any]:
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
             "running": running, "time_zone": zone, "zones": _common_zones(zone),
             "has_address": address is not None,
-            "address_mode": across.mode if across else PER_GAME,
+            "address_mode": address_mode,
             "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble, **clock}
 
 

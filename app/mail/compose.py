@@ -304,14 +304,15 @@ def game_over_mail(game: GameInfo, seat: int, view: dict[str, Any], *, link: str
                   link=link, replay=replay, unsubscribe=unsubscribe)
 
 
-def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str) -> Mail:
+def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
+                      unsubscribe: str | None = None) -> Mail:
     """One digest across games: every game where the reader is waited on, with links."""
     count = len(entries)
     subject = clean_name(f"Silver Eye · {count} game{'s' if count != 1 else ''} "
                          f"wait{'' if count != 1 else 's'} for you", limit=200)
     overview = GameInfo(id="", name="your games", names=[], base_url=base_url)
     return render("daily", subject, game=overview, name=entries[0]["name"], entries=entries,
-                  unsubscribe=None)
+                  unsubscribe=unsubscribe)
 
 
 def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, link: str,

@@ -100,10 +100,11 @@ class SeatMail(SQLModel, table=True):
     unsent_mail_id: int | None = None
 
 
-#: Address-wide preferences: each game as the seat chose, or one digest a day
-#: gathering every game where the address is waited on.
+#: Address-wide preferences: each game as the seat chose, one digest a day
+#: gathering every game where the address is waited on, or no game mail at
+#: all (but invitations and links asked for: the digest's one-click unsubscribe).
 PER_GAME, DAILY = "per_game", "daily"
-ADDRESS_MODES = (PER_GAME, DAILY)
+ADDRESS_MODES = (PER_GAME, DAILY, NONE)
 
 
 class AddressMail(SQLModel, table=True):

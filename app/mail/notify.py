@@ -156,6 +156,20 @@ def unsubscribe_token(game_id: str, seat: int, secret: str | None = None) -> str
     return tokens.sign(tokens.UNSUBSCRIBE, [str(game_id), int(seat)], secret or None)
 
 
+def address_unsubscribe_token(address: str, secret: str | None = None) -> str:
+    """The one-click unsubscribe of a mail sent to an address across games (the digest)."""
+    return tokens.sign(tokens.UNSUBSCRIBE, ["address", address], secret or None)
+
+
+def read_address_unsubscribe_token(token: str) -> str:
+    """The address inside an address unsubscribe token; ``tokens.BadToken`` if not ours."""
+    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
+    if (not isinstance(payload, list) or len(payload) != 2 or payload[0] != "address"
+            or not isinstance(payload[1], str)):
+        raise tokens.BadToken("this link is not valid")
+    return payload[1]
+
+
 def read_unsubscribe_token(token: str) -> tuple[str, int]:
     """``(game_id, seat)`` of an unsubscribe token; ``tokens.BadToken`` if not ours."""
     payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
@@ -203,7 +217,12 @@ def _send(session: Session, ctx: Context, seat: int, kind: str, mail: compose.Ma
 
 
 def _wants(session: Session, ctx: Context, seat: int) -> str:
-    return seat_mail(session, ctx.id, seat).mode
+    """The seat's mode, or ``none`` when its address said no to all game mail."""
+    mode = seat_mail(session, ctx.id, seat).mode
+    address = ctx.address(seat)
+    if mode != NONE and address is not None and address_mode(session, address) == NONE:
+        return NONE
+    return mode
 
 
 def mode_of(session: Session, ctx: Context, seat: int) -> str:
@@ -448,9 +467,11 @@ def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
         return False
     sender = str(setting("MAIL_FROM", DEFAULT_MAIL_FROM))
     day = dl.as_utc(now).strftime("%Y-%m-%d")
-    mail = compose.daily_digest_mail(entries, base_url=str(setting(
-        "BASE_URL", "http://127.0.0.1:5000")).rstrip("/"))
+    base = str(setting("BASE_URL", "http://127.0.0.1:5000")).rstrip("/")
+    unsubscribe = (f"{base}/unsubscribe/"
+                   f"{address_unsubscribe_token(address, str(setting('SECRET_KEY', '')))}")
+    mail = compose.daily_digest_mail(entries, base_url=base, unsubscribe=unsubscribe)
     row = enqueue(session, game_id=None, seat=None, kind="daily", to=address,
                   to_name=entries[0]["name"], mail=mail, idempotency=f"daily:{address}:{day}",
-                  domain=compose.mail_domain(sender), now=now)
+                  domain=compose.mail_domain(sender), now=now, unsubscribe=unsubscribe)
     return row is not None

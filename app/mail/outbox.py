@@ -71,6 +71,9 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
     else:
         from app.mail.compose import message_id_for
         headers["Message-ID"] = message_id_for(idempotency, domain)
+        if unsubscribe:  # RFC 8058 one-click, as on every game mail
+            headers["List-Unsubscribe"] = f"<{unsubscribe}>"
+            headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     headers["to_name"] = to_name
     row = Outbox(game_id=game_id, seat=seat, kind=kind, to=to, subject=mail.subject,
                  text=mail.text, html=mail.html, headers=headers,

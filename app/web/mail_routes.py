@@ -39,24 +39,31 @@ def seat_mail_status(token: str) -> dict[str, Any] | None:
 
 # -- unsubscribe (RFC 8058) ----------------------------------------------------------
 
+#: What the unsubscribe page calls the mail of an address across all its games.
+ALL_GAMES = {"name": "all your games"}
+
+
+def _unsubscribe_page(token: str, target: tuple[str, int] | str, done: bool) -> Any:
+    if isinstance(target, str):  # the daily digest's link: every game of the address
+        return render_template("mail/unsubscribe_page.html", token=token, done=done,
+                               game=ALL_GAMES, name=target, no_referrer=True)
+    game_id, seat = target
+    info = services.game_info(game_id)
+    return render_template("mail/unsubscribe_page.html", token=token, done=done, game=info,
+                           name=info.names[seat] if seat < len(info.names) else "",
+                           no_referrer=True)
+
+
 @bp.get("/unsubscribe/<token>")
 def unsubscribe_form(token: str) -> Any:
     """Ask before doing anything: a GET never changes state."""
-    game_id, seat = preferences.read_token(token)
-    info = services.game_info(game_id)
-    return render_template("mail/unsubscribe_page.html", token=token, done=False,
-                           game=info, name=info.names[seat] if seat < len(info.names) else "",
-                           no_referrer=True)
+    return _unsubscribe_page(token, preferences.read_token(token), done=False)
 
 
 @bp.post("/unsubscribe/<token>")
 def unsubscribe(token: str) -> Any:
     """One click (a mail client posting ``List-Unsubscribe=One-Click``) or the form."""
-    game_id, seat = preferences.unsubscribe(token)
-    info = services.game_info(game_id)
-    return render_template("mail/unsubscribe_page.html", token=token, done=True, game=info,
-                           name=info.names[seat] if seat < len(info.names) else "",
-                           no_referrer=True)
+    return _unsubscribe_page(token, preferences.unsubscribe(token), done=True)
 
 
 # -- a seat's settings -----------------------------------------------------------------

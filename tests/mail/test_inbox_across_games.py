@@ -159,3 +159,40 @@ def test_one_digest_a_day_across_all_games_with_each_seats_link(app, client):
     last = [m for m in mailbox.to("ann@example.com") if "wait" in str(m["Subject"])][-1]
     assert f"/play/{created[0].tokens[0]}" not in last.get_body(("plain",)).get_content()
     assert re.search(r"Silver Eye · \d games? waits? for you", str(last["Subject"]))
+
+
+def test_the_daily_digest_has_a_one_click_unsubscribe_for_the_address(app, client):
+    created = games_with_ann(2)
+    preferences.set_address_mode(created[0].game_id, 0, "daily")
+    mailbox = Recorder()
+    clock.tick(app, T0 + timedelta(minutes=10), backend=mailbox)
+    (digest,) = [m for m in mailbox.to("ann@example.com") if "wait" in str(m["Subject"])]
+    assert digest["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    link = re.fullmatch(r"<(http://silver-eye\.test/unsubscribe/[\w.-]+)>",
+                        str(digest["List-Unsubscribe"])).group(1)
+    path = link.removeprefix("http://silver-eye.test")
+    before = len(outbox_rows(app))
+    assert client.get(path).status_code == 200 and len(outbox_rows(app)) == before
+    answer = client.post(path, data="List-Unsubscribe=One-Click",
+                         content_type="application/x-www-form-urlencoded")
+    assert answer.status_code == 200 and b"No more mail" in answer.data
+    assert preferences.status(created[1].game_id, 0)["address_mode"] == "none"
+    # no more turn or digest mail to Ann from any game; Bob is unaffected
+    from app import engine
+
+    mailbox.clear()
+    now = T0 + timedelta(minutes=20)
+    for game in created:
+        snap = services.snapshot(game.game_id)
+        for _ in range(20):
+            to_act = snap.view(None)["to_act"]
+            if not to_act:
+                break
+            now += timedelta(minutes=1)
+            with dl.at(now):
+                snap = services.submit_action(game.game_id, to_act[0], engine.legal_actions(
+                    snap.state, to_act[0])[0], snap.seq).snapshot
+            clock.tick(app, now, backend=mailbox)
+    clock.tick(app, T0 + timedelta(days=1, minutes=30), backend=mailbox)
+    assert mailbox.to("ann@example.com") == []
+    assert any(mailbox.to(f"bob{n}@example.com") for n in range(2))
