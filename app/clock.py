@@ -4,7 +4,9 @@ One APScheduler BlockingScheduler with one interval job. Each tick finds the
 due deadline rows with the partial index on ``due_at``, leases them (one
 UPDATE with ``FOR UPDATE SKIP LOCKED`` inside on PostgreSQL; SQLite runs
 writers one at a time), hands each to ``app.timeouts``, then sends the due
-outbox mail. Nothing lives in the scheduler's memory: killing the process
+outbox mail and the daily digests. Mail does not wait for the tick: a
+sender thread (``app.sender.Waker``) delivers each row within seconds of it
+becoming due. Nothing lives in the scheduler's memory: killing the process
 loses nothing, and a second clock started by mistake finds the rows leased
 or already done.
 """
@@ -21,12 +23,12 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app import deadlines as dl
-from app import timeouts
+from app import digests, sender, timeouts
 from app.db import get_engine
 from app.inbound import worker as inbound_worker
 from app.mail import outbox
-from app.mail.backends import MailBackend, backend_from_config
-from app.mail.notify import DEFAULT_MAIL_FROM, setting
+from app.mail.backends import MailBackend
+from app.mail.notify import setting
 
 log = logging.getLogger("app.clock")
 
@@ -85,8 +87,7 @@ def release(engine: Any, deadline_id: int, owner: str) -> None:
         session.commit()
 
 
-def mail_backend(app: Any) -> MailBackend:
-    return backend_from_config(app.config, app.config.get("INSTANCE_PATH") or app.instance_path)
+mail_backend = sender.mail_backend
 
 
 def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
@@ -115,30 +116,28 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
             if len(ids) < BATCH:
                 break
         inbound_worker.apply_pending(app, now)  # replies the receiver stored (issue 11)
+        digests.send_daily(now)
         if send_mail:
             report.mail = send_mail_due(app, now, backend=backend)
     return report
 
 
 def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None) -> outbox.SendReport:
-    """Send every due outbox row, batch after batch."""
-    total = outbox.SendReport()
-    backend = backend or mail_backend(app)
-    sender = str(setting("MAIL_FROM", DEFAULT_MAIL_FROM))
-    while True:
-        part = outbox.send_due(get_engine(app), backend, now, sender=sender)
-        for name in ("claimed", "sent", "retried", "failed"):
-            setattr(total, name, getattr(total, name) + getattr(part, name))
-        if part.claimed < outbox.BATCH:
-            return total
+    """Send every due outbox row, batch after batch (see ``app.sender``)."""
+    return sender.send_mail_due(app, now, backend=backend)
 
 
-def run(app: Any, seconds: float) -> None:
-    """Block forever, ticking every ``seconds`` (APScheduler 3.x)."""
+def run(app: Any, seconds: float, *, waker: bool = True) -> None:
+    """Block forever, ticking every ``seconds`` (APScheduler 3.x); mail leaves
+    from the waker thread as soon as it is due (``--no-waker``: with the tick)."""
     from apscheduler.schedulers.blocking import BlockingScheduler
 
+    mail_waker = sender.Waker(app) if waker else None
+    if mail_waker is not None:
+        mail_waker.start()
+
     def job() -> None:
-        report = tick(app)
+        report = tick(app, send_mail=mail_waker is None)
         if report.deadlines or report.mail.claimed:
             log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
 
@@ -150,6 +149,9 @@ def run(app: Any, seconds: float) -> None:
         scheduler.start()
     except (KeyboardInterrupt, SystemExit):
         pass
+    finally:
+        if mail_waker is not None:
+            mail_waker.stop.set()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -159,6 +161,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--once", action="store_true", help="run one tick and exit")
     parser.add_argument("--tick", type=float, default=None,
                         help="seconds between ticks (CLOCK_TICK_SECONDS, default 30)")
+    parser.add_argument("--no-waker", action="store_true",
+                        help="send mail only on ticks (no sender thread woken by commits)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per run is noise
@@ -169,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
         report = tick(app)
         log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
         return
-    run(app, seconds)
+    run(app, seconds, waker=not args.no_waker)
 
 
 if __name__ == "__main__":

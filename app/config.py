@@ -20,7 +20,8 @@ ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
 ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX",
-               "INBOUND_ANSWERS_PER_HOUR")
+               "INBOUND_ANSWERS_PER_HOUR",
+               "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 

@@ -104,6 +104,10 @@ class SeatClock(SQLModel, table=True):
     absent: bool = False
     vacation_days_used: int = 0
     vacation_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: Whether the others were told this seat is away, since it last played a
+    #: move itself: "X is away" is mailed once per stretch of absence, however
+    #: often away/back is toggled meanwhile (issue 9).
+    away_noticed: bool = False
 
 
 @dataclass(frozen=True)
@@ -261,3 +265,14 @@ def shift_open(session: Session, game_id: str, seat: int, now: datetime,
             left = max(as_utc(row.due_at) - as_utc(now), timedelta(0))
             row.due_at = until + left
             session.add(row)
+
+
+def schedule_digest(session: Session, game_id: str, seat: int, now: datetime,
+                    last_digest_at: datetime | None, period: timedelta) -> None:
+    """At most one digest a period: reuse an open digest row, else schedule one."""
+    if open_rows(session, game_id, seat, DIGEST):
+        return
+    now = as_utc(now)
+    due = max(now, as_utc(last_digest_at) + period) if last_digest_at else now
+    session.add(Deadline(game_id=game_id, seat=seat, kind=DIGEST, due_at=due,
+                         opened_step=0, opened_at=now))

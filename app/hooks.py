@@ -2,23 +2,65 @@
 
 Services call these after every state change, so the outbox rows (mail) and
 deadline rows (clock) they write commit or roll back together with the action
-that caused them. Nothing here sends mail or waits for anything: the clock
-process reads the rows later.
+that caused them. Nothing here sends mail or waits for anything: the sender
+and the clock read the rows later.
 
-What a hook decides, per appended action, from the public views before and
-after it: which seats gained a decision (a deadline, its reminders and a turn
-mail), which lost one (their deadlines close), whether a round or the game
-ended (score mails to every seat), and the clock bookkeeping of R29 (a run of
-timeouts, "away" and "back" log entries, abandoning a game nobody plays).
+``after_action`` is a few named steps, each driven by what the engine says
+happened: the actor's R29 bookkeeping (``app.absence``); a *turn ended* for
+every seat whose decision is gone (its deadlines close, its unsent turn mail
+is superseded); a *round ended* (the engine's ``round_scored`` event: a mail
+to every person); *game over* (the ``game_over`` event: everything closes, a
+mail to every person); an ``away`` entry (R29); and a *decision opened* for
+every seat that started waiting (a deadline, reminders, a turn mail after the
+grace period, or the digest row). Who is waited on is the engine's
+``status(...)["to_act"]``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
+from app import absence
 from app import deadlines as dl
 from app.mail import notify
+from app.mail.models import DIGEST as DIGEST_MODE
+
+
+@dataclass(frozen=True)
+class Happened:
+    """What one action did, in the terms the hooks act on."""
+
+    seq: int
+    seat: int | None
+    kind: str
+    source: str
+    waiting_before: frozenset[int]
+    waiting_after: frozenset[int]
+    fresh_turns: frozenset[int]
+    round_ended: int | None
+    game_over: bool
+
+    @classmethod
+    def of(cls, seq: int, seat: int | None, action: dict, source: str, before: Any,
+           after: Any, events: list[dict]) -> "Happened":
+        old, new = notify.public_view(before), notify.public_view(after)
+        types = {str(event.get("type")) for event in events}
+        scored = next((int(e.get("round") or 0) for e in events
+                       if e.get("type") == "round_scored"), None)
+        waiting_before = frozenset(old.get("to_act") or [])
+        waiting_after = frozenset(new.get("to_act") or [])
+        # A new turn right after another decision of the same seat (its
+        # round-start peek) is a decision of its own, with its own deadline.
+        fresh = frozenset(s for s in waiting_after & waiting_before
+                          if _fresh_turn(new, s) and not _fresh_turn(old, s))
+        return cls(seq=seq, seat=seat, kind=str(action.get("type")), source=source,
+                   waiting_before=waiting_before, waiting_after=waiting_after,
+                   fresh_turns=fresh,
+                   round_ended=scored,
+                   game_over="game_over" in types or new.get("phase") == "over")
 
 
 def after_create(session: Session, game: Any, state: Any) -> None:
@@ -29,71 +71,88 @@ def after_create(session: Session, game: Any, state: Any) -> None:
         notify.invitation(session, ctx, seat, now)
     view = notify.public_view(state)
     for seat in view.get("to_act") or []:
-        _open(session, ctx, seat, state, int(view.get("step") or 0), now)
+        decision_opened(session, ctx, seat, state, int(view.get("step") or 0), now)
 
 
 def after_action(session: Session, game: Any, seq: int, seat: int | None, action: dict,
                  source: str, before: Any, after: Any, events: list[dict]) -> None:
-    """An action row was appended: deadlines, turn/round/result mails, R29 bookkeeping."""
+    """An action row was appended: the named steps below, in this order."""
     now = dl.now()
     ctx = notify.Context.load(session, game)
-    gid = str(game.id)
-    kind = str(action.get("type"))
-    old, new = notify.public_view(before), notify.public_view(after)
-
+    what = Happened.of(seq, seat, action, source, before, after, events)
     if seat is not None:
-        mail_row = notify.seat_mail(session, gid, seat)
-        mail_row.last_acted_step = seq
-        session.add(mail_row)
-        clock = dl.seat_clock(session, gid, seat)
-        if kind == "back":
-            clock.absent, clock.consecutive_timeouts = False, 0
-            if clock.vacation_until is not None and dl.as_utc(clock.vacation_until) > now:
-                _end_vacation_early(session, gid, seat, clock, now)
-        elif kind == "away":
-            clock.absent = True
-        elif source in ("player", "mail"):  # a person acted (on the page or by reply)
-            clock.consecutive_timeouts = 0
-        elif source == "timeout" and not clock.absent:
-            for row in dl.open_rows(session, gid, seat, dl.DECISION):
-                if row.fired_at is None:  # the first default of this window counts
-                    row.fired_at = now
-                    clock.consecutive_timeouts += 1
-                    session.add(row)
-        session.add(clock)
-
-    before_to_act = set(old.get("to_act") or [])
-    after_to_act = set(new.get("to_act") or [])
-    over = new.get("phase") == "over"
-
-    for lost in sorted(before_to_act - after_to_act):
-        dl.close_open(session, gid, now, "acted" if lost == seat else "moved", seat=lost)
-
-    if len(new.get("round_scores") or []) > len(old.get("round_scores") or []) and not over:
-        round_no = len(new.get("round_scores") or [])
-        for each in ctx.human_seats():
-            notify.round_end(session, ctx, each, after, round_no, now)
-
-    if over:
-        dl.close_open(session, gid, now, "over", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
-        for each in ctx.human_seats():
-            notify.game_over(session, ctx, each, after, now)
+        actor_noted(session, ctx, what, now)
+    for lost in sorted(what.waiting_before - what.waiting_after):
+        turn_ended(session, ctx, lost, "acted" if lost == seat else "moved", now)
+    if what.game_over:
+        game_over(session, ctx, after, now)
         return
+    if what.round_ended is not None:
+        round_ended(session, ctx, after, what.round_ended, now)
+    if what.kind == "away" and seat is not None:
+        if absence.went_away(session, ctx, game, seat, now):
+            return  # abandoned: nobody is waited on any more
+    for each in sorted(what.waiting_after - what.waiting_before):
+        decision_opened(session, ctx, each, after, seq, now)
+    for each in sorted(what.fresh_turns):
+        turn_ended(session, ctx, each, "acted" if each == seat else "moved", now)
+        # no mail when the seat itself just acted: it is on its page
+        decision_opened(session, ctx, each, after, seq, now,
+                        mail=not (each == seat and source == "player"))
 
-    if kind == "away" and seat is not None:
-        _went_away(session, ctx, game, seat, now)
-        if getattr(game, "status", "running") != "running":
-            return
 
-    for each in sorted(after_to_act):
-        if each not in before_to_act:
-            _open(session, ctx, each, after, seq, now)
-        elif _fresh_turn(new, each) and not _fresh_turn(old, each):
-            # A new turn right after another decision of the same seat (its
-            # round-start peek): a decision of its own, with its own deadline.
-            dl.close_open(session, gid, now, "acted" if each == seat else "moved", seat=each)
-            _open(session, ctx, each, after, seq, now,
-                  mail=not (each == seat and source == "player"))
+# -- the steps -----------------------------------------------------------------------
+
+def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: datetime) -> None:
+    """The actor's marker for "since you last played" and its R29 bookkeeping.
+
+    A seat that acted is no longer waiting for the decision its unsent turn
+    mail announced, so that mail is superseded.
+    """
+    assert what.seat is not None
+    mail_row = notify.seat_mail(session, ctx.id, what.seat)
+    mail_row.last_acted_step = what.seq
+    session.add(mail_row)
+    absence.record_action(session, ctx.id, what.seat, what.kind, what.source, now)
+    notify.supersede_unsent(session, ctx.id, what.seat, now)
+
+
+def turn_ended(session: Session, ctx: "notify.Context", seat: int, outcome: str,
+               now: datetime) -> None:
+    """A seat no longer has the decision: its deadline and reminders close."""
+    dl.close_open(session, ctx.id, now, outcome, seat=seat)
+    notify.supersede_unsent(session, ctx.id, seat, now)
+
+
+def round_ended(session: Session, ctx: "notify.Context", state: Any, round_no: int,
+                now: datetime) -> None:
+    """A round was scored (not the last): the round mail to every person."""
+    for each in ctx.human_seats():
+        notify.round_end(session, ctx, each, state, round_no, now)
+
+
+def game_over(session: Session, ctx: "notify.Context", state: Any, now: datetime) -> None:
+    """The game ended: every deadline closes, the result mail to every person."""
+    dl.close_open(session, ctx.id, now, "over", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+    for each in ctx.human_seats():
+        notify.game_over(session, ctx, each, state, now)
+
+
+def decision_opened(session: Session, ctx: "notify.Context", seat: int, state: Any,
+                    step: int, now: datetime, *, mail: bool = True) -> None:
+    """A seat started waiting on a decision: a deadline (people only, present
+    only), and its turn mail after the grace period, or the digest row."""
+    if not ctx.is_human(seat) or absence.is_absent(session, ctx.game, seat):
+        return
+    deadline = dl.open_decision(session, ctx.id, seat, step, now, ctx.settings)
+    if not mail:
+        return
+    mode = notify.mode_of(session, ctx, seat)
+    if mode == DIGEST_MODE:
+        last = notify.seat_mail(session, ctx.id, seat).last_digest_at
+        dl.schedule_digest(session, ctx.id, seat, now, last, notify.digest_period())
+    else:
+        notify.decision_opened(session, ctx, seat, state, deadline, now)
 
 
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
@@ -107,67 +166,11 @@ def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
 
 
 def is_absent(session: Session, game: Any, seat: int) -> bool:
-    """Whether this seat is absent (R29): services then apply its defaults at once.
+    """Whether this seat is away (R29, ``app.absence``): services apply its defaults at once."""
+    return absence.is_absent(session, game, seat)
 
-    Never true in a game that is no longer running, so an abandoned game is
-    not played out by defaults.
-    """
-    if getattr(game, "status", "running") != "running":
-        return False
-    row = dl.remembered(session, dl.SeatClock, str(game.id), seat)
-    return bool(row and row.absent)
-
-
-# -- pieces ------------------------------------------------------------------
 
 def _fresh_turn(view: dict, seat: int) -> bool:
     """Whether ``seat`` stands at the start of its own turn (nothing done yet)."""
     return (view.get("phase") == "play" and view.get("current") == seat
             and view.get("pending") == "turn" and seat not in (view.get("peeks_pending") or []))
-
-
-def _open(session: Session, ctx: "notify.Context", seat: int, state: Any, step: int,
-          now: Any, *, mail: bool = True) -> None:
-    """A seat gained a decision: a deadline (people only, present only) and its mail.
-
-    No mail when the seat itself just acted and is on its page (``mail=False``).
-    """
-    if not ctx.is_human(seat) or is_absent(session, ctx.game, seat):
-        return
-    deadline = dl.open_decision(session, ctx.id, seat, step, now, ctx.settings)
-    if mail:
-        notify.decision_opened(session, ctx, seat, state, deadline, now)
-
-
-def _went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
-               now: Any) -> None:
-    """An "away" entry was logged: tell everyone; abandon when no person is left."""
-    dl.close_open(session, ctx.id, now, "away", seat=seat,
-                  kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
-    humans = ctx.human_seats()
-    away = {row.seat for row in session.exec(
-        select(dl.SeatClock).where(dl.SeatClock.game_id == ctx.id,
-                                   dl.SeatClock.absent == True))}  # noqa: E712
-    if humans and all(h in away for h in humans):
-        game.status = "abandoned"
-        session.add(game)
-        dl.close_open(session, ctx.id, now, "abandoned",
-                      kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
-        for each in humans:
-            notify.notice(session, ctx, each, "abandoned", None, now)
-        return
-    for each in humans:
-        notify.notice(session, ctx, each, "you_absent" if each == seat else "absent",
-                      seat, now)
-
-
-def _end_vacation_early(session: Session, gid: str, seat: int, clock: "dl.SeatClock",
-                        now: Any) -> None:
-    """Back before the vacation ended: deadlines lose the unused days, which are refunded."""
-    until = dl.as_utc(clock.vacation_until)
-    unused = until - now
-    for row in dl.open_rows(session, gid, seat):
-        row.due_at = max(dl.as_utc(row.due_at) - unused, now)
-        session.add(row)
-    clock.vacation_days_used = max(0, clock.vacation_days_used - unused.days)
-    clock.vacation_until = None

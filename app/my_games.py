@@ -119,9 +119,11 @@ def mail_link(address: str, secret: str, base_url: str, sender: str) -> None:
     """
     from app.mail import compose, outbox
 
-    wanted = normal(address)
-    if not wanted or not services.EMAIL_PATTERN.match(wanted):
-        raise services.BadRequest("That does not look like an email address.")
+    from app.mail.addresses import BadAddress, normalise
+    try:  # the one address check of lobby, CLI and mailer
+        wanted = normal(normalise(address))
+    except BadAddress as exc:
+        raise services.BadRequest(f"That does not look like an email address: {exc}") from None
     now = datetime.now(timezone.utc)
     with write_session() as session:
         seat = session.exec(select(store.Seat).where(

@@ -36,7 +36,9 @@ VACATION_DAYS_MAX = 30
 SIMON_CHOICES = ("auto", "off")
 #: Every option a game may carry; anything else is refused (it would be stored forever).
 KNOWN = ("memory", "simon", "deadline_hours", "deadline_days", "reminders", "absent_after",
-         "vacation_days")
+         "vacation_days", "turn_mail_delay_seconds")
+#: The grace period before a turn mail (issue 7): none, up to an hour.
+TURN_MAIL_DELAY_MAX_SECONDS = 3600
 
 #: What these limits allow one game to mail one seat in a day (docs/security.md):
 #: one turn mail or reminder an hour at most while the seat has a decision,
@@ -179,6 +181,9 @@ def validate(options: Any, seats: int) -> dict[str, Any]:
                "Missed deadlines before a player counts as away")
     if "vacation_days" in options:
         _whole(options["vacation_days"], 0, VACATION_DAYS_MAX, "Vacation days")
+    if "turn_mail_delay_seconds" in options:
+        _whole(options["turn_mail_delay_seconds"], 0, TURN_MAIL_DELAY_MAX_SECONDS,
+               "Seconds before a turn mail")
     return result
 
 

@@ -15,7 +15,6 @@ import hashlib
 import json
 import logging
 import random
-import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -28,6 +27,7 @@ from app import engine, hooks, store, tokens
 from app import options as game_options
 from app.engine import action_schema
 from app.db import read_session, write_session
+from app.mail import addresses
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,6 @@ MAX_STEPS_PER_POST = 16
 #: Keys of a game's options that the engine takes; the others (deadlines,
 #: reminders...) belong to the clock and are kept for it untouched.
 ENGINE_OPTION_KEYS = ("memory", "simon")
-EMAIL_PATTERN = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 
 
 # -- errors -------------------------------------------------------------------
@@ -507,11 +506,14 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
             raise BadRequest(f"The name of player {index + 1} is longer than "
                              f"{MAX_NAME_LENGTH} characters.")
         email = str(player.get("email") or "").strip() if kind == "human" else ""
-        if _has_control(name) or _has_control(email):
-            raise BadRequest(f"The name or address of player {index + 1} holds a control "
+        if _has_control(name):  # an address gets its own words from addresses.normalise
+            raise BadRequest(f"The name of player {index + 1} holds a control "
                              "character (such as NUL); please type it plainly.")
-        if email and (len(email) > 320 or not EMAIL_PATTERN.match(email)):
-            raise BadRequest(f"The email address of {name} does not look right.")
+        if email:
+            try:  # one check for lobby, API, CLI and mailer (issue 7 item 4)
+                email = addresses.normalise(email)
+            except addresses.BadAddress as exc:
+                raise BadRequest(f"The email address of {name} does not look right: {exc}") from None
         prefs = player.get("preferences") or {}
         if not isinstance(prefs, dict):
             raise BadRequest(f"The preferences of {name} are not understood.")

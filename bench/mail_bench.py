@@ -6,6 +6,10 @@
    in the same run, with 1% of the games due and as many closed rows as open.
 2. Mails sent per second from the outbox to a local aiosmtpd server, beside a
    baseline of the same messages sent straight through ``smtplib`` (no outbox).
+3. Due -> handed-to-SMTP latency (p50, p99) of mails committed at random
+   moments, with the sender woken by commits (``app.sender.Waker``: PostgreSQL
+   LISTEN/NOTIFY, SQLite a short poll of the due index) beside the 30 s clock
+   tick it replaces, on SQLite and PostgreSQL, in the same run.
 
 PostgreSQL comes from ``BENCH_DATABASE_URL`` or ``TEST_DATABASE_URL`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``); the benchmark works in a
@@ -21,6 +25,7 @@ import tempfile
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -187,10 +192,126 @@ def mails_per_second() -> None:
         controller.stop()
 
 
+LATENCY_MAILS = 60
+LATENCY_SPREAD_SECONDS = 45.0
+TICK_SECONDS = 30.0
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def _latency_run(url: str, waker: bool) -> list[float]:
+    """Commit ``LATENCY_MAILS`` mails at random moments over the spread; return each
+    one's seconds from commit (due) to the SMTP server receiving it."""
+    import random
+    import threading
+
+    from aiosmtpd.controller import Controller
+
+    from app import create_app, sender
+    from app.db import get_engine, write_session
+    from app.mail import compose, outbox
+
+    arrived: dict[int, float] = {}
+
+    class Sink:
+        async def handle_DATA(self, server, session, envelope):  # noqa: ANN001
+            text = envelope.content.decode("utf-8", "replace")
+            marker = text.split("bench-mail-", 1)[1].split(" ", 1)[0].split("\r", 1)[0]
+            arrived.setdefault(int(marker), time.time())
+            return "250 OK"
+
+    port = _free_port()
+    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
+    controller.start()
+    folder = tempfile.mkdtemp()
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench", "INSTANCE_PATH": folder,
+                      "MAIL_BACKEND": "smtp", "SMTP_URL": f"smtp://127.0.0.1:{port}",
+                      "MAIL_FROM": "post@bench.example", "MAIL_PER_ADDRESS_PER_HOUR": 0})
+    due: dict[int, float] = {}
+    stop = threading.Event()
+    with app.app_context():
+        if waker:
+            runner = sender.Waker(app)
+            thread = runner.start()
+        else:
+            def ticking() -> None:
+                while not stop.wait(TICK_SECONDS):
+                    sender.send_mail_due(app, datetime.now(timezone.utc))
+            thread = threading.Thread(target=ticking, daemon=True)
+            thread.start()
+        rng = random.Random(1)
+        gaps = [rng.random() for _ in range(LATENCY_MAILS)]
+        scale = LATENCY_SPREAD_SECONDS / sum(gaps)
+        for n, gap in enumerate(gaps):
+            time.sleep(gap * scale)
+            with write_session(get_engine(app)) as session:
+                mail = compose.Mail(subject=f"bench-mail-{n} ", text=f"bench-mail-{n} body",
+                                    html=None)
+                outbox.enqueue(session, game_id=None, seat=None, kind="bench",
+                               to=f"p{n}@example.com", to_name="P", mail=mail,
+                               idempotency=f"latency:{waker}:{n}", domain="bench.example",
+                               now=datetime.now(timezone.utc))
+            due[n] = time.time()  # committed: due from now
+        end = time.time() + TICK_SECONDS + 10
+        while len(arrived) < LATENCY_MAILS and time.time() < end:
+            time.sleep(0.05)
+        if waker:
+            runner.stop.set()
+        stop.set()
+        thread.join(timeout=5)
+        get_engine(app).dispose()
+    controller.stop()
+    missing = LATENCY_MAILS - len(arrived)
+    if missing:
+        print(f"  !! {missing} mails did not arrive")
+    return [arrived[n] - due[n] for n in arrived]
+
+
+def latency() -> None:
+    stores: list[tuple[str, str, Any]] = []
+    sqlite_dir = tempfile.mkdtemp()
+    stores.append(("SQLite", f"sqlite:///{sqlite_dir}/latency.db", None))
+    from app.db import make_engine, upgrade
+
+    base = _pg_url()
+    admin = make_engine(base, poolclass=sa.pool.NullPool)
+    try:
+        with admin.connect():
+            pass
+        schema = f"bench_{uuid.uuid4().hex[:12]}"
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        stores.append(("PostgreSQL", _with_schema(base, schema), schema))
+    except Exception as exc:  # noqa: BLE001 - no PostgreSQL here: say so and go on
+        print(f"latency on PostgreSQL: skipped ({exc.__class__.__name__})")
+    print(f"mail latency, due -> handed to SMTP: {LATENCY_MAILS} mails committed at random "
+          f"moments over {LATENCY_SPREAD_SECONDS:.0f} s")
+    try:
+        for name, url, _ in stores:
+            upgrade(url)
+            woken = _latency_run(url, waker=True)
+            ticked = _latency_run(url, waker=False)
+            p50, p99 = _percentile(woken, 0.5), _percentile(woken, 0.99)
+            t50, t99 = _percentile(ticked, 0.5), _percentile(ticked, 0.99)
+            print(f"  {name:10s} waker: p50 {p50 * 1000:8.1f} ms, p99 {p99 * 1000:8.1f} ms")
+            print(f"  {name:10s} {TICK_SECONDS:.0f} s tick (baseline): p50 {t50 * 1000:8.1f} ms, "
+                  f"p99 {t99 * 1000:8.1f} ms  (p50 ratio {t50 / max(p50, 1e-9):,.0f}x)")
+    finally:
+        for _, _, schema in stores:
+            if schema:
+                with admin.begin() as conn:
+                    conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
 def main() -> None:
     print("== mail and clock")
     due_deadlines()
     mails_per_second()
+    latency()
 
 
 if __name__ == "__main__":

@@ -175,6 +175,27 @@ DECISION_WORDS: dict[str, str] = {
     "simon_claims": "round end: discard your matching card with Simon before scoring, or skip",
 }
 
+#: What a turn mail's subject says is asked (after "Round N · ").
+SUBJECT_WORDS: dict[str, str] = {
+    "peek": "look at two of your cards",
+    "turn": "your draw",
+    "drawn": "keep or discard the card you drew",
+    "taken": "place the card you took",
+    "search": "pick a silver-eye card",
+    "gamble_more": "Gambler: go on or stop",
+    "gamble_win": "Gambler: choose a card to discard",
+    "spotter": "Spotter: choose a village",
+    "twister": "Twister: turn two cards",
+    "ghost": "Ghost: discard a card",
+    "seer": "Split Seer: look at a card",
+    "dracula": "Dracula: use it or skip",
+    "underminer": "Underminer: swap cards",
+    "drunk": "Drunk: place the top card",
+    "nelly": "place your Nelly",
+    "bomb": "Mad Bomber: use it or skip",
+    "simon_claims": "Simon: discard your match before scoring?",
+}
+
 #: The four choices of an Underminer, in order (R23).
 UNDERMINER_STEPS = ("a first card of one village", "a second card of that village",
                     "a first card of the pile", "a second card of the pile")

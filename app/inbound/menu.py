@@ -137,23 +137,3 @@ def _item(address: str, action: dict[str, Any], subject: str, names: list[str]) 
     if isinstance(target, int) and 0 <= target < len(names) and "player" in words:
         words = words.replace("that player's", f"{names[target]}'s")
     return MenuItem(command, words, mailto(address, command, subject))
-
-
-def for_turn_mail(game_id: str, seat: int, view: dict[str, Any], link: str,
-                  names: list[str], subject: str = "") -> Menu:
-    """The menu and reply address of a turn mail (``compose.turn_mail`` calls this).
-
-    The seat's token version is the one of the seat link the same mail
-    carries, so the reply address and the link are retired together.
-    """
-    from app import tokens
-    from app.inbound.address import reply_address
-
-    try:
-        version = tokens.read_seat_token(link.rstrip("/").rsplit("/", 1)[-1]).version
-    except tokens.BadToken:
-        return Menu(None)
-    if seat not in (view.get("to_act") or []):
-        return Menu(None)
-    address = reply_address(game_id, seat, version, int(view.get("step") or 0))
-    return build(view, seat, address, names, f"Re: {subject}" if subject else "")

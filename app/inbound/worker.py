@@ -39,7 +39,7 @@ from app.db import read_session
 from app.deadlines import as_utc
 from app.inbound import reading
 from app.inbound.commands import Parsed
-from app.inbound.menu import for_turn_mail
+from app.inbound.menu import build as build_menu
 from app.inbound.models import ANSWERED, APPLIED, IGNORED, PENDING, InboxMessage
 from app.mail import compose, notify
 from app.mail.notify import setting
@@ -302,9 +302,11 @@ def _answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: 
         # the move was applied and the seat decides again at once (draw, then
         # what to do with the card): its next mail, with a fresh reply address
         mail = compose.turn_mail(ctx.info, ref.seat, view, since_step=ref.step, due=None,
-                                 now=now, link=link, unsubscribe=ctx.unsubscribe(ref.seat))
+                                 now=now, link=link, unsubscribe=ctx.unsubscribe(ref.seat),
+                                 reply_address=ctx.reply_address(ref.seat, view))
     else:
         mail = answer_mail(ctx.info, ref.seat, view, link=link,
+                           reply_address=ctx.reply_address(ref.seat, view),
                            unsubscribe=ctx.unsubscribe(ref.seat), why=verdict.answer[0],
                            quoted=verdict.answer[1], show=verdict.answer[2])
     enqueue(session, game_id=ref.game, seat=ref.seat,
@@ -330,10 +332,12 @@ def _needs_follow_up(session: Session, row: InboxMessage, ref: tokens.ReplyRef,
 
 
 def answer_mail(game: compose.GameInfo, seat: int, view: dict[str, Any], *, link: str,
-                unsubscribe: str, why: str, quoted: str, show: str | None) -> compose.Mail:
+                reply_address: str | None, unsubscribe: str, why: str, quoted: str,
+                show: str | None) -> compose.Mail:
     """The answer to a reply that did not become a move: what we read, why, what now."""
     names = game.names
-    menu = for_turn_mail(game.id, seat, view, link, names, compose.subject_for(game, "your reply"))
+    menu = build_menu(view, seat, reply_address, names,
+                      f"Re: {compose.subject_for(game, 'your reply')}")
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
     mail = compose.render(

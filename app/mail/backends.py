@@ -46,7 +46,8 @@ class FileBackend:
     def send(self, message: EmailMessage, key: str) -> None:
         target = self.folder / f"{key}.eml"
         partial = target.with_suffix(".eml.part")
-        partial.write_bytes(bytes(message))
+        partial.write_bytes(message.as_bytes(policy=message.policy.clone(utf8=True))
+                            if not str(message["To"]).isascii() else bytes(message))
         os.replace(partial, target)  # readers never see half a message
 
 
@@ -120,7 +121,12 @@ class SmtpBackend:
         if self._conn is None:
             self._conn = self._connect()
         try:
+            # smtplib asks for SMTPUTF8 itself when an address needs it and the
+            # server offers it; an IDNA domain is plain ASCII already.
             refused = self._conn.send_message(message)
+        except smtplib.SMTPNotSupportedError as exc:
+            raise PermanentFailure("the mail server does not offer SMTPUTF8, which this "
+                                   "address (non-ASCII before the @) needs") from exc
         except smtplib.SMTPRecipientsRefused as exc:
             raise PermanentFailure(f"recipient refused: {exc.recipients}") from exc
         except smtplib.SMTPResponseException as exc:

@@ -14,7 +14,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone, tzinfo
 from email.headerregistry import Address
 from email import policy as email_policy
 from email.message import EmailMessage
@@ -44,6 +44,9 @@ _env = Environment(
 #: What a pending decision asks of the player, in words (the engine's short names).
 #: What a seat must decide, as a mail says it (the words live in app.engine.words).
 DECISION_WORDS = words.DECISION_WORDS
+
+#: What a turn mail's subject says is asked (the words live in app.engine.words).
+SUBJECT_WORDS = words.SUBJECT_WORDS
 
 
 @dataclass(frozen=True)
@@ -86,26 +89,6 @@ def clean_name(value: Any, limit: int = NAME_LIMIT) -> str:
                    for ch in str(value or ""))
     text = re.sub(r"\s+", " ", text).strip()
     return text[:limit].strip()
-
-
-_ADDR = re.compile(r"^[^\s@<>()\[\],;:\"\\]{1,64}@[A-Za-z0-9.-]{1,253}$")
-
-
-def clean_address(value: Any) -> str | None:
-    """The bare address if it is a plain, single mailbox; None otherwise.
-
-    Anything with spaces, angle brackets, commas, quotes or line breaks is
-    refused rather than repaired: a mail to a guessed address is worse than
-    none.
-    """
-    text = str(value or "").strip()
-    if not _ADDR.match(text) or ".." in text.split("@", 1)[1]:
-        return None
-    try:
-        Address(addr_spec=text)
-    except (ValueError, IndexError, TypeError):
-        return None
-    return text
 
 
 # -- pieces of a view in words ------------------------------------------------
@@ -166,14 +149,19 @@ def since_lines(view: dict[str, Any], after_step: int, names: list[str]) -> list
     return [line for line in lines if line]
 
 
-def deadline_words(due: datetime | None, now: datetime) -> str:
-    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)'."""
+def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
+    """'Tuesday 1 December 2026, 15:00 CET' in the reader's zone (UTC by default)."""
+    local = as_utc(moment).astimezone(zone or timezone.utc)
+    name = local.tzname() or "UTC"
+    return f"{local:%A} {local.day} {local:%B %Y, %H:%M} {name}"
+
+
+def deadline_words(due: datetime | None, now: datetime, zone: tzinfo | None = None) -> str:
+    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
     if due is None:
         return ""
     due, now = as_utc(due), as_utc(now)
-    left = due - now
-    when = f"{due:%A} {due.day} {due:%B %Y, %H:%M} UTC"
-    return f"{when} ({_span(left)})"
+    return f"{local_time_words(due, zone)} ({_span(due - now)})"
 
 
 def _span(left: timedelta) -> str:
@@ -199,6 +187,11 @@ def render(template: str, subject: str, **context: Any) -> Mail:
 
 def subject_for(game: GameInfo, what: str) -> str:
     return clean_name(f"Silver Eye · {game.title}: {what}", limit=200)
+
+
+def subject_words(pending: str | None) -> str:
+    """What a subject says is asked: "your draw", "place your Nelly"."""
+    return SUBJECT_WORDS.get(pending or "", "your decision")
 
 
 def decision_words(pending: str | None) -> str:
@@ -229,28 +222,36 @@ def decision_of(view: dict[str, Any], seat: int) -> str | None:
 
 def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: int,
               due: datetime | None, now: datetime, link: str, unsubscribe: str,
-              reminder: bool = False, digest: bool = False) -> Mail:
-    """The mail of a seat with a pending decision (also its reminders and digests)."""
+              reminder: bool = False, digest: bool = False,
+              zone: tzinfo | None = None, reply_address: str | None = None) -> Mail:
+    """The mail of a seat with a pending decision (also its reminders and digests).
+
+    The subject says what is asked and where: "Round 2 · your draw",
+    "Round 3 · Twister: turn two cards"; deadlines are in the seat's zone.
+    With a ``reply_address`` (the signed seat-and-step address of issue 11)
+    the mail ends with the moves as reply commands and replies go there.
+    """
     names = game.names
     round_no = view.get("round")
-    what = f"round {round_no}, your turn"
+    what = f"Round {round_no} · {subject_words(decision_of(view, seat))}"
     if reminder:
-        what = f"round {round_no}, reminder: your turn"
+        what = f"Round {round_no} · reminder: {subject_words(decision_of(view, seat))}"
     elif digest:
-        what = f"round {round_no}, digest"
+        what = f"Round {round_no} · digest"
     has_decision = seat in (view.get("to_act") or [])
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
-    from app.inbound.menu import for_turn_mail  # issue 11: the moves as reply commands
-    menu = for_turn_mail(game.id, seat, view, link, names, subject_for(game, what))
+    from app.inbound.menu import build as build_menu  # issue 11: the moves as reply commands
+    subject = subject_for(game, what)
+    menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
     return replace(render(
-        "turn", subject_for(game, what), menu=menu,
+        "turn", subject, menu=menu,
         game=game, seat=seat, name=names[seat], names=names, round=round_no,
         has_decision=has_decision, decision=decision_words(decision_of(view, seat)),
         village=village_info(view, seat), hand=card_info(hand) if hand else None,
         discard_top=card_info(discard[-1]) if discard else None,
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
-        since=since_lines(view, since_step, names), deadline=deadline_words(due, now),
+        since=since_lines(view, since_step, names), deadline=deadline_words(due, now, zone),
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=[names[s] for s in (view.get("to_act") or []) if s != seat],
     ), reply_to=menu.address if menu else None)
@@ -294,6 +295,17 @@ def game_over_mail(game: GameInfo, seat: int, view: dict[str, Any], *, link: str
                   you_won=winner == seat, scores=scores_info(view, game.names),
                   summary=summary_words(view, game.names),
                   link=link, replay=replay, unsubscribe=unsubscribe)
+
+
+def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
+                      unsubscribe: str | None = None) -> Mail:
+    """One digest across games: every game where the reader is waited on, with links."""
+    count = len(entries)
+    subject = clean_name(f"Silver Eye · {count} game{'s' if count != 1 else ''} "
+                         f"wait{'' if count != 1 else 's'} for you", limit=200)
+    overview = GameInfo(id="", name="your games", names=[], base_url=base_url)
+    return render("daily", subject, game=overview, name=entries[0]["name"], entries=entries,
+                  unsubscribe=unsubscribe)
 
 
 def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, link: str,
@@ -367,12 +379,30 @@ ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe"
                    "List-Unsubscribe-Post", "List-Id", "Reply-To")
 
 
+def _recipient(to: str, to_name: str) -> Address:
+    """The To address; a non-ASCII mailbox is checked again and passed in parts
+    (the header parser refuses what RFC 6531 allows)."""
+    if to.isascii():
+        return Address(display_name=clean_name(to_name), addr_spec=to)
+    from app.mail.addresses import BadAddress, normalise
+
+    try:
+        checked = normalise(to)
+    except BadAddress as exc:
+        raise ValueError(str(exc)) from None
+    local, _, domain = checked.rpartition("@")
+    return Address(display_name=clean_name(to_name), username=local, domain=domain)
+
+
 def build_message(*, to: str, to_name: str, subject: str, text: str, html: str | None,
                   headers: dict[str, str], sender: str, date: datetime) -> EmailMessage:
     """The message for an outbox row; raises ValueError if anything could inject."""
-    message = EmailMessage(policy=MESSAGE_POLICY)
+    # A non-ASCII mailbox (josé@...) can only be written as UTF-8 (RFC 6531);
+    # the SMTP backend then needs a server offering SMTPUTF8.
+    message = EmailMessage(policy=MESSAGE_POLICY if to.isascii()
+                           else MESSAGE_POLICY.clone(utf8=True))
     message["From"] = sender_address(sender)
-    message["To"] = Address(display_name=clean_name(to_name), addr_spec=to)
+    message["To"] = _recipient(to, to_name)
     message["Subject"] = clean_name(subject, limit=200)
     message["Date"] = format_datetime(as_utc(date))
     for name in ALLOWED_HEADERS:

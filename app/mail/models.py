@@ -15,8 +15,10 @@ from sqlalchemy import DateTime, JSON, Column, Index, Text, UniqueConstraint, te
 from sqlmodel import Field, SQLModel
 
 #: Outbox row states. ``pending`` rows are sent when due; ``failed`` rows were
-#: refused for good by the mail server (a bad address) and are kept for reading.
-PENDING, SENT, FAILED = "pending", "sent", "failed"
+#: refused for good by the mail server (a bad address) and are kept for reading;
+#: ``superseded`` rows announced a decision that was gone by their send time
+#: (the seat acted, a timeout played it, a newer mail replaced it): kept, unsent.
+PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
 
 #: Seat mail preferences: a mail for every decision, one digest mail per
 #: period, or nothing but invitations and links the player asked for.
@@ -35,6 +37,10 @@ class Outbox(SQLModel, table=True):
               sqlite_where=text("status = 'pending'"),
               postgresql_where=text("status = 'pending'")),
         Index("ix_outbox_game", "game_id", "seat"),
+        # The per-address hourly cap counts an address's recent sent mail.
+        Index("ix_outbox_to_sent", "to", "sent_at",
+              sqlite_where=text("status = 'sent'"),
+              postgresql_where=text("status = 'sent'")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -58,6 +64,13 @@ class Outbox(SQLModel, table=True):
     idempotency: str = Field(max_length=200)
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(sa_type=DateTime(timezone=True))
+    #: What must still hold when the mail leaves (None: always send), e.g.
+    #: ``{"what": "decision", "seat": 1, "step": 40, "round": 2, "decision": "turn"}``
+    #: or ``{"what": "absent", "seat": 0}``; the sender checks it and marks the
+    #: row ``superseded`` instead of sending a mail about a position that is gone.
+    announces: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    #: Set while the per-address hourly cap holds this mail back (shown to the game).
+    held_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
 
 
 class SeatMail(SQLModel, table=True):
@@ -78,4 +91,32 @@ class SeatMail(SQLModel, table=True):
     #: When the last fresh link this seat asked for was mailed: asking again
     #: within ``FRESH_LINK_MINUTES`` mails nothing (no flooding an inbox).
     link_mailed_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: The seat's time zone (an IANA name for ``zoneinfo``): deadlines are shown in it.
+    time_zone: str = Field(default="UTC", max_length=64)
+    #: The outbox row of the seat's latest decision mail (turn or reminder) while
+    #: it may be unsent: the one row an action supersedes, found by its id, so
+    #: the cost does not grow with the mail a long game has written.
+    unsent_mail_id: int | None = None
+
+
+#: Address-wide preferences: each game as the seat chose, one digest a day
+#: gathering every game where the address is waited on, or no game mail at
+#: all (but invitations and links asked for: the digest's one-click unsubscribe).
+PER_GAME, DAILY = "per_game", "daily"
+ADDRESS_MODES = (PER_GAME, DAILY, NONE)
+
+
+class AddressMail(SQLModel, table=True):
+    """Mail preferences that belong to an address across all its games."""
+
+    __tablename__ = "address_mail"
+    __table_args__ = (UniqueConstraint("address", name="uq_address_mail"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The normalised address (as stored on seats).
+    address: str = Field(max_length=320)
+    mode: str = Field(default=PER_GAME, max_length=16)
+    #: When the last daily digest went out (one a day at most).
+    last_digest_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))

@@ -1,10 +1,17 @@
 """Who gets which mail: the bridge from game events to outbox rows.
 
-Called from ``app.hooks`` and ``app.timeouts`` inside their transactions.
-Each function decides whether a seat wants this mail (its preference, an
-address, a person rather than a bot), builds it from that seat's private view
-and enqueues it under an idempotency key that names the cause (game, seat,
-step or deadline), so repeating a call never adds a second mail.
+Called from ``app.hooks``, ``app.absence`` and ``app.timeouts`` inside their
+transactions. Each function decides whether a seat wants this mail (its
+preference, an address, a person rather than a bot), builds it from that
+seat's private view and enqueues it under an idempotency key that names the
+cause (game, seat, step or deadline), so repeating a call never adds a second
+mail. Mail only: deadline rows are the callers' business (``app.deadlines``).
+
+A turn mail waits a grace period (``TURN_MAIL_DELAY_SECONDS``, default 120, or
+the game's ``turn_mail_delay_seconds``) and carries what it announces (seat,
+step, round, decision): the sender re-checks that at send time and marks the
+row ``superseded`` when the decision is gone; a newer mail for the same seat,
+or the seat acting, supersedes an unsent one at once.
 """
 from __future__ import annotations
 
@@ -13,20 +20,28 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from zoneinfo import ZoneInfo
+
 from sqlalchemy import or_, update
 from sqlalchemy.orm.util import identity_key
-from sqlmodel import Session, col
+from sqlmodel import Session, col, select
 
 from app import deadlines as dl
 from app import engine, store, tokens
 from app.mail import compose
-from app.mail.models import DIGEST, EVERY, MAIL_MODES, NONE, SeatMail
+from app.mail.addresses import checked_or_none
+from app.mail.models import (DAILY, DIGEST, EVERY, FAILED, MAIL_MODES, NONE, PENDING,
+                             SUPERSEDED, AddressMail, Outbox, SeatMail)
 from app.mail.outbox import enqueue
 
 DEFAULT_MAIL_FROM = "Silver Eye Post <silver-eye-post@localhost>"
 DEFAULT_DIGEST_HOURS = 24.0
 #: At most one fresh-link mail per seat in this many minutes (config ``FRESH_LINK_MINUTES``).
 DEFAULT_FRESH_LINK_MINUTES = 10.0
+#: A turn mail waits this long (seconds) for the seat to act from an open tab.
+DEFAULT_TURN_MAIL_DELAY_SECONDS = 120.0
+#: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
+MAX_TURN_MAIL_DELAY_SECONDS = 3600.0
 
 
 def setting(key: str, default: Any) -> Any:
@@ -44,6 +59,29 @@ def setting(key: str, default: Any) -> Any:
 def public_view(state: Any) -> dict[str, Any]:
     """Where the game stands (who has a decision, phase, scores): no cards needed."""
     return engine.status(state)
+
+
+def turn_mail_delay(options: dict[str, Any] | None) -> timedelta:
+    """The grace period before a turn mail leaves: the game's option, else the setting.
+
+    The option is read with a bound (0 .. one hour); anything else falls back
+    to the setting (the lobby's validator refuses bad values up front).
+    """
+    raw = (options or {}).get("turn_mail_delay_seconds")
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw == raw:
+        seconds = min(max(float(raw), 0.0), MAX_TURN_MAIL_DELAY_SECONDS)
+    else:
+        try:
+            seconds = float(setting("TURN_MAIL_DELAY_SECONDS", DEFAULT_TURN_MAIL_DELAY_SECONDS))
+        except (TypeError, ValueError):
+            seconds = DEFAULT_TURN_MAIL_DELAY_SECONDS
+    return timedelta(seconds=max(seconds, 0.0))
+
+
+def announced_decision(status: dict[str, Any], seat: int, step: int) -> dict[str, Any]:
+    """What a turn mail announces: checked again when it leaves (see ``app.sender``)."""
+    return {"what": "decision", "seat": seat, "step": int(step),
+            "round": status.get("round"), "decision": compose.decision_of(status, seat)}
 
 
 @dataclass
@@ -81,7 +119,11 @@ class Context:
         return [s.index for s in self.seats if s.kind == "human"]
 
     def address(self, seat: int) -> str | None:
-        return compose.clean_address(self.seats[seat].email) if self.is_human(seat) else None
+        return checked_or_none(self.seats[seat].email) if self.is_human(seat) else None
+
+    @property
+    def delay(self) -> timedelta:
+        return turn_mail_delay(self.game.options)
 
     def link(self, seat: int) -> str:
         row = self.seats[seat]
@@ -92,6 +134,15 @@ class Context:
         version = self.seats[seat].token_version
         return (f"{self.info.base_url}/unsubscribe/"
                 f"{unsubscribe_token(self.id, seat, self.secret, version=version)}")
+
+    def reply_address(self, seat: int, view: dict[str, Any]) -> str | None:
+        """The seat-and-step address a reply to this seat's turn mail goes to (issue 11):
+        signed with the seat's token version, so a rotation retires it with the link."""
+        if seat not in (view.get("to_act") or []):
+            return None
+        from app.inbound.address import reply_address
+        return reply_address(self.id, seat, self.seats[seat].token_version,
+                             int(view.get("step") or 0))
 
     def replay(self) -> str:
         return f"{self.info.base_url}/games/{self.id}/replay"
@@ -139,6 +190,20 @@ def unsubscribe_ref(token: str) -> tuple[str, int, int]:
     return payload[0], payload[1], payload[2]
 
 
+def address_unsubscribe_token(address: str, secret: str | None = None) -> str:
+    """The one-click unsubscribe of a mail sent to an address across games (the digest)."""
+    return tokens.sign(tokens.UNSUBSCRIBE, ["address", address], secret or None)
+
+
+def read_address_unsubscribe_token(token: str) -> str:
+    """The address inside an address unsubscribe token; ``tokens.BadToken`` if not ours."""
+    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
+    if (not isinstance(payload, list) or len(payload) != 2 or payload[0] != "address"
+            or not isinstance(payload[1], str)):
+        raise tokens.BadToken("this link is not valid")
+    return payload[1]
+
+
 def read_unsubscribe_token(token: str) -> tuple[str, int]:
     """``(game_id, seat)`` of an unsubscribe token; ``tokens.BadToken`` if not ours."""
     game_id, seat, _ = unsubscribe_ref(token)
@@ -161,19 +226,121 @@ def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
     return row
 
 
+def zone_of(name: str | None) -> ZoneInfo:
+    """A seat's time zone (UTC when unset or unknown)."""
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ValueError, KeyError, OSError):
+        return ZoneInfo("UTC")
+
+
 def _send(session: Session, ctx: Context, seat: int, kind: str, mail: compose.Mail,
-          key: str, now: datetime, *, root: bool = False) -> bool:
+          key: str, now: datetime, *, root: bool = False, due: datetime | None = None,
+          announces: dict[str, Any] | None = None) -> bool:
     to = ctx.address(seat)
     if to is None:
         return False
     row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
                   to_name=ctx.info.names[seat], mail=mail, idempotency=key,
-                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat), root=root)
+                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat), root=root,
+                  due=due, announces=announces)
     return row is not None
 
 
 def _wants(session: Session, ctx: Context, seat: int) -> str:
-    return seat_mail(session, ctx.id, seat).mode
+    """The seat's mode, or ``none`` when its address said no to all game mail."""
+    mode = seat_mail(session, ctx.id, seat).mode
+    address = ctx.address(seat)
+    if mode != NONE and address is not None and address_mode(session, address) == NONE:
+        return NONE
+    return mode
+
+
+def mode_of(session: Session, ctx: Context, seat: int) -> str:
+    """The seat's mail mode, ``none`` when it cannot be mailed at all.
+
+    A seat on ``every`` whose address asked for one digest a day across all
+    its games gets no turn mail of its own: the daily digest covers it.
+    """
+    address = ctx.address(seat)
+    if address is None:
+        return NONE
+    mode = _wants(session, ctx, seat)
+    if mode == EVERY and address_mode(session, address) == DAILY:
+        return DAILY
+    return mode
+
+
+def address_mode(session: Session, address: str) -> str | None:
+    row = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+    return row.mode if row is not None else None
+
+
+def address_mail(session: Session, address: str) -> AddressMail:
+    """The address's row of preferences across games, created on first use."""
+    row = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+    if row is None:
+        row = AddressMail(address=address)
+        session.add(row)
+        session.flush()
+    return row
+
+
+def mail_trouble(session: Session, game_id: str, seat: int) -> list[str]:
+    """Sentences for a seat page about mail that did not go out.
+
+    The game's creator (its first person: the lobby's first row) hears of
+    every seat whose mail failed for good ("Bob's mail bounces"); each seat
+    hears when the per-address hourly cap holds its own mail back.
+    """
+    seats = store.load_seats(session, game_id)
+    people = [s.index for s in seats if s.kind == "human"]
+    lines: list[str] = []
+    if people and seat == people[0]:
+        failed = session.exec(select(Outbox).where(
+            col(Outbox.game_id) == game_id, col(Outbox.status) == FAILED)
+            .order_by(col(Outbox.id))).all()
+        told: set[int] = set()
+        for row in failed:
+            if row.seat is None or row.seat in told or row.seat >= len(seats):
+                continue
+            told.add(row.seat)
+            who = "Your" if row.seat == seat else f"{compose.clean_name(seats[row.seat].name)}'s"
+            lines.append(f"{who} mail bounces: {row.last_error or 'the mail server refused it'}. "
+                         f"Share the seat's link another way.")
+    held = session.exec(select(Outbox).where(
+        col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
+        col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None))
+        .order_by(col(Outbox.held_until))).first()
+    if held is not None and held.held_until is not None:
+        lines.append("Mail to you is held back until "
+                     f"{compose.local_time_words(held.held_until, zone_of(_zone(session, game_id, seat)))}: "
+                     "your address got the most mails we send in an hour.")
+    return lines
+
+
+def _zone(session: Session, game_id: str, seat: int) -> str:
+    row = dl.remembered(session, SeatMail, game_id, seat)
+    return row.time_zone if row is not None else "UTC"
+
+
+def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime) -> int:
+    """Mark the seat's unsent decision mail ``superseded`` (the seat acted, or a
+    newer mail replaces it). A row a sender holds right now is left to the
+    sender's own check at send time. Returns how many rows changed (0 or 1)."""
+    marker = seat_mail(session, game_id, seat)
+    if marker.unsent_mail_id is None:
+        return 0
+    now = dl.as_utc(now)
+    changed = session.exec(  # type: ignore[call-overload]
+        update(Outbox)
+        .where(col(Outbox.id) == marker.unsent_mail_id, col(Outbox.status) == PENDING,
+               or_(col(Outbox.lease_until).is_(None), col(Outbox.lease_until) < now))
+        .values(status=SUPERSEDED, last_error="superseded: the decision it announced changed")
+        .execution_options(synchronize_session=False)).rowcount
+    marker.unsent_mail_id = None
+    session.add(marker)
+    return changed
 
 
 # -- the mails -----------------------------------------------------------------
@@ -188,59 +355,71 @@ def invitation(session: Session, ctx: Context, seat: int, now: datetime) -> None
 
 def decision_opened(session: Session, ctx: Context, seat: int, state: Any,
                     deadline: dl.Deadline, now: datetime) -> None:
-    """A seat has a new decision: a turn mail, a digest later, or nothing."""
-    mode = _wants(session, ctx, seat)
-    if mode == NONE or ctx.address(seat) is None:
+    """A seat started waiting on a decision: one turn mail after the grace period.
+
+    Only for seats on ``every`` (digest seats are gathered by the caller's
+    digest row). Any unsent decision mail of the seat is superseded first.
+    """
+    if mode_of(session, ctx, seat) != EVERY:
         return
-    if mode == DIGEST:
-        _schedule_digest(session, ctx, seat, now)
-        return
-    turn(session, ctx, seat, state, deadline.due_at, now, key=f"turn:{ctx.id}:{seat}:{deadline.opened_step}")
+    supersede_unsent(session, ctx.id, seat, now)
+    turn(session, ctx, seat, state, deadline.due_at, now,
+         key=f"turn:{ctx.id}:{seat}:{deadline.opened_step}",
+         step=deadline.opened_step, delay=ctx.delay)
 
 
 def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | None,
-         now: datetime, *, key: str, reminder: bool = False, digest: bool = False) -> bool:
+         now: datetime, *, key: str, step: int, reminder: bool = False, digest: bool = False,
+         delay: timedelta = timedelta(0)) -> bool:
     view = engine.view(state, seat)
-    since = seat_mail(session, ctx.id, seat).last_acted_step
-    mail = compose.turn_mail(ctx.info, seat, view, since_step=since, due=due, now=now,
-                             link=ctx.link(seat), unsubscribe=ctx.unsubscribe(seat),
-                             reminder=reminder, digest=digest)
+    settings = seat_mail(session, ctx.id, seat)
+    mail = compose.turn_mail(ctx.info, seat, view, since_step=settings.last_acted_step,
+                             due=due, now=now, link=ctx.link(seat),
+                             unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
+                             digest=digest, zone=zone_of(settings.time_zone),
+                             reply_address=ctx.reply_address(seat, view))
     kind = "reminder" if reminder else "digest" if digest else "turn"
-    return _send(session, ctx, seat, kind, mail, key, now)
+    announces = None if digest else announced_decision(engine.status(state), seat, step)
+    to = ctx.address(seat)
+    if to is None:
+        return False
+    row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
+                  to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
+                  now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
+                  announces=announces)
+    if row is not None and announces is not None:
+        settings.unsent_mail_id = row.id
+        session.add(settings)
+    return row is not None
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,
-             now: datetime) -> None:
+             due: datetime | None, step: int, now: datetime) -> None:
     """A reminder deadline came: remind the seat if it wants turn mail at all."""
     if _wants(session, ctx, seat) == NONE:
         return
-    decision = dl.open_rows(session, ctx.id, seat, dl.DECISION)
-    due = decision[0].due_at if decision else None
-    turn(session, ctx, seat, state, due, now, key=f"reminder:{row.id}", reminder=True)
+    supersede_unsent(session, ctx.id, seat, now)  # the reminder says it all
+    turn(session, ctx, seat, state, due, now, key=f"reminder:{row.id}", step=step,
+         reminder=True)
 
 
 def digest(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,
-           now: datetime) -> None:
-    """A digest deadline came: one mail with everything since the seat last played."""
+           due: datetime | None, now: datetime) -> bool:
+    """A digest deadline came: one mail with everything since the seat last played.
+
+    Returns whether a mail was enqueued (the caller notes when)."""
     settings = seat_mail(session, ctx.id, seat)
     if settings.mode != DIGEST:
-        return
-    decision = dl.open_rows(session, ctx.id, seat, dl.DECISION)
-    due = decision[0].due_at if decision else None
-    if turn(session, ctx, seat, state, due, now, key=f"digest:{row.id}", digest=True):
+        return False
+    if turn(session, ctx, seat, state, due, now, key=f"digest:{row.id}", step=0, digest=True):
         settings.last_digest_at = now
         session.add(settings)
+        return True
+    return False
 
 
-def _schedule_digest(session: Session, ctx: Context, seat: int, now: datetime) -> None:
-    """At most one digest a period: reuse an open digest row, else schedule one."""
-    if dl.open_rows(session, ctx.id, seat, dl.DIGEST):
-        return
-    period = timedelta(hours=float(setting("DIGEST_HOURS", DEFAULT_DIGEST_HOURS)))
-    last = seat_mail(session, ctx.id, seat).last_digest_at
-    due = max(now, dl.as_utc(last) + period) if last else now
-    session.add(dl.Deadline(game_id=ctx.id, seat=seat, kind=dl.DIGEST, due_at=due,
-                            opened_step=0, opened_at=now))
+def digest_period() -> timedelta:
+    return timedelta(hours=float(setting("DIGEST_HOURS", DEFAULT_DIGEST_HOURS)))
 
 
 def round_end(session: Session, ctx: Context, seat: int, state: Any, round_no: int,
@@ -269,7 +448,10 @@ def notice(session: Session, ctx: Context, seat: int, what: str, about: int | No
     mail = compose.notice_mail(ctx.info, seat, what, about=about, link=ctx.link(seat),
                                unsubscribe=ctx.unsubscribe(seat),
                                absent_after=ctx.settings.absent_after)
-    _send(session, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now)
+    # "X is away" must still be true when it leaves (X may be back already).
+    announces = {"what": "absent", "seat": about} if about is not None else None
+    _send(session, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now,
+          announces=announces)
 
 
 def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool:
@@ -303,3 +485,25 @@ def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool
                                unsubscribe=ctx.unsubscribe(seat))
     return _send(session, ctx, seat, "link", mail,
                  f"link:{ctx.id}:{seat}:{now.isoformat()}", now)
+
+
+def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
+                 now: datetime) -> bool:
+    """One mail for an address on "one digest a day across all my games".
+
+    ``entries``: one per seat this address is waited on, each with the game's
+    title, the seat's name and link, the decision in words and the deadline
+    (in that seat's zone). Returns whether a mail was enqueued (once a day).
+    """
+    if not entries:
+        return False
+    sender = str(setting("MAIL_FROM", DEFAULT_MAIL_FROM))
+    day = dl.as_utc(now).strftime("%Y-%m-%d")
+    base = str(setting("BASE_URL", "http://127.0.0.1:5000")).rstrip("/")
+    unsubscribe = (f"{base}/unsubscribe/"
+                   f"{address_unsubscribe_token(address, str(setting('SECRET_KEY', '')))}")
+    mail = compose.daily_digest_mail(entries, base_url=base, unsubscribe=unsubscribe)
+    row = enqueue(session, game_id=None, seat=None, kind="daily", to=address,
+                  to_name=entries[0]["name"], mail=mail, idempotency=f"daily:{address}:{day}",
+                  domain=compose.mail_domain(sender), now=now, unsubscribe=unsubscribe)
+    return row is not None

@@ -8,6 +8,13 @@ never hold the same row; it sends each and marks it sent in its own short
 transaction. A failure puts the row back with an exponential backoff; a
 sender that dies mid-batch leaves leases that expire, and the row goes out
 later with the same Message-ID.
+
+Before a claimed row leaves, the caller's ``still_holds`` check (``app.sender``)
+is asked whether what the mail announces is still true; a row whose decision
+is gone is marked ``superseded`` (kept, never sent). A per-address hourly cap
+(``per_address_hour``) holds back a row whose recipient already got that many
+mails in the last hour, across all games: it stays pending, ``held_until``
+says until when, and the game shows it.
 """
 from __future__ import annotations
 
@@ -18,14 +25,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import func, update
+from sqlalchemy import func, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.deadlines import as_utc
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
-from app.mail.models import FAILED, PENDING, SENT, Outbox
+from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +40,9 @@ BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 LEASE = timedelta(minutes=10)
 BATCH = 100
+#: A mail that still cannot be handed over after this many attempts (about a
+#: day of hourly retries) is marked ``failed``, and the game's creator is told.
+MAX_ATTEMPTS = 30
 
 
 def backoff(attempts: int) -> timedelta:
@@ -43,8 +53,14 @@ def backoff(attempts: int) -> timedelta:
 def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: str,
             to: str, to_name: str, mail: Mail, idempotency: str, domain: str,
             now: datetime, unsubscribe: str | None = None, root: bool = False,
+            due: datetime | None = None, announces: dict[str, Any] | None = None,
             ) -> Outbox | None:
-    """Add one mail to the outbox in the caller's transaction (once per key)."""
+    """Add one mail to the outbox in the caller's transaction (once per key).
+
+    ``due``: when it may leave (default ``now``); ``announces``: what must
+    still hold then. On PostgreSQL a ``NOTIFY`` goes out when the caller's
+    transaction commits, waking a sender (``app.sender``) at once.
+    """
     existing = session.exec(select(Outbox).where(Outbox.idempotency == idempotency)).first()
     if existing is not None:
         return None
@@ -55,16 +71,36 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
     else:
         from app.mail.compose import message_id_for
         headers["Message-ID"] = message_id_for(idempotency, domain)
+        if unsubscribe:  # RFC 8058 one-click, as on every game mail
+            headers["List-Unsubscribe"] = f"<{unsubscribe}>"
+            headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     headers["to_name"] = to_name
     if mail.reply_to:  # a turn mail's seat-and-step address (play by replying)
         headers["Reply-To"] = mail.reply_to
     row = Outbox(game_id=game_id, seat=seat, kind=kind, to=to, subject=mail.subject,
                  text=mail.text, html=mail.html, headers=headers,
-                 next_attempt_at=as_utc(now), created_at=as_utc(now),
-                 message_id=headers["Message-ID"], idempotency=idempotency)
+                 next_attempt_at=as_utc(due or now), created_at=as_utc(now),
+                 message_id=headers["Message-ID"], idempotency=idempotency,
+                 announces=announces)
     session.add(row)
     session.flush()
+    notify_senders(session)
     return row
+
+
+#: The PostgreSQL channel a committing transaction notifies when it wrote mail.
+CHANNEL = "silver_eye_outbox"
+
+
+def notify_senders(session: Session) -> None:
+    """Wake sleeping senders when this transaction commits (PostgreSQL only).
+
+    ``NOTIFY`` inside a transaction is delivered at commit and dropped on
+    rollback, and repeated notifications of one transaction fold into one.
+    SQLite senders poll the due index instead.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text(f"NOTIFY {CHANNEL}"))
 
 
 @dataclass
@@ -75,6 +111,8 @@ class SendReport:
     sent: int = 0
     retried: int = 0
     failed: int = 0
+    superseded: int = 0
+    held: int = 0
 
 
 def claim_due(engine: Engine, now: datetime, *, owner: str, limit: int = BATCH,
@@ -116,10 +154,26 @@ def _finish(engine: Engine, row_id: int, owner: str, **values: Any) -> None:
         session.commit()
 
 
+def sent_in_last_hour(engine: Engine, to: str, now: datetime) -> list[datetime]:
+    """When mails to ``to`` went out in the hour before ``now`` (oldest first)."""
+    with Session(engine) as session:
+        rows = session.exec(select(Outbox.sent_at).where(
+            col(Outbox.to) == to, col(Outbox.status) == SENT,
+            col(Outbox.sent_at) > as_utc(now) - timedelta(hours=1))
+            .order_by(col(Outbox.sent_at))).all()
+    return [as_utc(at) for at in rows if at is not None]
+
+
 def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str,
              limit: int = BATCH, owner: str | None = None,
-             on_sent: Callable[[Outbox], None] | None = None) -> SendReport:
-    """Send every due outbox row (up to ``limit``); each row at most once."""
+             on_sent: Callable[[Outbox], None] | None = None,
+             still_holds: Callable[[Outbox], bool] | None = None,
+             per_address_hour: int | None = None) -> SendReport:
+    """Send every due outbox row (up to ``limit``); each row at most once.
+
+    ``still_holds(row)`` False: the row is marked ``superseded`` instead.
+    ``per_address_hour``: at most that many mails to one address an hour.
+    """
     now = as_utc(now)
     owner = owner or f"sender-{uuid.uuid4().hex[:16]}"
     rows = claim_due(engine, now, owner=owner, limit=limit)
@@ -127,14 +181,27 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
     if not rows:
         return report
     broken: BaseException | None = None
+    recent: dict[str, list[datetime]] = {}
     with backend:
         for row in rows:
             assert row.id is not None
             attempts = row.attempts + 1
+            if row.announces and still_holds is not None and not still_holds(row):
+                _finish(engine, row.id, owner, status=SUPERSEDED, held_until=None,
+                        last_error="superseded: what it announced no longer held at send time")
+                report.superseded += 1
+                continue
+            if per_address_hour is not None:
+                times = recent.setdefault(row.to, sent_in_last_hour(engine, row.to, now))
+                if len(times) >= per_address_hour:
+                    free_at = times[len(times) - per_address_hour] + timedelta(hours=1)
+                    _finish(engine, row.id, owner, next_attempt_at=free_at, held_until=free_at,
+                            last_error=f"held back: {len(times)} mails to this address in the "
+                                       f"last hour (at most {per_address_hour})")
+                    report.held += 1
+                    continue
             if broken is not None:  # the server is gone: do not hammer it
-                _finish(engine, row.id, owner, attempts=attempts,
-                        next_attempt_at=now + backoff(attempts), last_error=str(broken)[:500])
-                report.retried += 1
+                _retry_or_fail(engine, row.id, owner, attempts, now, broken, report)
                 continue
             try:
                 headers = dict(row.headers or {})
@@ -149,18 +216,31 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                 report.failed += 1
             except (smtplib.SMTPException, OSError) as exc:
                 log.warning("outbox %s not sent (attempt %s): %s", row.id, attempts, exc)
-                _finish(engine, row.id, owner, attempts=attempts,
-                        next_attempt_at=now + backoff(attempts), last_error=str(exc)[:500])
-                report.retried += 1
+                _retry_or_fail(engine, row.id, owner, attempts, now, exc, report)
                 if not isinstance(exc, smtplib.SMTPResponseException):
                     broken = exc
             else:
                 _finish(engine, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
-                        last_error=None)
+                        last_error=None, held_until=None)
                 report.sent += 1
+                if per_address_hour is not None:
+                    recent.setdefault(row.to, []).append(now)
                 if on_sent is not None:
                     on_sent(row)
     return report
+
+
+def _retry_or_fail(engine: Engine, row_id: int, owner: str, attempts: int, now: datetime,
+                   error: BaseException, report: SendReport) -> None:
+    """A transient failure: try again after the backoff, or give up after ``MAX_ATTEMPTS``."""
+    if attempts >= MAX_ATTEMPTS:
+        _finish(engine, row_id, owner, attempts=attempts, status=FAILED,
+                last_error=f"not delivered after {attempts} attempts: {error}"[:500])
+        report.failed += 1
+    else:
+        _finish(engine, row_id, owner, attempts=attempts,
+                next_attempt_at=now + backoff(attempts), last_error=str(error)[:500])
+        report.retried += 1
 
 
 def pending_count(engine: Engine) -> int:

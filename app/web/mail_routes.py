@@ -2,8 +2,9 @@
 
 - ``GET /unsubscribe/<token>`` only shows a confirm form (mail scanners open
   links); ``POST`` is the RFC 8058 one-click unsubscribe.
-- ``POST /play/<token>/prefs|back|vacation`` change a seat's mail preference,
-  log "I'm back", or pause its clock; each checks the seat's CSRF token.
+- ``POST /play/<token>/prefs|back|vacation`` change a seat's mail preference
+  (its mode, its time zone, its address's mode across games), log "I'm back",
+  or pause its clock; each checks the seat's CSRF token.
 - ``GET /dev/mail`` lists the file mailbox (``instance/mail``), only in DEBUG.
 """
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import Any
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template,
                    request, url_for)
 
-from app import services, timeouts, tokens
-from app.mail import preferences
+from app import absence, preferences, services, tokens
+from app.mail.compose import local_time_words
+from app.mail.notify import zone_of
 
 bp = Blueprint("mail", __name__)
 
@@ -37,24 +39,31 @@ def seat_mail_status(token: str) -> dict[str, Any] | None:
 
 # -- unsubscribe (RFC 8058) ----------------------------------------------------------
 
+#: What the unsubscribe page calls the mail of an address across all its games.
+ALL_GAMES = {"name": "all your games"}
+
+
+def _unsubscribe_page(token: str, target: tuple[str, int] | str, done: bool) -> Any:
+    if isinstance(target, str):  # the daily digest's link: every game of the address
+        return render_template("mail/unsubscribe_page.html", token=token, done=done,
+                               game=ALL_GAMES, name=target, no_referrer=True)
+    game_id, seat = target
+    info = services.game_info(game_id)
+    return render_template("mail/unsubscribe_page.html", token=token, done=done, game=info,
+                           name=info.names[seat] if seat < len(info.names) else "",
+                           no_referrer=True)
+
+
 @bp.get("/unsubscribe/<token>")
 def unsubscribe_form(token: str) -> Any:
     """Ask before doing anything: a GET never changes state."""
-    game_id, seat = preferences.read_token(token)
-    info = services.game_info(game_id)
-    return render_template("mail/unsubscribe_page.html", token=token, done=False,
-                           game=info, name=info.names[seat] if seat < len(info.names) else "",
-                           no_referrer=True)
+    return _unsubscribe_page(token, preferences.read_token(token), done=False)
 
 
 @bp.post("/unsubscribe/<token>")
 def unsubscribe(token: str) -> Any:
     """One click (a mail client posting ``List-Unsubscribe=One-Click``) or the form."""
-    game_id, seat = preferences.unsubscribe(token)
-    info = services.game_info(game_id)
-    return render_template("mail/unsubscribe_page.html", token=token, done=True, game=info,
-                           name=info.names[seat] if seat < len(info.names) else "",
-                           no_referrer=True)
+    return _unsubscribe_page(token, preferences.unsubscribe(token), done=True)
 
 
 # -- a seat's settings -----------------------------------------------------------------
@@ -75,15 +84,34 @@ def _back_to_seat(token: str) -> Any:
 @bp.post("/play/<token>/prefs")
 def prefs(token: str) -> Any:
     access = _checked_seat(token)
-    mode = preferences.set_mode(access.game_id, access.seat, request.form.get("mode", ""))
-    flash(f"Mail settings saved: {preferences.describe(mode)}.", "success")
+    form = request.form
+    # check every field before storing any, so a bad one changes nothing
+    if "mode" in form and form["mode"] not in preferences.MODE_WORDS:
+        raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
+    zone = preferences.check_zone(form["time_zone"]) if form.get("time_zone") else None
+    across = form.get("address_mode") or None
+    if across is not None and across not in preferences.ADDRESS_MODE_WORDS:
+        raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
+    said = []
+    if "mode" in form:
+        mode = preferences.set_mode(access.game_id, access.seat, form["mode"])
+        said.append(preferences.describe(mode))
+    if zone is not None:
+        preferences.set_time_zone(access.game_id, access.seat, zone)
+        said.append(f"times in {zone}")
+    if across is not None:
+        preferences.set_address_mode(access.game_id, access.seat, across)
+        said.append(f"across your games: {preferences.ADDRESS_MODE_WORDS[across]}")
+    if not said:
+        raise services.BadRequest("Nothing to save: choose a mail setting or a time zone.")
+    flash(f"Mail settings saved: {'; '.join(said)}.", "success")
     return _back_to_seat(token)
 
 
 @bp.post("/play/<token>/back")
 def back(token: str) -> Any:
     access = _checked_seat(token)
-    timeouts.come_back(access.game_id, access.seat)
+    absence.come_back(access.game_id, access.seat)
     flash("Welcome back: your decisions wait for you again, with normal deadlines.", "success")
     return _back_to_seat(token)
 
@@ -95,8 +123,9 @@ def vacation(token: str) -> Any:
         days = int(request.form.get("days", ""))
     except ValueError:
         raise services.BadRequest("Say how many days your vacation lasts, as a number.") from None
-    until = timeouts.start_vacation(access.game_id, access.seat, days)
-    flash(f"Your clock is paused until {until:%A %d %B, %H:%M} UTC.", "success")
+    until = absence.start_vacation(access.game_id, access.seat, days)
+    zone = preferences.status(access.game_id, access.seat)["time_zone"]
+    flash(f"Your clock is paused until {local_time_words(until, zone_of(zone))}.", "success")
     return _back_to_seat(token)
 
 

@@ -25,33 +25,9 @@ def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]
 
 
 def mail_box(session: Session, access: services.SeatAccess) -> dict[str, Any]:
-    """The seat's mail-and-clock box (what ``preferences.status`` says), on this session."""
-    from app.mail import preferences
-    from app.mail.models import EVERY, MAIL_MODES, SeatMail
-
-    game_id, seat = access.game_id, access.seat
-    now = dl.now()
-    game = session.get(store.Game, game_id)
-    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
-                                              SeatMail.seat == seat)).first()
-    if row is not None:
-        mode = row.mode
-    else:
-        seat_row = session.get(store.Seat, (game_id, seat))
-        wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
-        mode = wanted if wanted in MAIL_MODES else EVERY
-    clock = session.exec(select(dl.SeatClock).where(dl.SeatClock.game_id == game_id,
-                                                    dl.SeatClock.seat == seat)).first()
-    decision = dl.open_rows(session, game_id, seat, dl.DECISION)
-    until = dl.as_utc(clock.vacation_until) if clock and clock.vacation_until else None
-    allowed = dl.ClockSettings.from_options(game.options if game else {}).vacation_days
-    return {"mode": mode, "mode_words": preferences.describe(mode),
-            "modes": preferences.MODE_WORDS, "running": bool(game and game.status == "running"),
-            "absent": bool(clock and clock.absent),
-            "consecutive_timeouts": clock.consecutive_timeouts if clock else 0,
-            "vacation_until": until if until and until > now else None,
-            "vacation_left": max(0, allowed - (clock.vacation_days_used if clock else 0)),
-            "deadline": dl.as_utc(decision[0].due_at) if decision else None}
+    """The seat's mail-and-clock box (``preferences.status``), on this session."""
+    from app import preferences
+    return preferences.status(access.game_id, access.seat, session)
 
 
 def seat_page_reads(session: Session, access: services.SeatAccess) -> dict[str, Any]:

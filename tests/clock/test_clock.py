@@ -5,11 +5,11 @@ from datetime import timedelta
 
 from sqlmodel import select
 
-from app import clock, services, store, timeouts
+from app import absence, clock, services, store
 from app import deadlines as dl
 from app.db import read_session
 
-from .conftest import T0, hours
+from .conftest import T0, hours, is_turn
 
 DAY = 24.0
 
@@ -32,7 +32,7 @@ def to_act(gid: str) -> list[int]:
 def test_reminders_come_at_their_leads_once(game_at_t0, tick, mailbox):
     gid = game_at_t0(deadline_hours=DAY, reminders=["half", 2]).game_id
     tick(T0)
-    assert all("invited" in s or "your turn" in s for s in mailbox.subjects("ann@example.com"))
+    assert all("invited" in s or is_turn(s) for s in mailbox.subjects("ann@example.com"))
     mailbox.clear()
 
     tick(T0 + hours(12) - timedelta(seconds=1))
@@ -68,7 +68,7 @@ def test_at_the_deadline_the_default_is_logged_as_timeout_and_the_next_seat_is_m
     assert all(due == T0 + hours(2 * DAY) for _, due in deadlines)
     names = {0: "ann@example.com", 1: "bob@example.com"}
     for seat in now_to_act:
-        assert any("your turn" in s for s in mailbox.subjects(names[seat]))
+        assert any(is_turn(s) for s in mailbox.subjects(names[seat]))
     # Ticking again at the same moment does nothing more.
     assert tick(T0 + hours(DAY)).deadlines == 0
     assert log_of(gid) == log
@@ -111,7 +111,7 @@ def test_a_seat_is_away_after_n_timeouts_in_a_row_and_then_passed_at_once(
     later = log_of(gid)[away_at + 1:]
     assert any(s == 1 and src == "timeout" for s, _, src in later)
     # "I'm back" is logged and Bob gets deadlines again from his next decision.
-    timeouts.come_back(gid, 1)
+    absence.come_back(gid, 1)
     assert log_of(gid)[-1] == (1, {"type": "back"}, "player")
     with read_session() as session:
         assert dl.seat_clock(session, gid, 1).absent is False
@@ -146,7 +146,7 @@ def test_a_game_where_everyone_is_away_is_abandoned_and_everyone_told(game_at_t0
 def test_vacation_pauses_a_seats_deadline(game_at_t0, tick):
     gid = game_at_t0(deadline_hours=DAY, reminders=[]).game_id
     seat = to_act(gid)[0]
-    until = timeouts.start_vacation(gid, seat, 2, now=T0 + hours(6))
+    until = absence.start_vacation(gid, seat, 2, now=T0 + hours(6))
     assert until == T0 + hours(6) + timedelta(days=2)
     tick(T0 + hours(DAY))
     assert all(s != seat for s, _, _ in log_of(gid)), "paused: no timeout for this seat yet"
@@ -154,7 +154,7 @@ def test_vacation_pauses_a_seats_deadline(game_at_t0, tick):
     assert all(s != seat for s, _, _ in log_of(gid))
     tick(T0 + hours(DAY) + timedelta(days=2))
     assert any(s == seat and src == "timeout" for s, _, src in log_of(gid))
-    assert timeouts.vacation_left(gid, seat) == 12
+    assert absence.vacation_left(gid, seat) == 12
 
 
 class Killed(BaseException):

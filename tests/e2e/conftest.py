@@ -57,7 +57,8 @@ def live(tmp_path) -> Iterator[Live]:
 @pytest.fixture
 def live_mailbox(tmp_path) -> Iterator[Live]:
     """The same, with the file mailbox readable at /dev/mail (DEBUG), as under `make run`."""
-    with serving(tmp_path, DEBUG=True, MAIL_BACKEND="file") as served:
+    # turn mails leave at the next tick (no grace period: the test ticks by hand)
+    with serving(tmp_path, DEBUG=True, MAIL_BACKEND="file", TURN_MAIL_DELAY_SECONDS=0) as served:
         yield served
 
 

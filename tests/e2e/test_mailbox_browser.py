@@ -6,6 +6,7 @@ mail, follows its link to their seat and moves. Nobody types a seat URL.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -17,7 +18,8 @@ pytestmark = pytest.mark.e2e
 def open_newest_turn_mail(page: Any, base: str, who: str) -> bool:
     """In the mailbox, open ``who``'s newest "your turn" mail; False if there is none."""
     page.goto(base + "/dev/mail")
-    rows = page.locator("table.mailbox tr", has_text=who).filter(has_text="your turn")
+    # a turn mail's subject says the round and the decision: "Round 2 · your draw"
+    rows = page.locator("table.mailbox tr", has_text=who).filter(has_text=re.compile(r"Round \d+ · "))
     if rows.count() == 0:
         return False
     rows.first.locator("a").click()

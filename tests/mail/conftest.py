@@ -129,3 +129,22 @@ def mail_app(app, smtp):
     app.config.update(MAIL_BACKEND="smtp", SMTP_URL=smtp.url,
                       MAIL_FROM="Silver Eye Post <post@silver-eye.test>")
     return app
+
+
+@pytest.fixture(autouse=True)
+def turn_mail_at_once(request):
+    """Turn mails leave without the grace period and without the per-address
+    hourly cap in these tests (they play fast and count every mail), unless a
+    test sets ``TURN_MAIL_DELAY_SECONDS`` / ``MAIL_PER_ADDRESS_PER_HOUR`` or the
+    game option itself (tests/mail/test_when_mail_matters.py does)."""
+    if "app" in request.fixturenames:
+        request.getfixturevalue("app").config.update(TURN_MAIL_DELAY_SECONDS=0,
+                                                     MAIL_PER_ADDRESS_PER_HOUR=0)
+
+
+TURN_SUBJECT = re.compile(r"Round \d+ · (?!reminder|digest)")
+
+
+def is_turn(subject: str) -> bool:
+    """A turn mail's subject: "Round 2 · your draw" (not a reminder or a digest)."""
+    return TURN_SUBJECT.search(str(subject)) is not None

@@ -10,6 +10,8 @@ from typing import Any
 from app import clock, engine, services
 from app.engine import bots, cards
 
+from .conftest import is_turn
+
 LABELS = sorted({cards.label(c) for c in range(cards.DECK_SIZE)}, key=len, reverse=True)
 LABEL_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(l) for l in LABELS) + r")(?!\w)")
 
@@ -29,11 +31,11 @@ def card_ids(node: Any) -> set[int]:
 
 
 def kind_of(subject: str) -> str:
-    for words, kind in (("invited", "invitation"), ("your turn", "turn"),
-                        ("the game is over", "over"), ("is over", "round")):
+    for words, kind in (("invited", "invitation"), ("the game is over", "over"),
+                        ("is over", "round")):
         if words in subject:
             return kind
-    return "other"
+    return "turn" if is_turn(subject) else "other"
 
 
 def fresh_turn(view: dict, seat: int) -> bool:

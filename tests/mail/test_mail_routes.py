@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from app import clock, services, tokens
+from app import absence, clock, preferences, services, tokens
 from app import deadlines as dl
 from app.db import read_session
-from app.mail import notify, preferences
+from app.mail import notify
 
 
 def seat_csrf(game_id: str, seat: int) -> str:
@@ -40,7 +40,8 @@ def test_one_click_unsubscribe_stops_turn_mail_but_not_the_game(mail_app, smtp, 
         seat = snap.view(None)["to_act"][0]
         services.submit_action(gid, seat, engine.default_action(snap.state, seat) or
                                engine.legal_actions(snap.state, seat)[0], snap.seq)
-    clock.send_mail_due(mail_app, datetime.now(timezone.utc))
+        # the sender runs between moves (a mail leaves only while it holds)
+        clock.send_mail_due(mail_app, datetime.now(timezone.utc))
     assert smtp.to("ann@example.com") and not smtp.to("bob@example.com")
     assert services.game_info(gid).seq == 12 + created.snapshot.seq
 
@@ -82,7 +83,7 @@ def test_the_seat_partial_offers_mail_modes_vacation_and_im_back_when_away(app, 
     with app.test_request_context():
         html = render_template_string(include, token=token, csrf=seat_csrf(gid, 0))
     assert "You are marked away" in html and f"/play/{token}/back" in html
-    timeouts.come_back(gid, 0)
+    absence.come_back(gid, 0)
     with app.test_request_context():
         assert render_template_string(include, token="forged", csrf="x").strip() == ""
 

@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 
 from app import clock, services
 from app.db import get_engine, write_session
-from app.mail import compose, outbox
+from app.mail import addresses, compose, outbox
 from app.mail.backends import FileBackend, SmtpSettings
 from app.mail.models import FAILED, PENDING, SENT, Outbox
 
@@ -99,7 +99,8 @@ def test_player_names_cannot_add_headers_or_recipients(name):
     "Ann <ann@example.com>", "ann@exa mple.com", "", "ann@@example.com",
 ])
 def test_addresses_with_anything_but_one_mailbox_are_refused(address):
-    assert compose.clean_address(address) is None
+    with pytest.raises(addresses.BadAddress):
+        addresses.normalise(address)
 
 
 def test_a_header_value_with_a_line_break_is_refused():

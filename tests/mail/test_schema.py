@@ -8,7 +8,7 @@ from app.db import make_engine, upgrade
 from app.mail import models  # noqa: F401  (registers the mail tables)
 from tests.schema_drift import drift
 
-MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock"}
+MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock", "address_mail"}
 
 
 def test_the_migrations_match_the_mail_and_clock_models(database_url):

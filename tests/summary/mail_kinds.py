@@ -29,6 +29,10 @@ def game_info(seats: int = 3) -> compose.GameInfo:
                             commitment="9f" * 32)
 
 
+#: A reply address as long as a real one (issue 11's menu of commands goes with it).
+REPLY = "play+g1a2b3c4d5e.0.1.12.abcdefghijklmnopqrstuvwxyz234567@silver-eye.test"
+
+
 def every_mail() -> dict[str, compose.Mail]:
     """``{kind: mail}`` for every kind of mail the server sends."""
     info = game_info()
@@ -44,7 +48,8 @@ def every_mail() -> dict[str, compose.Mail]:
     due = NOW + timedelta(hours=20)
     for kind, flags in (("turn", {}), ("reminder", {"reminder": True}), ("digest", {"digest": True})):
         mails[kind] = compose.turn_mail(info, current, view, since_step=0, due=due, now=NOW,
-                                        link=LINK, unsubscribe=UNSUBSCRIBE, **flags)
+                                        link=LINK, unsubscribe=UNSUBSCRIBE, **flags,
+                                        reply_address=REPLY)
     tie = S.TIE_FOR_FEWEST.play()
     mails["round_end"] = compose.round_mail(info, 0, tie.view(0), 1, link=LINK,
                                             unsubscribe=UNSUBSCRIBE)

@@ -12,7 +12,8 @@ import time
 from itsdangerous import TimestampSigner
 
 from app import services, tokens
-from app.mail import notify, preferences
+from app import preferences
+from app.mail import notify
 from app.web import lobby
 from tests.web.test_pages import SEAT_LINK, lobby_form
 

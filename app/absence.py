@@ -1,0 +1,303 @@
+"""R29 in one place: timeouts, absence, "I'm back" and vacation.
+
+R29 (RULINGS.md): a seat that lets its deadline pass gets the engine's default
+action, logged with source ``timeout``; a run of ``absent_after`` timed-out
+decision windows in a row (default 3) logs the seat ``away`` (source
+``system``), after which its decisions are played by default at once; "I'm
+back" (a logged ``back``) restores normal deadlines from its next decision; a
+game where every person is away is abandoned (its log stays). Vacation is the
+server's own addition to R29's clock (no ruling: design.md): a seat may pause
+its deadlines for a bounded number of days per game.
+
+The hooks call ``record_action`` / ``went_away`` / ``is_absent`` inside the
+action's transaction; the clock calls ``auto_pass``; the seat page calls
+``come_back`` and ``start_vacation``. Mail is composed by ``app.mail.notify``;
+deadline rows are written by ``app.deadlines``.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from app import deadlines as dl
+from app import engine, store
+from app.db import read_session, write_session
+from app.mail import notify
+
+if TYPE_CHECKING:
+    from app import services
+
+log = logging.getLogger(__name__)
+
+#: A timeout applies defaults until the seat's decision is gone; a turn takes
+#: a few steps at most, so this only guards against an engine bug.
+MAX_DEFAULTS = 20
+MAX_RETRIES = 5
+
+
+def _services() -> Any:
+    """The services module, for the use cases that log an action (see the module doc)."""
+    from app import services
+    return services
+
+
+# -- inside an action's transaction (called by app.hooks) ----------------------------
+
+def is_absent(session: Session, game: Any, seat: int) -> bool:
+    """Whether this seat is away (R29): services then apply its defaults at once.
+
+    Never true in a game that is no longer running, so an abandoned game is
+    not played out by defaults.
+    """
+    if getattr(game, "status", "running") != "running":
+        return False
+    row = dl.remembered(session, dl.SeatClock, str(game.id), seat)
+    return bool(row and row.absent)
+
+
+def record_action(session: Session, game_id: str, seat: int, kind: str, source: str,
+                  now: datetime) -> None:
+    """R29 bookkeeping of one logged action of ``seat``.
+
+    ``back`` clears absence and the run of timeouts (and ends a vacation
+    early, refunding the unused days); ``away`` marks the seat absent; a
+    move of the player's own resets the run and ends the away-notice stretch;
+    the first default of a decision window counts one timeout.
+    """
+    clock = dl.seat_clock(session, game_id, seat)
+    if kind == "back":
+        clock.absent, clock.consecutive_timeouts = False, 0
+        if clock.vacation_until is not None and dl.as_utc(clock.vacation_until) > now:
+            _end_vacation_early(session, game_id, seat, clock, now)
+    elif kind == "away":
+        clock.absent = True
+    elif source in ("player", "mail"):  # a person acted, on the page or by reply
+        clock.consecutive_timeouts = 0
+        clock.away_noticed = False
+    elif source == "timeout" and not clock.absent:
+        for row in dl.open_rows(session, game_id, seat, dl.DECISION):
+            if row.fired_at is None:  # the first default of this window counts
+                row.fired_at = now
+                clock.consecutive_timeouts += 1
+                session.add(row)
+    session.add(clock)
+
+
+def went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
+              now: datetime) -> bool:
+    """An ``away`` entry was logged (R29): tell the others once per stretch;
+    abandon the game when no person is left. Returns whether it was abandoned."""
+    dl.close_open(session, ctx.id, now, "away", seat=seat,
+                  kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+    humans = ctx.human_seats()
+    away = {row.seat for row in session.exec(
+        select(dl.SeatClock).where(dl.SeatClock.game_id == ctx.id,
+                                   dl.SeatClock.absent == True))}  # noqa: E712
+    if humans and all(h in away for h in humans):
+        game.status = "abandoned"
+        session.add(game)
+        dl.close_open(session, ctx.id, now, "abandoned",
+                      kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+        for each in humans:
+            notify.notice(session, ctx, each, "abandoned", None, now)
+        return True
+    clock = dl.seat_clock(session, ctx.id, seat)
+    if clock.away_noticed:  # already told in this stretch: away/back toggles mail nothing
+        return False
+    clock.away_noticed = True
+    session.add(clock)
+    for each in humans:
+        notify.notice(session, ctx, each, "you_absent" if each == seat else "absent",
+                      seat, now)
+    return False
+
+
+def _end_vacation_early(session: Session, game_id: str, seat: int, clock: dl.SeatClock,
+                        now: datetime) -> None:
+    """Back before the vacation ended: deadlines lose the unused days, which are refunded."""
+    until = dl.as_utc(clock.vacation_until)
+    unused = until - now
+    for row in dl.open_rows(session, game_id, seat):
+        row.due_at = max(dl.as_utc(row.due_at) - unused, now)
+        session.add(row)
+    clock.vacation_days_used = max(0, clock.vacation_days_used - unused.days)
+    clock.vacation_until = None
+
+
+# -- the clock: a deadline passed ------------------------------------------------------
+
+def auto_pass(deadline_id: int, now: datetime) -> str:
+    """R29: the deadline passed: apply the seat's defaults while it still has this decision.
+
+    Then count the run of timeouts: at the game's threshold the seat is
+    logged "away", which makes the services apply its later decisions at
+    once and, when no person is left, abandons the game.
+    """
+    services = _services()
+    now = dl.as_utc(now)
+    outcome = "nothing to do"
+    with dl.at(now):
+        for _ in range(MAX_DEFAULTS + MAX_RETRIES):
+            with read_session() as session:
+                row = session.get(dl.Deadline, deadline_id)
+                if row is None or row.done_at is not None:
+                    break
+                game_id, seat = row.game_id, row.seat
+                game = session.get(store.Game, game_id)
+                running = game is not None and game.status == "running"
+            snap = services.snapshot(game_id) if running else None
+            default = engine.default_action(snap.state, seat) if snap else None
+            if snap is None or default is None or seat not in (snap.view(None).get("to_act") or []):
+                close_window(deadline_id, now, "stale")
+                break
+            try:
+                services.submit_action(game_id, seat, default, snap.seq, source="timeout")
+                outcome = "passed"
+            except services.Conflict:
+                continue  # someone moved at the same moment: look again
+            except services.ServiceError as exc:
+                log.error("timeout of game %s seat %s refused: %s", game_id, seat, exc)
+                close_window(deadline_id, now, "refused")
+                return "refused"
+        else:
+            log.error("deadline %s: still open after %d defaults", deadline_id, MAX_DEFAULTS)
+            return outcome
+        if outcome == "passed":
+            mark_absent_if_due(game_id, seat)
+    return outcome
+
+
+def close_window(deadline_id: int, now: datetime, outcome: str) -> None:
+    """Close a decision deadline that no timeout can act on, with its reminders."""
+    with write_session() as session:
+        session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+                     .where(col(dl.Deadline.id) == deadline_id,
+                            col(dl.Deadline.done_at).is_(None))
+                     .values(done_at=now, outcome=outcome))
+        row = session.get(dl.Deadline, deadline_id)
+        if row is not None and row.kind == dl.DECISION:
+            session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+                         .where(col(dl.Deadline.game_id) == row.game_id,
+                                col(dl.Deadline.seat) == row.seat,
+                                col(dl.Deadline.kind) == dl.REMINDER,
+                                col(dl.Deadline.done_at).is_(None))
+                         .values(done_at=now, outcome=outcome))
+
+
+def mark_absent_if_due(game_id: str, seat: int) -> bool:
+    """R29: log "away" for a seat whose run of timeouts reached the game's threshold."""
+    services = _services()
+    for _ in range(MAX_RETRIES):
+        with read_session() as session:
+            game = session.get(store.Game, game_id)
+            clock = session.exec(select(dl.SeatClock).where(
+                dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
+            if game is None or game.status != "running" or clock is None or clock.absent:
+                return False
+            threshold = dl.ClockSettings.from_options(game.options).absent_after
+            if clock.consecutive_timeouts < threshold:
+                return False
+            seq = store.last_seq(session, game_id)
+        try:
+            services.submit_action(game_id, seat, {"type": "away"}, seq, source="system")
+            return True
+        except services.Conflict:
+            continue
+    return False
+
+
+# -- what a player can do about the clock ------------------------------------------------
+
+def come_back(game_id: str, seat: int) -> "services.Submitted":
+    """R29 "I'm back": logged as a ``back`` action; normal deadlines from the next decision."""
+    services = _services()
+    last: Any = None
+    for _ in range(MAX_RETRIES):
+        seq = services.game_info(game_id).seq
+        try:
+            return services.submit_action(game_id, seat, {"type": "back"}, seq, source="player")
+        except services.Conflict as exc:
+            if exc.details.get("reason") not in ("moved_on", "busy"):
+                raise
+            last = exc
+    assert last is not None
+    raise last
+
+
+def vacation_left(game_id: str, seat: int) -> int:
+    """Vacation days this seat may still take in this game (beside R29)."""
+    services = _services()
+    with read_session() as session:
+        game = session.get(store.Game, game_id)
+        if game is None:
+            raise services.NotFound("There is no game with this id.")
+        allowed = dl.ClockSettings.from_options(game.options).vacation_days
+        clock = session.exec(select(dl.SeatClock).where(
+            dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
+        return max(0, allowed - (clock.vacation_days_used if clock else 0))
+
+
+def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = None) -> datetime:
+    """Vacation (beside R29): pause a seat's clock for ``days`` (bounded per game); returns when it ends.
+
+    Open deadlines move back by the vacation, keeping the time they had
+    left; decisions that open meanwhile count from the end of the vacation.
+    """
+    services = _services()
+    now = dl.as_utc(now or dl.now())
+    if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+        raise services.BadRequest("A vacation is a whole number of days, at least one.")
+    with write_session() as session:
+        game = session.get(store.Game, game_id)
+        if game is None:
+            raise services.NotFound("There is no game with this id.")
+        if game.status != "running":
+            raise services.Conflict(f"The game is {game.status}: there is no clock to pause.",
+                                    reason=game.status)
+        if session.get(store.Seat, (game_id, seat)) is None:
+            raise services.NotFound("There is no such seat in this game.")
+        allowed = dl.ClockSettings.from_options(game.options).vacation_days
+        clock = dl.seat_clock(session, game_id, seat)
+        left = allowed - clock.vacation_days_used
+        if days > left:
+            raise services.BadRequest(f"You have {max(left, 0)} vacation days left in this game; "
+                                  f"{days} is too many.")
+        on_vacation = clock.vacation_until is not None and dl.as_utc(clock.vacation_until) > now
+        if on_vacation:  # extending: every open row moves by the extra days
+            until = dl.as_utc(clock.vacation_until) + timedelta(days=days)
+            for row in dl.open_rows(session, game_id, seat):
+                row.due_at = dl.as_utc(row.due_at) + timedelta(days=days)
+                session.add(row)
+        else:
+            until = now + timedelta(days=days)
+            dl.shift_open(session, game_id, seat, now, until)
+        clock.vacation_until = until
+        clock.vacation_days_used += days
+        session.add(clock)
+    return until
+
+
+def seat_clock_state(game_id: str, seat: int, now: datetime | None = None,
+                     session: Session | None = None) -> dict[str, Any]:
+    """What the seat page shows about the clock (read only; on the page's session if given)."""
+    now = dl.as_utc(now or dl.now())
+    if session is None:
+        with read_session() as own:
+            return seat_clock_state(game_id, seat, now, own)
+    game = session.get(store.Game, game_id)
+    clock = session.exec(select(dl.SeatClock).where(
+        dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
+    decision = dl.open_rows(session, game_id, seat, dl.DECISION)
+    until = dl.as_utc(clock.vacation_until) if clock and clock.vacation_until else None
+    allowed = dl.ClockSettings.from_options(game.options if game else {}).vacation_days
+    return {
+        "absent": bool(clock and clock.absent),
+        "consecutive_timeouts": clock.consecutive_timeouts if clock else 0,
+        "vacation_until": until if until and until > now else None,
+        "vacation_left": max(0, allowed - (clock.vacation_days_used if clock else 0)),
+        "deadline": dl.as_utc(decision[0].due_at) if decision else None,
+    }

@@ -1,0 +1,58 @@
+"""One check for an email address, used by the lobby, the API, the CLI and the mailer.
+
+``normalise`` returns the address as it will be stored and mailed, or raises
+``BadAddress`` with a sentence a player understands. It is built on
+``email-validator`` (syntax only: ``check_deliverability=False``, so no DNS
+lookups): one mailbox, no display name, no line breaks; an internationalised
+domain is kept in its ASCII (IDNA) form, which every mail server takes; a
+non-ASCII local part (``josé@example.fr``) is kept as typed and needs a server
+that offers SMTPUTF8 — where it does not, the mail fails for good and the
+game's creator is told (never a silent drop).
+"""
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from email_validator import EmailNotValidError, validate_email
+
+MAX_LENGTH = 254
+
+
+class BadAddress(ValueError):
+    """An address that cannot be mailed; ``str()`` is the sentence to show."""
+
+
+def normalise(value: Any) -> str:
+    """The address to store and send to, or ``BadAddress`` saying what is wrong."""
+    text = str(value if value is not None else "").strip()
+    if not text:
+        raise BadAddress("It is empty.")
+    if any(unicodedata.category(ch).startswith("C") for ch in text):
+        raise BadAddress("An email address is one line of text, without line breaks or "
+                         "control characters.")
+    if len(text) > MAX_LENGTH:
+        raise BadAddress(f"It is longer than {MAX_LENGTH} characters.")
+    try:
+        checked = validate_email(text, check_deliverability=False, allow_display_name=False,
+                                 allow_smtputf8=True, allow_quoted_local=False,
+                                 allow_domain_literal=False)
+    except EmailNotValidError as exc:
+        raise BadAddress(str(exc)) from None
+    address = f"{checked.local_part}@{checked.ascii_domain}"
+    if len(address) > MAX_LENGTH:
+        raise BadAddress(f"It is longer than {MAX_LENGTH} characters.")
+    return address
+
+
+def checked_or_none(value: Any) -> str | None:
+    """``normalise`` for code that only needs to know whether it can mail (None: not)."""
+    try:
+        return normalise(value)
+    except BadAddress:
+        return None
+
+
+def needs_smtputf8(address: str) -> bool:
+    """Whether sending to ``address`` needs a server offering SMTPUTF8 (non-ASCII local part)."""
+    return not address.isascii()

@@ -1,0 +1,197 @@
+"""A seat's mail and clock settings, and an address's settings across games.
+
+- per seat: every decision, a digest, or none (but invitations); its time zone;
+- per address: "one digest a day across all my games" (``daily``), which
+  gathers every game where that address is waited on into one mail.
+
+Changing them touches no game state and writes no action. One-click
+unsubscribe (RFC 8058) sets the seat's mode to ``none``.
+"""
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo, available_timezones
+
+from sqlmodel import Session, select
+
+from app import absence, services, store
+from app import deadlines as dl
+from app.db import read_session, write_session
+from app.mail import notify
+from app.mail.addresses import checked_or_none
+from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME,
+                             AddressMail, SeatMail)
+
+MODE_WORDS = {
+    EVERY: "a mail for every decision",
+    DIGEST: "at most one mail a day with everything since the last one",
+    NONE: "no mail, except invitations and links you ask for",
+}
+ADDRESS_MODE_WORDS = {
+    PER_GAME: "as chosen in each game",
+    DAILY: "one digest a day across all my games",
+    NONE: "no mail about any of my games, except invitations and links I ask for",
+}
+
+
+def set_mode(game_id: str, seat: int, mode: str) -> str:
+    """Store a seat's mail preference; returns it. Unknown modes are refused."""
+    if mode not in MAIL_MODES:
+        raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
+    with write_session() as session:
+        if session.get(store.Seat, (str(game_id), int(seat))) is None:
+            raise services.NotFound("There is no such seat in this game.")
+        row = notify.seat_mail(session, str(game_id), int(seat))
+        row.mode = mode
+        row.updated_at = dl.now()
+        session.add(row)
+        if mode != DIGEST:  # a pending digest would now mail someone who said no
+            dl.close_open(session, str(game_id), dl.now(), "cancelled", seat=int(seat),
+                          kinds=(dl.DIGEST,))
+    return mode
+
+
+def check_zone(name: str) -> str:
+    """An IANA time zone name as ``zoneinfo`` knows it, or ``BadRequest``."""
+    name = str(name or "").strip()
+    if not name or len(name) > 64 or name not in available_timezones() and name != "UTC":
+        raise services.BadRequest("Choose a time zone from the list, such as Europe/Paris "
+                                  "or America/New_York.")
+    ZoneInfo(name)
+    return name
+
+
+def set_time_zone(game_id: str, seat: int, name: str) -> str:
+    """Store the seat's time zone (deadlines in mails and pages are shown in it)."""
+    name = check_zone(name)
+    with write_session() as session:
+        if session.get(store.Seat, (str(game_id), int(seat))) is None:
+            raise services.NotFound("There is no such seat in this game.")
+        row = notify.seat_mail(session, str(game_id), int(seat))
+        row.time_zone = name
+        row.updated_at = dl.now()
+        session.add(row)
+    return name
+
+
+def set_address_mode(game_id: str, seat: int, mode: str) -> str:
+    """Store the preference of the seat's address across all its games."""
+    if mode not in ADDRESS_MODES:
+        raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
+    with write_session() as session:
+        seat_row = session.get(store.Seat, (str(game_id), int(seat)))
+        if seat_row is None:
+            raise services.NotFound("There is no such seat in this game.")
+        address = checked_or_none(seat_row.email)
+        if address is None:
+            raise services.BadRequest("This seat has no email address to set a preference for.")
+        row = notify.address_mail(session, address)
+        row.mode = mode
+        row.updated_at = dl.now()
+        session.add(row)
+    return mode
+
+
+def mode_of(game_id: str, seat: int) -> str:
+    """The seat's preference as stored (``every`` until chosen otherwise)."""
+    with read_session() as session:
+        row = session.exec(select(SeatMail).where(SeatMail.game_id == str(game_id),
+                                                  SeatMail.seat == int(seat))).first()
+        if row is not None:
+            return row.mode
+        seat_row = session.get(store.Seat, (str(game_id), int(seat)))
+        wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
+        return wanted if wanted in MAIL_MODES else EVERY
+
+
+def unsubscribe(token: str) -> tuple[str, int] | str:
+    """One-click unsubscribe (RFC 8058): a seat's link stops that seat's mail but
+    invitations; the daily digest's link stops the address's game mail."""
+    target = read_token(token)
+    if isinstance(target, str):
+        with write_session() as session:
+            row = notify.address_mail(session, target)
+            row.mode = NONE
+            row.updated_at = dl.now()
+            session.add(row)
+        return target
+    game_id, seat = target
+    set_mode(game_id, seat, NONE)
+    return game_id, seat
+
+
+def read_token(token: str) -> tuple[str, int] | str:
+    """``(game_id, seat)`` of a seat's unsubscribe link, or the address of a digest's.
+
+    A rotation of the seat's link (rotate-link) revokes the unsubscribe links
+    of the mails sent before it, like the seat links in them.
+    """
+    from app import tokens
+
+    try:
+        game_id, seat, version = notify.unsubscribe_ref(token)
+    except tokens.BadToken:
+        pass
+    else:
+        with read_session() as session:
+            row = session.get(store.Seat, (game_id, seat))
+            current = row.token_version if row is not None else None
+        if current != version:
+            raise services.Forbidden("This unsubscribe link was replaced: the seat's links were "
+                                     "renewed since this mail was sent. Use the link from your "
+                                     "most recent email.", reason="unsubscribe")
+        return game_id, seat
+    try:
+        return notify.read_address_unsubscribe_token(token)
+    except tokens.BadToken:
+        raise services.Forbidden("This unsubscribe link is not valid: it may have been cut "
+                                 "short. Use the link from your most recent email.",
+                                 reason="unsubscribe") from None
+
+
+def describe(mode: str) -> str:
+    return MODE_WORDS.get(mode, MODE_WORDS[EVERY])
+
+
+def status(game_id: str, seat: int, session: Session | None = None) -> dict[str, Any]:
+    """What the seat page's mail and clock box shows (read only).
+
+    The seat page passes the one session it reads everything with; other
+    callers get a read session of their own.
+    """
+    if session is None:
+        with read_session() as own:
+            return status(game_id, seat, own)
+    game_id, seat = str(game_id), int(seat)
+    game = session.get(store.Game, game_id)
+    running = bool(game is not None and game.status == "running")
+    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
+                                              SeatMail.seat == seat)).first()
+    seat_row = session.get(store.Seat, (game_id, seat))
+    if row is not None:
+        mode = row.mode
+    else:
+        wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
+        mode = wanted if wanted in MAIL_MODES else EVERY
+    zone = row.time_zone if row is not None else "UTC"
+    address = checked_or_none(seat_row.email) if seat_row is not None else None
+    across = session.exec(select(AddressMail).where(
+        AddressMail.address == address)).first() if address else None
+    address_mode = across.mode if across is not None else PER_GAME
+    mail_trouble = notify.mail_trouble(session, game_id, seat)
+    clock = absence.seat_clock_state(game_id, seat, session=session)
+    tz = notify.zone_of(zone)
+    for key in ("deadline", "vacation_until"):
+        if clock.get(key) is not None:
+            clock[key] = clock[key].astimezone(tz)
+    return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
+            "running": running, "time_zone": zone, "zones": _common_zones(zone),
+            "has_address": address is not None,
+            "address_mode": address_mode,
+            "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble, **clock}
+
+
+def _common_zones(current: str) -> list[str]:
+    """Every zone ``zoneinfo`` knows, sorted (the form's list), current one included."""
+    zones = sorted(z for z in available_timezones() if "/" in z or z == "UTC")
+    return zones if current in zones else [current, *zones]

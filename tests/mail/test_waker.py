@@ -1,0 +1,94 @@
+"""Mail leaves when it is due, not on the next tick (issue 7 item 2).
+
+A ``sender.Waker`` thread runs against the test's store (SQLite: it polls the
+outbox's due index; PostgreSQL: it LISTENs for the NOTIFY of the committing
+transaction). The tests wait for an event (a mail handed over), with a
+generous limit only so that a broken waker fails instead of hanging.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+
+from sqlmodel import Session, select
+
+from app import engine, services, sender
+from app.db import get_engine
+from app.mail.models import SENT, Outbox
+
+from tests.clock.conftest import Recorder
+
+GIVE_UP_SECONDS = 60.0
+
+
+class Signalling(Recorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = threading.Condition()
+
+    def send(self, message, key: str) -> None:  # noqa: ANN001
+        super().send(message, key)
+        with self.arrived:
+            self.arrived.notify_all()
+
+    def wait_for(self, count: int) -> bool:
+        end = time.monotonic() + GIVE_UP_SECONDS
+        with self.arrived:
+            while len(self.sent) < count:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self.arrived.wait(left)
+        return True
+
+
+def test_a_running_waker_sends_each_mail_once_as_it_becomes_due(app, new_game):
+    mailbox = Signalling()
+    waker = sender.Waker(app, backend=mailbox)
+    thread = waker.start()
+    try:
+        created = new_game(seats=2)
+        # two invitations and the first decisions' turn mails (no grace in this suite)
+        first = 2 + len(created.snapshot.view(None)["to_act"])
+        assert mailbox.wait_for(first), "the waker sent nothing"
+        gid = created.game_id
+        snap = services.snapshot(gid)
+        seat = snap.view(None)["to_act"][0]
+        before = len(mailbox.sent)
+        # a move hands a decision on: its mail goes out without any tick
+        for _ in range(40):
+            snap = services.snapshot(gid)
+            to_act = snap.view(None)["to_act"]
+            seat = to_act[0]
+            services.submit_action(gid, seat, engine.legal_actions(snap.state, seat)[0], snap.seq)
+            if set(services.snapshot(gid).view(None)["to_act"]) - set(to_act):
+                break
+        assert mailbox.wait_for(before + 1)
+    finally:
+        waker.stop.set()
+        thread.join(timeout=GIVE_UP_SECONDS)
+    assert not thread.is_alive()
+    keys = [key for key, _ in mailbox.sent]
+    assert len(keys) == len(set(keys)), "a mail went out twice"
+    with Session(get_engine(app)) as session:
+        sent = session.exec(select(Outbox).where(Outbox.status == SENT)).all()
+    assert len(sent) == len(mailbox.sent)
+
+
+def test_the_waker_sleeps_until_the_next_due_mail_and_leaves_the_rest(app, new_game):
+    app.config["TURN_MAIL_DELAY_SECONDS"] = 3600  # turn mails due in an hour
+    new_game(seats=2)
+    upcoming = sender.next_due(app)
+    assert upcoming is not None
+    mailbox = Signalling()
+    waker = sender.Waker(app, backend=mailbox)
+    thread = waker.start()
+    try:
+        assert mailbox.wait_for(2)  # the invitations, due at once
+    finally:
+        waker.stop.set()
+        thread.join(timeout=GIVE_UP_SECONDS)
+    assert sorted("invited" in str(m["Subject"]) for _, m in mailbox.sent) == [True, True]
+    later = sender.next_due(app)
+    assert later is not None and later > datetime.now(timezone.utc)

@@ -1,0 +1,353 @@
+"""Turn mail only when a person needs it, never stale (issue 7 item 1).
+
+Games are played with an injected clock (``deadlines.at``): a player "acts
+within the grace period" by moving before the sender's next run past it, and
+"waits" by letting the sender run first. The sender's backend checks every
+mail at the moment it is handed over: the seat it goes to must still face,
+in the same round, the decision its subject names.
+"""
+from __future__ import annotations
+
+import random
+import re
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from typing import Any, Callable
+
+import pytest
+from sqlmodel import Session, select
+
+from app import clock, engine, services
+from app import deadlines as dl
+from app.db import get_engine
+from app.engine import bots
+from app.mail import compose, outbox
+from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
+
+from .conftest import is_turn
+
+T0 = datetime(2030, 1, 7, 9, 0, tzinfo=timezone.utc)
+GRACE = timedelta(seconds=120)
+ADDRESS_OF = {0: "ann@example.com", 1: "bob@example.com", 2: "cid@example.com",
+              3: "dee@example.com"}
+SEAT_OF = {address: seat for seat, address in ADDRESS_OF.items()}
+SUBJECT = re.compile(r"Round (\d+) · (?:reminder: )?(.+)$")
+
+
+class CheckingMailbox:
+    """A mail backend that, when handed a turn mail or reminder, checks against the
+    game as it stands at that moment that the mail is still true."""
+
+    def __init__(self, game_id: str | None = None) -> None:
+        self.sent: list[EmailMessage] = []
+        self.checked = 0
+        self.stale: list[str] = []
+
+    def __enter__(self) -> "CheckingMailbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def send(self, message: EmailMessage, key: str) -> None:
+        self.sent.append(message)
+        subject = str(message["Subject"])
+        if not is_turn(subject) and "reminder" not in subject:
+            return
+        seat = SEAT_OF[message["To"].addresses[0].addr_spec]
+        game_id = game_of(message)
+        status = services.snapshot(game_id).view(None)
+        match = SUBJECT.search(subject)
+        assert match, subject
+        asked = compose.decision_of(status, seat)
+        if not (status["phase"] != "over" and seat in status["to_act"]
+                and int(match.group(1)) == status["round"]
+                and match.group(2) == compose.subject_words(asked)):
+            self.stale.append(f"{subject!r} to seat {seat}: the game is in round "
+                              f"{status['round']}, seat asked {asked!r}")
+        self.checked += 1
+
+    def turn_mails(self, address: str | None = None) -> list[EmailMessage]:
+        return [m for m in self.sent if is_turn(str(m["Subject"]))
+                and (address is None or m["To"].addresses[0].addr_spec == address)]
+
+
+def game_of(message: EmailMessage) -> str:
+    with Session(get_engine(_APP[0])) as session:
+        row = session.exec(select(Outbox).where(
+            Outbox.message_id == str(message["Message-ID"]))).one()
+        return str(row.game_id)
+
+
+_APP: list[Any] = []
+
+
+@pytest.fixture
+def new_game(new_game):
+    """Games created at T0 (their first mails are written then)."""
+    def make(**kwargs: Any) -> Any:
+        with dl.at(T0):
+            return new_game(**kwargs)
+    return make
+
+
+@pytest.fixture
+def graced(app):
+    """The app with the default grace period (the suite's conftest turns it off)."""
+    app.config.pop("TURN_MAIL_DELAY_SECONDS", None)
+    _APP[:] = [app]
+    return app
+
+
+def waited_on(game_id: str) -> list[int]:
+    return services.snapshot(game_id).view(None)["to_act"]
+
+
+def play(app: Any, game_id: str, mailbox: CheckingMailbox, *, wait: Callable[[int], float],
+         start: datetime = T0, rng: random.Random | None = None) -> dict[str, Any]:
+    """Play a game to its end. Before each move of seat s, ``wait(s)`` seconds pass
+    and the sender runs; the move is made at that moment.
+
+    Returns the waiting stretches of each seat, each named by the decision it
+    began with: a stretch begins when a seat becomes waited on after not being
+    (bots move in the same request, so this is followed action by action), or
+    when another seat's move hands it a fresh turn; a seat that just acted and
+    still has to decide is on its page, in the same stretch.
+    """
+    rng = rng or random.Random(5)
+    now = start
+    stretches: dict[int, list[str]] = {}
+
+    def began(status: dict[str, Any], seat: int) -> None:
+        stretches.setdefault(seat, []).append(
+            compose.subject_words(compose.decision_of(status, seat)))
+
+    first = services.snapshot(game_id)
+    for seat in first.view(None)["to_act"]:
+        began(first.view(None), seat)
+    for _ in range(2000):
+        snap = services.snapshot(game_id)
+        status = snap.view(None)
+        if status["phase"] == "over":
+            break
+        seat = status["to_act"][0]
+        now += timedelta(seconds=wait(seat))
+        clock.send_mail_due(app, now, backend=mailbox)
+        action = bots.choose("greedy", snap.state, seat, rng)
+        with dl.at(now):
+            done = services.submit_action(game_id, seat, action, snap.seq)
+        state = snap.state
+        for item in done.applied:
+            before = engine.status(state)
+            state, _ = engine.apply_action(state, item.seat, item.action)
+            after = engine.status(state)
+            if after["phase"] == "over":
+                break
+            for s in after["to_act"]:
+                if s not in before["to_act"] or (
+                        _fresh(after, s) and not _fresh(before, s)
+                        and not (s == item.seat and item.source == "player")):
+                    began(after, s)
+    now += timedelta(hours=1)
+    clock.send_mail_due(app, now, backend=mailbox)
+    return {"stretches": stretches, "end": now}
+
+
+def statuses(app: Any, kind: str = "turn") -> dict[str, int]:
+    counts: dict[str, int] = {}
+    with Session(get_engine(app)) as session:
+        for row in session.exec(select(Outbox).where(Outbox.kind == kind)):
+            counts[row.status] = counts.get(row.status, 0) + 1
+    return counts
+
+
+def test_a_player_against_bots_who_acts_within_the_grace_period_gets_no_turn_mail(
+        graced, new_game):
+    gid = new_game(seats=3, bots=(1, 2), seed="31").game_id
+    mailbox = CheckingMailbox()
+    play(graced, gid, mailbox, wait=lambda seat: 30)
+    assert services.game_info(gid).status == "over"
+    assert mailbox.turn_mails() == []
+    # the mails were written and then superseded, never sent
+    assert statuses(graced) == {SUPERSEDED: statuses(graced)[SUPERSEDED]}
+    assert statuses(graced)[SUPERSEDED] > 10
+    # round and game-over mails still go to the person
+    subjects = [str(m["Subject"]) for m in mailbox.sent]
+    assert sum("is over" in s for s in subjects) == 4
+
+
+def test_a_player_against_bots_who_waits_gets_one_mail_per_waiting_stretch(graced, new_game):
+    gid = new_game(seats=3, bots=(1, 2), seed="31").game_id
+    mailbox = CheckingMailbox()
+    record = play(graced, gid, mailbox, wait=lambda seat: 200)
+    stretches = record["stretches"][0]
+    mails = mailbox.turn_mails("ann@example.com")
+    assert len(mails) == len(stretches) > 10
+    # each names the decision its stretch began with
+    assert [SUBJECT.search(str(m["Subject"])).group(2) for m in mails] == stretches
+    assert mailbox.stale == [] and mailbox.checked == len(mails)
+
+
+def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_decision(
+        graced, client, new_game):
+    gid = new_game(seats=3, seed="77").game_id
+    mailbox = CheckingMailbox()
+    now = T0
+    rng = random.Random(3)
+    links: dict[int, str] = {}
+    expected: list[tuple[int, str]] = []
+    status = services.snapshot(gid).view(None)
+    expected += [(s, compose.subject_words(compose.decision_of(status, s)))
+                 for s in status["to_act"]]
+    for _ in range(3000):
+        status = services.snapshot(gid).view(None)
+        if status["phase"] == "over":
+            break
+        now += timedelta(seconds=300)  # everyone takes five minutes
+        start = len(mailbox.sent)
+        clock.send_mail_due(graced, now, backend=mailbox)
+        for mail in mailbox.sent[start:]:
+            if is_turn(str(mail["Subject"])):
+                seat = SEAT_OF[mail["To"].addresses[0].addr_spec]
+                text = mail.get_body(("plain",)).get_content()
+                links[seat] = re.search(r"/play/([\w.-]+)", text).group(1)
+        seat = status["to_act"][0]
+        token = links[seat]  # the seat is played from the link in its latest mail
+        legal = client.get(f"/api/play/{token}/actions").get_json()
+        action = rng.choice(legal["legal_actions"])
+        with dl.at(now):
+            answer = client.post(f"/api/play/{token}/actions",
+                                 json={"action": action, "expected_seq": legal["seq"]})
+        assert answer.status_code == 200, answer.get_json()
+        after = answer.get_json()["game"]
+        view = services.snapshot(gid).view(None)
+        for s in view["to_act"]:
+            if s not in status["to_act"] or (s != seat and s in status["to_act"]
+                                             and _fresh(view, s) and not _fresh(status, s)):
+                expected.append((s, compose.subject_words(compose.decision_of(view, s))))
+        assert after["seq"] == view["step"]
+    assert services.game_info(gid).status == "over"
+    got = [(SEAT_OF[m["To"].addresses[0].addr_spec], SUBJECT.search(str(m["Subject"])).group(2))
+           for m in mailbox.turn_mails()]
+    # each seat's mails, in order (seats waited on at once may be mailed in either order)
+    for seat in range(3):
+        assert [w for s, w in got if s == seat] == [w for s, w in expected if s == seat]
+    assert len(got) == len(expected)
+    assert mailbox.stale == []
+
+
+def _fresh(view: dict, seat: int) -> bool:
+    return (view["phase"] == "play" and view["current"] == seat and view["pending"] == "turn"
+            and seat not in view["peeks_pending"])
+
+
+@pytest.mark.parametrize("seed", ["11", "12", "13"])
+def test_every_mail_sent_in_whole_games_still_held_when_it_left(graced, new_game, seed):
+    """Random waits around the grace period, reminders and timeouts on a short
+    deadline, the clock ticking at random moments: no mail is stale when it leaves."""
+    rng = random.Random(int(seed))
+    gid = new_game(seats=rng.choice([2, 3, 4]), bots=(rng.choice([(), (1,)])), seed=seed,
+                   deadline_hours=2, reminders=["half"], absent_after=5).game_id
+    mailbox = CheckingMailbox()
+    now = T0
+    for _ in range(3000):
+        snap = services.snapshot(gid)
+        status = snap.view(None)
+        if status["phase"] == "over" or services.game_info(gid).status != "running":
+            break
+        now += timedelta(seconds=rng.choice([5, 60, 119, 121, 400, 1900, 3700]))
+        clock.tick(graced, now, backend=mailbox)  # reminders, timeouts, mail
+        snap = services.snapshot(gid)
+        status = snap.view(None)
+        if status["phase"] == "over" or not status["to_act"]:
+            continue
+        seat = rng.choice(status["to_act"])
+        with dl.at(now):
+            try:
+                services.submit_action(gid, seat, bots.choose("greedy", snap.state, seat, rng),
+                                       snap.seq)
+            except services.Conflict:
+                pass
+    clock.tick(graced, now + timedelta(hours=2), backend=mailbox)
+    assert mailbox.checked > 5
+    assert mailbox.stale == []
+    assert statuses(graced).get(SUPERSEDED, 0) > 0
+
+
+def test_a_sender_killed_between_claim_and_send_sends_nothing_twice_or_stale(graced, new_game):
+    gid = new_game(seats=2, seed="12345").game_id
+    waiting = waited_on(gid)
+    dead = outbox.claim_due(get_engine(graced), T0 + GRACE, owner="dead-sender")
+    assert {row.kind for row in dead} == {"invitation", "turn"}
+    # While the dead sender's lease holds, the first waiting seat acts.
+    snap = services.snapshot(gid)
+    mover = waiting[0]
+    with dl.at(T0 + GRACE + timedelta(seconds=1)):
+        services.submit_action(gid, mover, engine.legal_actions(snap.state, mover)[0], snap.seq)
+    mailbox = CheckingMailbox()
+    assert clock.send_mail_due(graced, T0 + GRACE + timedelta(minutes=1),
+                               backend=mailbox).claimed == 0, "the lease holds"
+    later = T0 + GRACE + outbox.LEASE + timedelta(seconds=2)
+    report = clock.send_mail_due(graced, later, backend=mailbox)
+    again = clock.send_mail_due(graced, later + timedelta(hours=2), backend=mailbox)
+    with Session(get_engine(graced)) as session:
+        rows = {row.id: row for row in session.exec(select(Outbox))}
+    mover_turn = [r for r in rows.values() if r.kind == "turn" and r.seat == mover]
+    assert [r.status for r in mover_turn] == [SUPERSEDED]
+    assert report.superseded == 1
+    ids = [str(m["Message-ID"]) for m in mailbox.sent]
+    assert len(ids) == len(set(ids)), "nothing twice"
+    assert all(r.status in (SENT, SUPERSEDED) for r in rows.values()), "nothing lost"
+    assert {str(m["Message-ID"]) for m in mailbox.sent} == {
+        r.message_id for r in rows.values() if r.status == SENT}
+    assert again.claimed == 0 and mailbox.stale == []
+
+
+def test_a_new_mail_for_a_seat_supersedes_its_unsent_one(graced, new_game, db):
+    gid = new_game(seats=2, seed="12345").game_id
+    first = waited_on(gid)
+    # everyone plays without the sender running: every older turn mail of a
+    # seat is superseded as soon as it acts or a newer one is written
+    for _ in range(30):
+        snap = services.snapshot(gid)
+        seat = snap.view(None)["to_act"][0]
+        with dl.at(T0):
+            services.submit_action(gid, seat, engine.legal_actions(snap.state, seat)[0], snap.seq)
+    with Session(get_engine(graced)) as session:
+        pending = session.exec(select(Outbox).where(Outbox.kind == "turn",
+                                                    Outbox.status == PENDING)).all()
+    assert len({row.seat for row in pending}) == len(pending) <= 2
+    assert first
+
+
+def test_the_grace_period_is_a_game_option_read_within_bounds(graced, new_game):
+    from app.mail.notify import turn_mail_delay
+
+    assert turn_mail_delay({}) == GRACE
+    assert turn_mail_delay({"turn_mail_delay_seconds": 0}) == timedelta(0)
+    assert turn_mail_delay({"turn_mail_delay_seconds": 10**9}) == timedelta(hours=1)
+    assert turn_mail_delay({"turn_mail_delay_seconds": -5}) == timedelta(0)
+    assert turn_mail_delay({"turn_mail_delay_seconds": "soon"}) == GRACE
+    gid = new_game(seats=2, seed="5", turn_mail_delay_seconds=30).game_id
+    mailbox = CheckingMailbox()
+    clock.send_mail_due(graced, T0 + timedelta(seconds=29), backend=mailbox)
+    assert mailbox.turn_mails() == []
+    clock.send_mail_due(graced, T0 + timedelta(seconds=30), backend=mailbox)
+    assert len(mailbox.turn_mails()) == len(waited_on(gid))
+
+
+def test_subjects_say_what_is_asked():
+    game = compose.GameInfo(id="g", name="Fun", names=["Ann", "Bob"], base_url="http://x")
+    view = {"round": 3, "to_act": [0], "peeks_pending": [], "phase": "play", "current": 0,
+            "pending": "twister", "pending_detail": {}, "villages": [[], []],
+            "round_scores": [], "totals": []}
+    mail = compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
+                             unsubscribe="u")
+    assert mail.subject.endswith("Round 3 · Twister: turn two cards")
+    view.update(round=2, pending="turn")
+    assert compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
+                             unsubscribe="u").subject.endswith("Round 2 · your draw")
+    view.update(round=4, phase="resolve", pending="nelly", pending_detail={"seat": 0},
+                current=1)
+    assert compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
+                             unsubscribe="u").subject.endswith("Round 4 · place your Nelly")
