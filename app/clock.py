@@ -23,7 +23,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app import deadlines as dl
-from app import digests, sender, timeouts
+from app import digests, pruning, sender, timeouts
 from app.db import get_engine
 from app.inbound import worker as inbound_worker
 from app.mail import outbox
@@ -127,6 +127,14 @@ def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None
     return sender.send_mail_due(app, now, backend=backend)
 
 
+def prune(app: Any, now: datetime) -> pruning.PruneReport:
+    """The hourly housekeeping: done mail and deadlines past the retention period
+    (``MAIL_RETENTION_DAYS``, default 30) go, in small batches."""
+    days = float(setting("MAIL_RETENTION_DAYS", pruning.DEFAULT_RETENTION_DAYS))
+    with app.app_context():
+        return pruning.prune(get_engine(app), dl.as_utc(now), retention_days=days)
+
+
 def run(app: Any, seconds: float, *, waker: bool = True) -> None:
     """Block forever, ticking every ``seconds`` (APScheduler 3.x); mail leaves
     from the waker thread as soon as it is due (``--no-waker``: with the tick)."""
@@ -141,9 +149,14 @@ def run(app: Any, seconds: float, *, waker: bool = True) -> None:
         if report.deadlines or report.mail.claimed:
             log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
 
+    def housekeeping() -> None:
+        prune(app, dl.now())
+
     scheduler = BlockingScheduler(timezone="UTC")
     scheduler.add_job(job, "interval", seconds=seconds, id="tick",
                       max_instances=1, coalesce=True, next_run_time=datetime.now(timezone.utc))
+    scheduler.add_job(housekeeping, "interval", hours=1, id="prune",
+                      max_instances=1, coalesce=True)
     log.info("clock ticking every %s s", seconds)
     try:
         scheduler.start()

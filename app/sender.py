@@ -2,7 +2,7 @@
 
 - ``send_mail_due`` sends what is due now, asking ``still_holds`` of each row
   that announces something (a decision, an absence) and holding back rows over
-  the per-address hourly cap (``MAIL_PER_ADDRESS_PER_HOUR``, default 20).
+  the per-address hourly cap (``MAIL_PER_ADDRESS_PER_HOUR``, default 60).
 - ``Waker`` is the loop of the sender thread in the clock process: it sleeps
   until the next row is due or a transaction commits mail — PostgreSQL
   ``LISTEN`` on ``outbox.CHANNEL`` (the ``NOTIFY`` is sent by ``outbox.enqueue``
@@ -34,7 +34,8 @@ log = logging.getLogger("app.sender")
 
 #: Mails to one address per hour, across all games (a real mail server blocks
 #: senders that flood one inbox). ``MAIL_PER_ADDRESS_PER_HOUR``; 0 turns it off.
-DEFAULT_PER_ADDRESS_PER_HOUR = 20
+#: Sixty leaves room for a player replying move after move (issue 11).
+DEFAULT_PER_ADDRESS_PER_HOUR = 60
 #: SQLite has no LISTEN: the waker polls the due index this often (seconds).
 POLL_SECONDS = 0.1
 #: The longest a waker sleeps without looking (a missed NOTIFY costs at most this).
