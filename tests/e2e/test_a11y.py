@@ -41,8 +41,9 @@ def violations(page: Any) -> list[dict[str, Any]]:
     return [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
 
 
-def pages(live: Any) -> dict[str, str]:
-    """One address per kind of page, in the states a player meets."""
+def pages(live: Any, cookies: list[dict[str, str]]) -> dict[str, str]:
+    """One address per kind of page, in the states a player meets (and, into
+    ``cookies``, what the browser that created the games holds)."""
     start = in_app(live, lambda: positions.start(3))
     drawn = positions.find(3, positions.pending("drawn"))
     drawn_game = in_app(live, lambda: positions.start(3, drawn))
@@ -51,8 +52,10 @@ def pages(live: Any) -> dict[str, str]:
     over = in_app(live, lambda: positions.start(2))
     in_app(live, lambda: positions.play_out(over.game_id))
     from app.web.lobby import creator_token
-    with live.app.test_request_context():
-        links = creator_token(start.game_id)
+    with live.app.test_request_context():  # the creating browser holds the nonce (issue 9)
+        links = creator_token(start.game_id, nonce="e2e-creator")
+    cookies.append({"name": f"created_{start.game_id}", "value": "e2e-creator",
+                    "url": f"{live.base}/created/"})
     base = live.base
     return {
         "lobby": f"{base}/",
@@ -75,8 +78,11 @@ def test_every_kind_of_page_has_no_serious_accessibility_violation(live, browser
     failures = {}
     for width in (390, 1280):
         context = browser.new_context(viewport={"width": width, "height": 900})
+        cookies: list[dict[str, str]] = []
+        addresses = pages(live, cookies)
+        context.add_cookies(cookies)
         page = context.new_page()
-        for name, url in pages(live).items():
+        for name, url in addresses.items():
             page.goto(url)
             found = violations(page)
             if found:

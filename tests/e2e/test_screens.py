@@ -39,12 +39,15 @@ def check_layout(page: Any, buttons: str | None, min_tap: int) -> None:
         assert height >= min_tap, f"button {label!r} is only {height}px high"
 
 
-def look(browser: Any, url: str, name: str, buttons: str | None = None) -> dict[str, str]:
+def look(browser: Any, url: str, name: str, buttons: str | None = None,
+         cookies: list[dict[str, str]] | None = None) -> dict[str, str]:
     """Open ``url`` at phone width and on a desktop; screenshot and check both."""
     texts = {}
     for label, viewport, extra in (("phone", PHONE, {"is_mobile": True, "has_touch": True}),
                                    ("desktop", DESKTOP, {})):
         context = browser.new_context(viewport=viewport, **extra)
+        if cookies:
+            context.add_cookies(cookies)
         page = context.new_page()
         answer = page.goto(url)
         assert answer is not None and answer.status < 500, url
@@ -119,9 +122,12 @@ def test_the_lobby_the_links_page_and_a_bad_link(live, browser):
     assert "off: you claim Simon discards yourself" in texts["phone"]
     created = in_app(live, lambda: positions.start(4))
     from app.web.lobby import creator_token
-    with live.app.test_request_context():
-        links = creator_token(created.game_id)
-    look(browser, f"{live.base}/created/{links}", "links")
+    with live.app.test_request_context():  # the creating browser holds the nonce (issue 9)
+        links = creator_token(created.game_id, nonce="e2e-creator")
+    texts = look(browser, f"{live.base}/created/{links}", "links",
+                 cookies=[{"name": f"created_{created.game_id}", "value": "e2e-creator",
+                           "url": f"{live.base}/created/"}])
+    assert "Seat links" in texts["phone"]  # the page itself, not a 403
     look(browser, f"{live.base}/play/not-a-real-token", "bad-link")
     look(browser, f"{live.base}/games/{created.game_id}", "public-start")
 
