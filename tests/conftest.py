@@ -63,6 +63,19 @@ def app(database_url, tmp_path) -> Iterator[Any]:
 
 
 @pytest.fixture
+def turn_mail_at_once(request):
+    """Turn mails leave without the grace period and without the per-address
+    hourly cap (issue 7, issue 9): for tests that play fast and count every
+    mail, unless a test sets ``TURN_MAIL_DELAY_SECONDS`` /
+    ``MAIL_PER_ADDRESS_PER_HOUR`` or the game option itself
+    (tests/mail/test_when_mail_matters.py does). The mail, clock and inbound
+    tests use it for every test."""
+    if "app" in request.fixturenames:
+        request.getfixturevalue("app").config.update(TURN_MAIL_DELAY_SECONDS=0,
+                                                     MAIL_PER_ADDRESS_PER_HOUR=0)
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 

@@ -1,7 +1,6 @@
 """Clock test helpers: an injected "now", a mailbox that records, games made at T0."""
 from __future__ import annotations
 
-import re
 
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
@@ -67,19 +66,8 @@ def hours(n: float) -> timedelta:
 
 
 @pytest.fixture(autouse=True)
-def turn_mail_at_once(request):
-    """Turn mails leave without the grace period and without the per-address
-    hourly cap in these tests (they play fast and count every mail), unless a
-    test sets ``TURN_MAIL_DELAY_SECONDS`` / ``MAIL_PER_ADDRESS_PER_HOUR`` or the
-    game option itself (tests/mail/test_when_mail_matters.py does)."""
-    if "app" in request.fixturenames:
-        request.getfixturevalue("app").config.update(TURN_MAIL_DELAY_SECONDS=0,
-                                                     MAIL_PER_ADDRESS_PER_HOUR=0)
+def _turn_mail_at_once(turn_mail_at_once):
+    """No grace period, no hourly cap here (tests/conftest.py says why)."""
 
 
-TURN_SUBJECT = re.compile(r"Round \d+ · (?!reminder|digest)")
-
-
-def is_turn(subject: str) -> bool:
-    """A turn mail's subject: "Round 2 · your draw" (not a reminder or a digest)."""
-    return TURN_SUBJECT.search(str(subject)) is not None
+from tests.mail.conftest import TURN_SUBJECT, is_turn  # noqa: E402,F401  (one definition)

@@ -29,12 +29,8 @@ MENU_LINE = re.compile(r"^  (\S.*?)\s{2,}(.*)$")
 
 
 @pytest.fixture(autouse=True)
-def turn_mail_at_once(request):
-    """Turn mails leave without the grace period or the hourly cap here: these
-    tests drive the clock by hand and read every mail (as tests/mail does)."""
-    if "app" in request.fixturenames:
-        request.getfixturevalue("app").config.update(TURN_MAIL_DELAY_SECONDS=0,
-                                                     MAIL_PER_ADDRESS_PER_HOUR=0)
+def _turn_mail_at_once(turn_mail_at_once):
+    """No grace period, no hourly cap here (tests/conftest.py says why)."""
 
 
 @pytest.fixture

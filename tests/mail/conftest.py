@@ -132,14 +132,8 @@ def mail_app(app, smtp):
 
 
 @pytest.fixture(autouse=True)
-def turn_mail_at_once(request):
-    """Turn mails leave without the grace period and without the per-address
-    hourly cap in these tests (they play fast and count every mail), unless a
-    test sets ``TURN_MAIL_DELAY_SECONDS`` / ``MAIL_PER_ADDRESS_PER_HOUR`` or the
-    game option itself (tests/mail/test_when_mail_matters.py does)."""
-    if "app" in request.fixturenames:
-        request.getfixturevalue("app").config.update(TURN_MAIL_DELAY_SECONDS=0,
-                                                     MAIL_PER_ADDRESS_PER_HOUR=0)
+def _turn_mail_at_once(turn_mail_at_once):
+    """No grace period, no hourly cap here (tests/conftest.py says why)."""
 
 
 TURN_SUBJECT = re.compile(r"Round \d+ · (?!reminder|digest)")

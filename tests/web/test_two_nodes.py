@@ -21,7 +21,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from tests.conftest import TEST_DATABASE_URL, url_with_schema
+from tests.conftest import TEST_DATABASE_URL
 from tests.mail.conftest import SmtpServer, free_port
 
 pytestmark = pytest.mark.postgres
@@ -100,19 +99,11 @@ def play_by_links(nodes: list[Node], tokens: list[str], seed: int) -> int:
 
 
 @pytest.fixture
-def shared_schema():
+def shared_schema(database_url):
+    """A PostgreSQL schema of its own (tests/conftest.py), shared by every process here."""
     if not TEST_DATABASE_URL:
         pytest.skip("needs TEST_DATABASE_URL (PostgreSQL)")
-    schema = f"two_nodes_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(TEST_DATABASE_URL, poolclass=sa.pool.NullPool)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield url_with_schema(TEST_DATABASE_URL, schema)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+    return database_url
 
 
 def test_two_nodes_and_two_clocks_play_every_game_fire_every_deadline_once_and_mail_once(
