@@ -84,7 +84,7 @@ def main() -> None:
         upgrade(url)
         app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench",
                           "INSTANCE_PATH": str(Path(workdir) / "instance")})
-        people = [{"name": f"P{i}", "email": f"p{i}@bench.invalid"} for i in range(SEATS)]
+        people = [{"name": f"P{i}", "email": f"p{i}@example.com"} for i in range(SEATS)]
         rng = random.Random(5)
         with app.app_context():
             for g in range(PLAYED):
