@@ -76,6 +76,16 @@ class GameInfo:
     def title(self) -> str:
         return clean_name(self.name) or f"game {self.id}"
 
+    @property
+    def label(self) -> str:
+        """Name and id, as a mail's brand line and footer say it: two games may share a
+        name, and the id is what the lobby, the fresh-link form and a reply ask for."""
+        if not self.id:
+            return self.title
+        if not clean_name(self.name):
+            return f"game {self.id}"
+        return f"{self.title} (game {self.id})"
+
 
 # -- cleaning what players typed ----------------------------------------------
 
