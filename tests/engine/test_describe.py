@@ -114,3 +114,27 @@ def test_r31_a_spotter_looks_for_an_8_and_an_11_in_the_engine_sentence(value):
     expected = "an" if value in (8, 11, 18) else "a"
     assert f"looking for {expected} {value}." in sentence
     assert not re.search(r"\ba (8|11|18)\b", sentence)
+
+
+def test_r13_an_obsessor_refusing_a_value_says_an_8():
+    from app.engine.table import refusal_text
+    from tests.engine.scenario import ODD_OBSESSOR
+    assert "so an 8 can't go on it" in refusal_text(ODD_OBSESSOR, value=8)
+
+
+def test_the_events_in_words_build_on_the_one_vocabulary_without_a_cycle():
+    """describe.py takes its small words from words.py; words.py needs nothing of describe."""
+    import ast
+    from pathlib import Path
+
+    from app.engine import describe as describe_module, words
+
+    def imports(module) -> set[str]:
+        found = set()
+        for node in ast.walk(ast.parse(Path(module.__file__).read_text())):
+            if isinstance(node, ast.ImportFrom):
+                found.add("." * node.level + (node.module or ""))
+        return found
+
+    assert ".words" in imports(describe_module)
+    assert ".describe" not in imports(words)
