@@ -223,13 +223,25 @@ def own_result(action: Mapping[str, Any], events: Sequence[Event], view: Mapping
         if card and card.get("id") is not None:
             return f"You looked at {whose(seat, me, names)} {spot(action['position'])}: {card_words(card)}."
     if events:
-        return " ".join(event_sentence(e, names, me) for e in events)
+        return " ".join(event_sentence(_as_seen_by(e, view, me), names, me) for e in events)
     if kind == "undermine":
         label = action_label(action, view, me, names)
         if "pile" in action:
             return f"Underminer: you chose to {label[:1].lower()}{label[1:]}."
         return f"Underminer: you chose {label.replace('Swap out ', '')}."
     return f"{action_label(action, view, me, names)}."
+
+
+def _as_seen_by(event: Event, view: Mapping[str, Any], me: int) -> Event:
+    """An own exchange with the card the seat knows it drew ('for 10 Dracula', not 'for
+    the new card'), read off the seat's view where the new card now sits."""
+    if event.get("type") != "exchange" or event.get("seat") != me or event.get("card"):
+        return event
+    positions = list(event.get("positions") or [])
+    if not positions:
+        return event
+    known = village_card(view, me, new_card_spot(positions, event.get("into", min(positions))))
+    return {**event, "card": known} if known and known.get("id") is not None else event
 
 
 def _left(events: Sequence[Event]) -> bool:

@@ -37,6 +37,9 @@ def test_r8_after_an_exchange_of_three_the_sentence_names_where_the_new_card_now
         assert cards.label(card) in sentence
     assert sentence == (f"You exchanged 3 cards ({cards.label(30)}, {cards.label(31)} and "
                         f"{cards.label(32)}) for the new card, now card #3.")
+    # right after the move Ann is told the card she drew, read off her own view
+    said = move_result([(exchange(0, 2, 4, into=4), [event])], game.view(0), NAMES, 0)
+    assert said.endswith(f"for {cards.label(38)}, now card #3.")
     # the others read the same sentence about Ann, without the drawn card's value
     assert describe(event, NAMES).startswith("Ann exchanged 3 cards (")
     assert "now card #3" in describe(event, NAMES)
