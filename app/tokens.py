@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,31 @@ def read_seat_token(token: str, secret_key: str | None = None) -> SeatRef:
                        for part in payload[1:])):
         raise BadToken("this link is not valid")
     return SeatRef(*payload)
+
+
+#: What a game id read from an unverified token may look like before it pre-fills a field.
+_GAME_HINT = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def seat_token_game_hint(token: str | None, secret_key: str | None = None) -> str | None:
+    """The game a refused seat link names, read *without* trusting its signature.
+
+    Only for pre-filling the game field of the fresh-link form on the 403 page:
+    the person already holds the token, so this tells them nothing they did not
+    send, and nothing is looked up (the form's answer stays the same for any
+    game and address, docs/security.md). A link cut short inside its payload, or
+    anything that does not look like a game id, gives None.
+    """
+    if not token or len(token) > 4096:
+        return None
+    try:
+        _, payload = _serializer(SEAT_LINK, secret_key).loads_unsafe(token)
+    except Exception:  # noqa: BLE001 - "never fails" per itsdangerous, but this is untrusted input
+        return None
+    if isinstance(payload, list) and payload and isinstance(payload[0], str) \
+            and _GAME_HINT.fullmatch(payload[0]):
+        return payload[0]
+    return None
 
 
 def csrf_token(game: str, seat: int, version: int, secret_key: str | None = None) -> str:

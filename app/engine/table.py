@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from . import cards
 from .cards import VALUE
+from .words import with_article
 from .state import EVERYONE, SPECTATOR_BIT, IllegalAction, State, seat_bit
 
 
@@ -92,7 +93,7 @@ def refusing_obsessor(st: State, value: int) -> int | None:
 
 def refusal_text(obsessor: int, card: int | None = None, value: int | None = None) -> str:
     kind = cards.OBSESSOR_KIND[obsessor]
-    what = cards.label(card) if card is not None else f"a {value}"
+    what = cards.label(card) if card is not None else with_article(value)
     return (f"The {kind.capitalize()} Obsessor on top of the pile accepts "
             f"{cards.OBSESSOR_RULE[kind]}, so {what} can't go on it.")
 

@@ -11,7 +11,6 @@ import re
 from typing import Any, Mapping, Sequence
 
 from . import cards
-from .describe import describe
 
 View = Mapping[str, Any]
 
@@ -330,61 +329,3 @@ def _which_card(view: View, detail: Mapping[str, Any], me: int | None,
 
 def legal_types(view: View) -> set[str]:
     return {str(a.get("type")) for a in view.get("legal_actions") or []}
-
-
-# -- what happened -----------------------------------------------------------------
-
-_YOU = "\u2063you\u2063"   # a marker no player's name contains
-_SECOND_PERSON = (
-    (f"{_YOU}'s", "your"), (f"{_YOU} is", "you are"), (f"{_YOU} uses", "you use"),
-    (f"{_YOU} takes", "you take"), (f"{_YOU} starts", "you start"), (f"{_YOU} wins", "you win"),
-    (f"{_YOU}: ", "you: "), (f"{_YOU} ", "you "),
-)
-
-
-def event_sentence(event: Mapping[str, Any], names: Sequence[str], me: int | None = None) -> str:
-    """One public event in words; on the viewer's own page its own deeds say "you"."""
-    if me is None or not 0 <= me < len(names):
-        return _articles(describe(dict(event), list(names)))
-    named = list(names)
-    named[me] = _YOU
-    text = describe(dict(event), named)
-    if event.get("seat") == me:
-        text = text.replace("of their village", "of your village").replace(
-            "their turn", "your turn").replace("their decisions", "your decisions").replace(
-            "and is looking", "and are looking")
-    for old, new in _SECOND_PERSON:
-        text = text.replace(old, new)
-    text = text.replace(_YOU, "you")
-    text = re.sub(r"([.!?] )(you|your)\b", lambda m: m.group(1) + m.group(2).capitalize(), text)
-    return _articles(text[:1].upper() + text[1:])
-
-
-def _articles(text: str) -> str:
-    """'a 8' → 'an 8' in a sentence from elsewhere."""
-    return re.sub(r"\b([Aa]) (8|11|18)\b", lambda m: f"{m.group(1)}n {m.group(2)}", text)
-
-
-def own_result(action: Mapping[str, Any], events: Sequence[Mapping[str, Any]], view: View,
-               names: Sequence[str], me: int) -> str:
-    """What the player is told right after a move: what they saw, or what happened.
-
-    A peek names the cards seen ("You looked at #1: 4 Gambler and #2: 9 High
-    Obsessor"), read off the seat's view after the move; a step that has no
-    public event yet (an Underminer's first choices) says what was chosen.
-    """
-    kind = action.get("type")
-    if kind == "peek":
-        seen = [f"{spot(p)}: {card_words(village_card(view, me, p))}"
-                for p in action.get("positions") or []]
-        return f"You looked at {and_list(seen)}."
-    if kind in ("see", "look") and isinstance(action.get("position"), int):
-        seat = action.get("seat", (view.get("pending_detail") or {}).get("target"))
-        card = village_card(view, seat, action["position"]) if isinstance(seat, int) else None
-        if card and card.get("id") is not None:
-            return f"You looked at {whose(seat, me, names)} {spot(action['position'])}: {card_words(card)}."
-    if events:
-        return " ".join(event_sentence(e, names, me) for e in events)
-    if kind == "undermine":
-        return f"Underminer: chosen — {action_label(action, view, me, names).replace('Swap out ', '')}."
-    return f"{action_label(action, view, me, names)}: done."

@@ -1,7 +1,7 @@
 """Writing the mails: Jinja2 text + HTML templates fed from private views only.
 
 Everything a mail says about cards comes from ``engine.view(state, seat)`` of
-the seat it goes to (or from public events described by ``engine.describe``),
+the seat it goes to (or from public events described by ``engine.describe.event_sentence``),
 never from the raw state, so a mail can only show what its reader has seen.
 Names and addresses typed by players are cleaned here before they come near a
 header; the message itself is built with ``email.message.EmailMessage`` and
@@ -28,6 +28,7 @@ from app.deadlines import as_utc
 from app.engine.summary import last_summary
 from app.mail.layout import inline_styles
 from app.engine import words
+from app.engine.describe import event_sentence
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 NAME_LIMIT = 60
@@ -74,6 +75,16 @@ class GameInfo:
     @property
     def title(self) -> str:
         return clean_name(self.name) or f"game {self.id}"
+
+    @property
+    def label(self) -> str:
+        """Name and id, as a mail's brand line and footer say it: two games may share a
+        name, and the id is what the lobby, the fresh-link form and a reply ask for."""
+        if not self.id:
+            return self.title
+        if not clean_name(self.name):
+            return f"game {self.id}"
+        return f"{self.title} (game {self.id})"
 
 
 # -- cleaning what players typed ----------------------------------------------
@@ -136,16 +147,16 @@ def scores_info(view: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def since_lines(view: dict[str, Any], after_step: int, names: list[str]) -> list[str]:
-    """The public events of the view's log after ``after_step``, in words."""
-    from app import engine
-
+def since_lines(view: dict[str, Any], after_step: int, names: list[str],
+                seat: int | None = None) -> list[str]:
+    """The public events of the view's log after ``after_step``, in words: the same
+    sentences the seat's page shows (its own deeds say "you")."""
     lines = []
     # The previous round's log too: a seat that last acted before a round
     # ended hears how that round finished.
     for event in [*(view.get("previous_log") or []), *(view.get("log") or [])]:
         if int(event.get("step") or 0) > after_step:
-            lines.append(engine.describe(event, names))
+            lines.append(event_sentence(event, names, seat))
     return [line for line in lines if line]
 
 
@@ -251,7 +262,7 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
         village=village_info(view, seat), hand=card_info(hand) if hand else None,
         discard_top=card_info(discard[-1]) if discard else None,
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
-        since=since_lines(view, since_step, names), deadline=deadline_words(due, now, zone),
+        since=since_lines(view, since_step, names, seat), deadline=deadline_words(due, now, zone),
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=[names[s] for s in (view.get("to_act") or []) if s != seat],
     ), reply_to=menu.address if menu else None)

@@ -43,18 +43,22 @@ def wants_json() -> bool:
 
 
 def error_response(status: int, code: str, message: str, details: dict[str, Any] | None = None,
-                   token: str | None = None) -> Any:
-    """The error as JSON (API) or as the error page."""
+                   token: str | None = None, offer: bool = False) -> Any:
+    """The error as JSON (API) or as the error page.
+
+    A refused seat link (and a fresh-link request that lacks a field) shows the
+    fresh-link form, its game field pre-filled with the game the link names.
+    """
     details = details or {}
     if wants_json():
         body = {"error": code, "message": message}
         body.update({k: v for k, v in details.items() if k in ("reason", "seq")})
         return jsonify(body), status
-    offer = status == 403 and details.get("reason") in LINK_REASONS
+    offer = offer or (status == 403 and details.get("reason") in LINK_REASONS)
+    game_id = details.get("game_id") or (tokens.seat_token_game_hint(token) if offer else None)
     return render_template("error.html", status=status, message=message,
                            reason=details.get("reason"), offer_fresh_link=offer,
-                           token=token, game_id=details.get("game_id"),
-                           no_referrer=True), status
+                           token=token, game_id=game_id, no_referrer=True), status
 
 
 @bp.app_errorhandler(services.ServiceError)
@@ -98,8 +102,10 @@ def fresh_link() -> Any:
         if ref is not None:
             game_id, seat = ref.game, ref.seat
     if not game_id or (seat is None and not email):
+        # the form again, with the game the refused link (or the form) named
         return error_response(400, "bad_request",
-                              "Please give the game's id and the email address of your seat.")
+                              "Please give the game's id and the email address of your seat.",
+                              {"game_id": game_id[:64] or None}, token=token or None, offer=True)
     answer = make_response(render_template(
         "error.html", status=200, notice=True, no_referrer=True,
         message="If that seat has an email address, its current link is on its way there. "

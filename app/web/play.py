@@ -22,6 +22,7 @@ from flask import Blueprint, flash, g, redirect, render_template, request, url_f
 
 from app import deadlines, services, tokens
 from app.engine import words
+from app.engine.describe import move_result
 from app.web import choices, round_summary, table_clock, view_helpers
 
 bp = Blueprint("play", __name__)
@@ -150,7 +151,7 @@ def act() -> Any:
         return render_seat(_read_page(access.token), exc.message, exc.status)
     names = done.snapshot.game.names
     after = done.snapshot.view(access.seat)
-    said = [words.own_result(item.action, item.events, after, names, access.seat)
-            for item in done.applied[:len(steps)]]
-    flash(" ".join(said), "success")
+    said = move_result([(item.action, item.events) for item in done.applied[:len(steps)]],
+                       after, names, access.seat)
+    flash(said, "success")
     return redirect(url_for("play.show", token=access.token), code=303)

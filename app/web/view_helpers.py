@@ -17,6 +17,7 @@ from flask.blueprints import BlueprintSetupState
 
 from app.engine import cards as card_info
 from app.engine import words
+from app.engine.describe import event_sentence
 from app.web.choices import CardChoice
 
 View = Mapping[str, Any]
@@ -124,7 +125,7 @@ def log_entries(log: Sequence[Mapping[str, Any]], names: Sequence[str],
     for event in log:
         step = int(event.get("step") or 0)
         entries.append({
-            "text": words.event_sentence(event, names, me),
+            "text": event_sentence(event, names, me),
             "step": step,
             "mine": me is not None and event.get("seat") == me,
             "new": me is not None and step > since_step and event.get("seat") != me,
@@ -141,7 +142,7 @@ def since_last_acted(view: View, names: Sequence[str], me: int | None) -> list[s
     """
     log = list(view.get("previous_log") or []) + list(view.get("log") or [])
     since = last_own_step(log, me)
-    return [words.event_sentence(e, names, me) for e in log
+    return [event_sentence(e, names, me) for e in log
             if int(e.get("step") or 0) > since and e.get("seat") != me]
 
 

@@ -200,6 +200,6 @@ def test_a_page_updates_itself_when_another_seat_moves(live, browser):
         page.wait_for_function("() => document.getElementById('live').dataset.seq === '1'",
                                timeout=15000)
         assert page.evaluate("() => window.stillHere") is True      # no navigation happened
-        assert "Ann looked at cards 1, 2" in page.inner_text("main")
+        assert "Ann looked at cards #1 and #2" in page.inner_text("main")
     shot(bob, "live-updated-desktop")
     bob.context.close()

@@ -96,7 +96,7 @@ def test_r24_the_mad_bombers_choice_removes_both_cards_from_their_villages():
     assert ann.removed == (50,) and bob.removed == (48,)
     assert 50 not in [c.id for c in ann.cards] and 48 not in [c.id for c in bob.cards]
     words = summary.words(NAMES)
-    assert "Ann's Mad Bomber removed 13 Mad Bomber, 12 Drunk." in words["lines"]
+    assert "Ann's Mad Bomber removed 13 Mad Bomber and 12 Drunk." in words["lines"]
     assert words["seats"][1]["removed"] == ["12 Drunk"]
 
 

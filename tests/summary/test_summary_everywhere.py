@@ -40,7 +40,7 @@ SAYS = {
         "Ann called and had the lowest sum: 8 against 10, so Ann scores 0 (R25).",
     ],
     "mad bomber": [
-        "Ann's Mad Bomber removed 13 Mad Bomber, 12 Drunk.",
+        "Ann's Mad Bomber removed 13 Mad Bomber and 12 Drunk.",
         "Ann called and had the lowest sum: 6 against 24, so Ann scores 0 (R25).",
     ],
     "illusionist caller": [

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from app import engine, services, tokens
 from app.engine import words
+from app.engine.describe import event_sentence
 from tests.e2e import positions
 from tests.web.test_pages import SeatPage, open_seat, seat_path
 
@@ -152,19 +153,19 @@ def test_words_say_an_8_and_you_on_your_own_page():
     assert words.with_article(7) == "a 7"
     names = ["Ann", "Bob"]
     peek = {"type": "peek", "seat": 0, "positions": [0, 1], "step": 3}
-    assert words.event_sentence(peek, names, 0) == "You looked at cards 1, 2 of your village."
-    assert words.event_sentence(peek, names, 1) == "Ann looked at cards 1, 2 of their village."
+    assert event_sentence(peek, names, 0) == "You looked at cards #1 and #2 of your village."
+    assert event_sentence(peek, names, 1) == "Ann looked at cards #1 and #2 of their village."
     spot = {"type": "spot", "seat": 1, "target": 0, "value": 8}
-    assert words.event_sentence(spot, names, 1) == \
+    assert event_sentence(spot, names, 1) == \
         "You use a Spotter on Ann's village, looking for an 8."
-    assert words.event_sentence(spot, names, 0) == \
+    assert event_sentence(spot, names, 0) == \
         "Bob uses a Spotter on your village, looking for an 8."
     search = {"type": "search", "seat": 0}
-    assert words.event_sentence(search, names, 0) == (
+    assert event_sentence(search, names, 0) == (
         "You opened the silver eye and are looking through the deck.")
     scored = {"type": "round_scored", "round": 1, "scores": [3, 8], "eye_holder": 0,
               "eye_open": True}
-    assert words.event_sentence(scored, names, 0) == (
+    assert event_sentence(scored, names, 0) == (
         "Round 1 scores: you 3, Bob 8. You take the silver eye open.")
 
 
@@ -267,4 +268,4 @@ def test_the_vocabulary_is_pure_engine_code():
             imported |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add("." * node.level + (node.module or ""))
-    assert imported <= {"__future__", "re", "typing", ".", ".describe"}, imported
+    assert imported <= {"__future__", "re", "typing", "."}, imported
