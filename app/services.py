@@ -262,9 +262,26 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
     Either way the cost is one indexed query plus the actions after the cache.
     """
     cached = store.read_cache(session, game.id)
+    rows = store.load_actions(session, game.id, after_seq=cached[0] - 1) if cached else []
+    return _state_from(session, game, cached, rows)
+
+
+def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:
+    """The game, its step and its state, from one query when the cache is usable
+    (``store.read_game``: game, cache and the actions since, joined)."""
+    game, cached, rows = store.read_game(session, str(game_id))
+    if game is None:
+        raise NotFound("There is no game with this id.")
+    seq, state = _state_from(session, game, cached, rows)
+    return game, seq, state
+
+
+def _state_from(session: Session, game: store.Game, cached: tuple[int, Any] | None,
+                rows: list[store.Action]) -> tuple[int, Any]:
+    """The state after the cache's ``seq`` plus ``rows`` (the log from that ``seq``
+    on), or, when they do not fit together, the whole log replayed."""
     if cached is not None:
         cache_seq, state = cached
-        rows = store.load_actions(session, game.id, after_seq=cache_seq - 1)
         if cache_seq == 0 or (rows and rows[0].seq == cache_seq):
             newer = [row for row in rows if row.seq > cache_seq]
             if all(row.seq == cache_seq + i + 1 for i, row in enumerate(newer)):
@@ -287,8 +304,7 @@ def _phase(state: Any) -> dict[str, Any]:
 def snapshot(game_id: str) -> Snapshot:
     """The game and its current state (read only: never writes, not even the cache)."""
     with read_session() as session:
-        game = _get_game(session, game_id)
-        seq, state = _load_state(session, game)
+        game, seq, state = _load_game(session, game_id)
         return Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
 
 
@@ -309,43 +325,50 @@ def open_seat(token: str) -> SeatAccess:
 
 def _seat_access(session: Session, token: str) -> SeatAccess:
     """The checks of ``open_seat``, on a session the caller already holds."""
+    return _open_seat(session, token)[0]
+
+
+def _open_seat(session: Session, token: str) -> tuple[SeatAccess, list[store.Seat]]:
+    """The checks of ``open_seat``, and every seat of the link's game (one query:
+    the callers need the seats anyway, and the link's seat is among them)."""
     try:
         ref = tokens.read_seat_token(token)
     except tokens.BadToken:
         raise Forbidden("This link is not valid: it may have been cut short or changed. "
                         "Use the link from your most recent email.", reason="invalid")
-    seat = session.get(store.Seat, (ref.game, ref.seat))
+    seats = store.load_seats(session, str(ref.game))
+    seat = next((row for row in seats if row.index == ref.seat), None)
     if seat is None:
         raise Forbidden("This link does not open any seat here.", reason="unknown")
     if seat.token_version != ref.version:
         raise Forbidden("This link was replaced by a newer one and no longer opens your "
                         "seat. We can email the current link to the seat's address.",
                         reason="revoked", game_id=ref.game, seat=ref.seat)
-    return SeatAccess(ref.game, ref.seat, ref.version, token)
+    return SeatAccess(ref.game, ref.seat, ref.version, token), seats
 
 
 def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
-    """A checked seat link and its game."""
-    access = open_seat(token)
-    return access, snapshot(access.game_id)
+    """A checked seat link and its game, read in one session."""
+    with read_session() as session:
+        access, seats = _open_seat(session, token)
+        game, seq, state = _load_game(session, access.game_id)
+        return access, Snapshot(_game_info(game, seats, seq), state)
 
 
 def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
     """A seat page's reading in one read session: the link checked once, the game, and
     whatever ``read(session, access)`` adds (the table's clocks, the mail box)."""
     with read_session() as session:
-        access = _seat_access(session, token)
-        game = _get_game(session, access.game_id)
-        seq, state = _load_state(session, game)
-        snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+        access, seats = _open_seat(session, token)
+        game, seq, state = _load_game(session, access.game_id)
+        snap = Snapshot(_game_info(game, seats, seq), state)
         return access, snap, read(session, access) if read is not None else None
 
 
 def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
     """The public page's reading in one read session: the game and ``read(session, game_id)``."""
     with read_session() as session:
-        game = _get_game(session, game_id)
-        seq, state = _load_state(session, game)
+        game, seq, state = _load_game(session, game_id)
         snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
         return snap, read(session, game.id) if read is not None else None
 
@@ -696,6 +719,34 @@ def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expec
     refuses any of them, nothing at all is written and ``Illegal`` says which
     step failed. Bots and absent seats act only after the last step.
     """
+    checked = _checked_actions(actions, expected_seq, source)
+    return _submit(lambda session: (str(game_id), seat, None, checked, expected_seq), source)
+
+
+def submit_by_link(token: str, read_move: Any,
+                   source: str = "player") -> tuple[SeatAccess, Submitted]:
+    """A move sent with a seat link: the link checked and the move applied in one
+    transaction (one session, the link's seats read once).
+
+    ``read_move()`` is called once the link is accepted (so a bad link is
+    refused before a bad body is) and returns ``(actions, expected_seq)``;
+    the rest is ``submit_actions``.
+    """
+    opened: list[SeatAccess] = []
+
+    def move_of(session: Session) -> tuple[str, int, list[store.Seat], list[dict[str, Any]], int]:
+        access, seats = _open_seat(session, token)
+        opened.append(access)
+        actions, expected_seq = read_move()
+        return (access.game_id, access.seat, seats,
+                _checked_actions(actions, expected_seq, source), expected_seq)
+
+    result = _submit(move_of, source)
+    return opened[0], result
+
+
+def _checked_actions(actions: Any, expected_seq: Any, source: str) -> list[dict[str, Any]]:
+    """The steps of a submission as they will be stored, or the error that refuses them."""
     if not isinstance(actions, list) or not actions:
         raise BadRequest('Send at least one action, like {"type": "draw"}.')
     if len(actions) > MAX_STEPS_PER_POST:
@@ -713,15 +764,24 @@ def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expec
             checked.append(action_schema.check(step))  # the schema decides what the log may hold
         except action_schema.ActionRefused as exc:
             raise Illegal(str(exc), reason="schema") from None
-    actions = json.loads(json.dumps(checked))  # plain JSON copies: what will be stored
-    action = actions[0]
+    return json.loads(json.dumps(checked))  # plain JSON copies: what will be stored
+
+
+def _submit(move_of: Any, source: str) -> Submitted:
+    """The transaction of a submission. ``move_of(session)`` gives ``(game_id, seat,
+    seats or None, checked steps, expected_seq)``: a seat link's check reads the
+    seats itself, a caller that names the seat leaves them to be read here."""
+    where: dict[str, Any] = {}
     try:
         with write_session() as session:
-            game = _get_game(session, game_id)
-            if not isinstance(seat, int) or not 0 <= seat < game.seats:
-                raise NotFound("There is no such seat in this game.")
-            seats = store.load_seats(session, game.id)
-            seq, state = _load_state(session, game)
+            game_id, seat, seats, actions, expected_seq = move_of(session)
+            action = actions[0]
+            where.update(game_id=game_id, seat=seat, action=action, expected_seq=expected_seq)
+            game, seq, state = _load_game(session, game_id)
+            if seats is None:
+                if not isinstance(seat, int) or not 0 <= seat < game.seats:
+                    raise NotFound("There is no such seat in this game.")
+                seats = store.load_seats(session, game.id)
             if expected_seq != seq:
                 if expected_seq > seq:
                     raise Conflict(f"This page is ahead of the game: step {expected_seq} has "
@@ -754,12 +814,15 @@ def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expec
             info = _game_info(game, seats, seq)
         return Submitted(Snapshot(info, state), [*mine, *more])
     except IntegrityError:
+        if not where:
+            raise
         # Someone else appended the same step first: one row, and this answer.
         with read_session() as session:
-            now = store.last_seq(session, str(game_id))
-            if now <= expected_seq:  # not a race on the log: a real fault, say so
+            now = store.last_seq(session, where["game_id"])
+            if now <= where["expected_seq"]:  # not a race on the log: a real fault, say so
                 raise
-            raise _conflict_for(session, str(game_id), seat, action, expected_seq, now) from None
+            raise _conflict_for(session, where["game_id"], where["seat"], where["action"],
+                                where["expected_seq"], now) from None
     except OperationalError as exc:
         if "locked" in str(exc).lower():  # SQLite's busy timeout ran out
             raise Conflict("The game is busy with another move; please try again.",
