@@ -20,14 +20,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
+from sqlalchemy import and_
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
+from app import deadlines as dl
 from app import engine, hooks, store, tokens
 from app import options as game_options
 from app.engine import action_schema
 from app.db import read_session, write_session
 from app.mail import addresses
+from app.mail.models import SeatMail
 
 log = logging.getLogger(__name__)
 
@@ -266,6 +269,24 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
     return _state_from(session, game, cached, rows)
 
 
+def _load_seats(session: Session, game_id: str, with_rows: bool = False) -> list[store.Seat]:
+    """The game's seats; ``with_rows``: in the same query their mail and clock rows,
+    which the hooks of a move read for every seat (``deadlines.remembered``)."""
+    if not with_rows:
+        return store.load_seats(session, game_id)
+    query = (select(store.Seat, SeatMail, dl.SeatClock)
+             .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
+                                       SeatMail.seat == store.Seat.index))
+             .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
+                                           dl.SeatClock.seat == store.Seat.index))
+             .where(store.Seat.game_id == game_id).order_by(store.Seat.index))
+    rows = list(session.exec(query))
+    dl.remember_all(session, SeatMail, game_id, [row[1] for row in rows if row[1] is not None])
+    dl.remember_all(session, dl.SeatClock, game_id,
+                    [row[2] for row in rows if row[2] is not None])
+    return [row[0] for row in rows]
+
+
 def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:
     """The game, its step and its state, from one query when the cache is usable
     (``store.read_game``: game, cache and the actions since, joined)."""
@@ -328,15 +349,17 @@ def _seat_access(session: Session, token: str) -> SeatAccess:
     return _open_seat(session, token)[0]
 
 
-def _open_seat(session: Session, token: str) -> tuple[SeatAccess, list[store.Seat]]:
+def _open_seat(session: Session, token: str,
+               with_rows: bool = False) -> tuple[SeatAccess, list[store.Seat]]:
     """The checks of ``open_seat``, and every seat of the link's game (one query:
-    the callers need the seats anyway, and the link's seat is among them)."""
+    the callers need the seats anyway, and the link's seat is among them).
+    ``with_rows``: a move follows, so the seats' mail and clock rows come along."""
     try:
         ref = tokens.read_seat_token(token)
     except tokens.BadToken:
         raise Forbidden("This link is not valid: it may have been cut short or changed. "
                         "Use the link from your most recent email.", reason="invalid")
-    seats = store.load_seats(session, str(ref.game))
+    seats = _load_seats(session, str(ref.game), with_rows)
     seat = next((row for row in seats if row.index == ref.seat), None)
     if seat is None:
         raise Forbidden("This link does not open any seat here.", reason="unknown")
@@ -735,7 +758,7 @@ def submit_by_link(token: str, read_move: Any,
     opened: list[SeatAccess] = []
 
     def move_of(session: Session) -> tuple[str, int, list[store.Seat], list[dict[str, Any]], int]:
-        access, seats = _open_seat(session, token)
+        access, seats = _open_seat(session, token, with_rows=True)
         opened.append(access)
         actions, expected_seq = read_move()
         return (access.game_id, access.seat, seats,
@@ -781,7 +804,7 @@ def _submit(move_of: Any, source: str) -> Submitted:
             if seats is None:
                 if not isinstance(seat, int) or not 0 <= seat < game.seats:
                     raise NotFound("There is no such seat in this game.")
-                seats = store.load_seats(session, game.id)
+                seats = _load_seats(session, game.id, with_rows=True)
             if expected_seq != seq:
                 if expected_seq > seq:
                     raise Conflict(f"This page is ahead of the game: step {expected_seq} has "
