@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import DateTime, Index, UniqueConstraint, text, update
+from sqlalchemy import DateTime, Index, UniqueConstraint, insert, text, update
 from sqlmodel import Field, Session, SQLModel, col, select
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
@@ -257,12 +257,14 @@ def open_decision(session: Session, game_id: str, seat: int, step: int, now: dat
     due = start + settings.deadline
     deadline = Deadline(game_id=game_id, seat=seat, kind=DECISION, due_at=due,
                         opened_step=step, opened_at=now)
-    session.add(deadline)
+    rows = [{"kind": DECISION, "due_at": due}]
     if remind:
-        for at in settings.reminder_times(start, due):
-            session.add(Deadline(game_id=game_id, seat=seat, kind=REMINDER, due_at=at,
-                                 opened_step=step, opened_at=now))
-    session.flush()
+        rows += [{"kind": REMINDER, "due_at": at} for at in settings.reminder_times(start, due)]
+    # One multi-row INSERT for the decision and its reminders; the returned row
+    # (not attached to the session) tells the caller when the decision is due.
+    session.execute(insert(Deadline.__table__).values(  # type: ignore[attr-defined]
+        [{"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
+          "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows]))
     return deadline
 
 

@@ -3,7 +3,8 @@
 A three-seat game is played through the JSON API exactly as a program plays it:
 ``GET /api/play/<token>/actions`` to learn what it may do, then ``POST`` of one
 of them. A ``before_cursor_execute`` listener on the app's engine counts every
-statement the database is sent during each request (pre-pings, if any, included).
+statement the app sends during each request (a pool ping of an idle connection is
+not one: there is none on a busy pool, see test_reconnect.py).
 The bounds are per dialect: SQLite and PostgreSQL differ in what an upsert or a
 returning insert costs. This counts statements, it never times anything.
 """
@@ -25,7 +26,7 @@ BOUNDS = {
     #            POST median, POST max, GET median, GET max
     #  (issue 10's targets: POST <= 8, GET <= 3 on PostgreSQL; before it: 15.5/23, 5)
     "postgresql": (7, 11, 2, 2),
-    "sqlite": (7, 12, 2, 2),
+    "sqlite": (7, 10, 2, 2),
 }
 
 
