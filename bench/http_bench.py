@@ -206,7 +206,7 @@ def main() -> None:
                 raise RuntimeError("gunicorn did not start")
             time.sleep(0.2)
 
-        people = [{"name": f"P{i}", "email": f"p{i}@bench.invalid"} for i in range(SEATS)]
+        people = [{"name": f"P{i}", "email": f"p{i}@bench.example.com"} for i in range(SEATS)]
         with app.app_context():
             games = [services.create_game(people, {"memory": False}, seed=str(1000 + g))
                      for g in range(GAMES)]
