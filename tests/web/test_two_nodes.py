@@ -152,7 +152,7 @@ def test_two_nodes_and_two_clocks_play_every_game_fire_every_deadline_once_and_m
         app = create_app({"DATABASE_URL": url, "SECRET_KEY": SECRET,
                           "INSTANCE_PATH": str(tmp_path / "creator"),
                           "BASE_URL": f"http://{HOST}:{ports[1]}"})
-        people = [{"name": name, "email": f"{name.lower()}@two-nodes.test"}
+        people = [{"name": name, "email": f"{name.lower()}@two-nodes.example.com"}
                   for name in ("Ann", "Bob", "Cid")]
         with app.app_context():
             played = [services.create_game(people, seed=str(100 + g)).game_id
