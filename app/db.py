@@ -7,6 +7,7 @@ changing anything.
 """
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -17,6 +18,10 @@ from sqlmodel import Session
 
 EXTENSION_KEY = "silver_eye_db"
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+#: A pooled connection older than this is replaced (servers and proxies drop old ones).
+POOL_RECYCLE_SECONDS = 1800
+#: A pooled connection unused this long is pinged before a request gets it.
+IDLE_PING_SECONDS = 10.0
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -31,8 +36,14 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor.close()
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url`` with the SQLite pragmas applied on every connection."""
+def make_engine(url: str, idle_ping_seconds: float = IDLE_PING_SECONDS,
+                **kwargs: Any) -> Engine:
+    """An engine for ``url`` with the SQLite pragmas applied on every connection.
+
+    Other databases: connections are recycled after ``POOL_RECYCLE_SECONDS``
+    and pinged before use only after ``idle_ping_seconds`` unused (see
+    ``_ping_after_idle``), not on every checkout.
+    """
     parsed = sa.engine.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         kwargs.setdefault("connect_args", {})
@@ -43,13 +54,47 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         engine = sa.create_engine(url, **kwargs)
         sa.event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
-    return sa.create_engine(url, **kwargs)
+    kwargs.setdefault("pool_recycle", POOL_RECYCLE_SECONDS)
+    engine = sa.create_engine(url, **kwargs)
+    if not kwargs.get("pool_pre_ping"):
+        _ping_after_idle(engine, idle_ping_seconds)
+    return engine
+
+
+def _ping_after_idle(engine: Engine, idle_seconds: float) -> None:
+    """Check a pooled connection before use only when it sat idle ``idle_seconds``.
+
+    A ping on every checkout (``pool_pre_ping``) costs a round trip per
+    request; under load connections are busy and the server has not gone
+    anywhere since their last statement. A connection that waited longer
+    (the quiet hours in which a database restarts or a firewall drops idle
+    links) is pinged, and a dead one is replaced before the request sees it.
+    A connection that dies mid-use still fails that request, and SQLAlchemy
+    then drops the whole pool, as it always did.
+    """
+    def checked_in(_dbapi_connection: Any, record: Any) -> None:
+        record.info["silver_eye_idle_since"] = time.monotonic()
+
+    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.pop("silver_eye_idle_since", None)
+        if since is None or time.monotonic() - since < idle_seconds:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except Exception:  # noqa: BLE001 - any failure of the ping means "reconnect"
+            alive = False
+        if not alive:
+            raise sa.exc.DisconnectionError("connection was dropped while idle")
+
+    sa.event.listen(engine, "checkin", checked_in)
+    sa.event.listen(engine, "checkout", checkout)
 
 
 def init_app(app: Any) -> None:
     """Create the app's engine from ``DATABASE_URL``."""
-    app.extensions[EXTENSION_KEY] = make_engine(app.config["DATABASE_URL"])
+    app.extensions[EXTENSION_KEY] = make_engine(
+        app.config["DATABASE_URL"],
+        idle_ping_seconds=float(app.config.get("DB_IDLE_PING_SECONDS", IDLE_PING_SECONDS)))
 
 
 def get_engine(app: Any = None) -> Engine:

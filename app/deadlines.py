@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import DateTime, Index, UniqueConstraint, text, update
+from sqlalchemy import DateTime, Index, UniqueConstraint, insert, text, update
 from sqlmodel import Field, Session, SQLModel, col, select
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
@@ -175,25 +175,61 @@ def _positive(value: Any) -> float | None:
     return number if number > 0 else None
 
 
-def remembered(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
-    """The one row of ``table`` for this seat, looked up at most once per session.
+def transaction_memo(session: Session) -> dict[str, Any]:
+    """A dict that lives as long as the session's current transaction.
 
-    Every action reads a seat's clock and mail rows several times (the hook,
-    each mail, ``is_absent`` for each seat that may play automatically); a
-    query would return the object the session already holds anyway, so the
-    session remembers it. Rows that left the session (a rollback) are looked
-    up again; a missing row is not remembered, so it is found once created.
+    What one transaction read (a game's seat rows, an address's preferences)
+    is remembered here; a new transaction (after a commit or a rollback)
+    starts with an empty memo, so nothing another transaction wrote is missed.
     """
-    memo = session.info.setdefault("silver_eye_seat_rows", {})
-    key = (table.__name__, game_id, seat)
-    row = memo.get(key)
-    if row is not None and row in session:
-        return row
-    row = session.exec(select(table).where(col(table.game_id) == game_id,  # type: ignore[attr-defined]
-                                           col(table.seat) == seat)).first()  # type: ignore[attr-defined]
-    if row is not None:
-        memo[key] = row
+    transaction = session.get_transaction()
+    if transaction is None:
+        session.connection()  # begin now (no statement is sent), so the memo has an owner
+        transaction = session.get_transaction()
+    memo = session.info.get("silver_eye_memo")
+    if memo is None or memo["transaction"] is not transaction:
+        memo = {"transaction": transaction}
+        session.info["silver_eye_memo"] = memo
+    return memo
+
+
+def remembered(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
+    """The one row of ``table`` for this seat; the game's rows are read once per transaction.
+
+    Every action reads seat clock and mail rows several times (the hook,
+    each mail, ``is_absent`` for each seat that may play automatically), for
+    several seats; one query brings every seat's row of the game, and the
+    transaction remembers which seats have none yet. Rows created since are
+    registered with ``remember`` by the code that creates them.
+    """
+    memo = transaction_memo(session).setdefault("seat_rows", {})
+    loaded = memo.setdefault("loaded", set())
+    if (table.__name__, game_id) not in loaded:
+        for row in session.exec(select(table).where(col(table.game_id) == game_id)):  # type: ignore[attr-defined]
+            memo[(table.__name__, game_id, row.seat)] = row
+        loaded.add((table.__name__, game_id))
+    row = memo.get((table.__name__, game_id, seat))
+    if row is not None and row not in session:  # expunged meanwhile: ask again
+        row = session.exec(select(table).where(col(table.game_id) == game_id,  # type: ignore[attr-defined]
+                                               col(table.seat) == seat)).first()  # type: ignore[attr-defined]
+        memo[(table.__name__, game_id, seat)] = row
     return row
+
+
+def remember_all(session: Session, table: type[SQLModel], game_id: str,
+                 rows: Iterable[Any]) -> None:
+    """Register every row of ``table`` a game has, read by the caller's own query
+    (the services read them with the seats), so ``remembered`` asks no more."""
+    memo = transaction_memo(session).setdefault("seat_rows", {})
+    for row in rows:
+        memo[(table.__name__, game_id, row.seat)] = row
+    memo.setdefault("loaded", set()).add((table.__name__, game_id))
+
+
+def remember(session: Session, row: Any) -> None:
+    """Register a seat row just created in this transaction (see ``remembered``)."""
+    memo = transaction_memo(session).setdefault("seat_rows", {})
+    memo[(type(row).__name__, row.game_id, row.seat)] = row
 
 
 def seat_clock(session: Session, game_id: str, seat: int) -> SeatClock:
@@ -203,7 +239,7 @@ def seat_clock(session: Session, game_id: str, seat: int) -> SeatClock:
         row = SeatClock(game_id=game_id, seat=seat)
         session.add(row)
         session.flush()
-        session.info["silver_eye_seat_rows"][("SeatClock", game_id, seat)] = row
+        remember(session, row)
     return row
 
 
@@ -221,12 +257,14 @@ def open_decision(session: Session, game_id: str, seat: int, step: int, now: dat
     due = start + settings.deadline
     deadline = Deadline(game_id=game_id, seat=seat, kind=DECISION, due_at=due,
                         opened_step=step, opened_at=now)
-    session.add(deadline)
+    rows = [{"kind": DECISION, "due_at": due}]
     if remind:
-        for at in settings.reminder_times(start, due):
-            session.add(Deadline(game_id=game_id, seat=seat, kind=REMINDER, due_at=at,
-                                 opened_step=step, opened_at=now))
-    session.flush()
+        rows += [{"kind": REMINDER, "due_at": at} for at in settings.reminder_times(start, due)]
+    # One multi-row INSERT for the decision and its reminders; the returned row
+    # (not attached to the session) tells the caller when the decision is due.
+    session.execute(insert(Deadline.__table__).values(  # type: ignore[attr-defined]
+        [{"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
+          "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows]))
     return deadline
 
 

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Field, Session, SQLModel, select
 
 from app.engine.versions import ENGINE_VERSION
@@ -232,16 +233,63 @@ def read_cache(session: Session, game_id: str) -> tuple[int, Any] | None:
 
 
 def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
-    """Remember ``state`` as the state after action ``seq`` of the game."""
+    """Remember ``state`` as the state after action ``seq`` of the game.
+
+    One upsert statement: the blob (kilobytes) is never read back just to be
+    overwritten.
+    """
     blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    row = session.get(StateCache, game_id)
-    if row is None:
-        session.add(StateCache(game_id=game_id, seq=seq, state=blob,
-                               engine_version=ENGINE_VERSION))
+    values = {"game_id": game_id, "seq": seq, "state": blob,
+              "engine_version": ENGINE_VERSION, "updated": utcnow()}
+    statement = dialect_insert(session, StateCache).values(**values)
+    statement = statement.on_conflict_do_update(
+        index_elements=["game_id"],
+        set_={key: statement.excluded[key] for key in values if key != "game_id"})
+    session.execute(statement)
+    held = session.identity_map.get(identity_key(StateCache, game_id))
+    if held is not None:  # an object loaded earlier must not flush its old blob back
+        session.expunge(held)
+
+
+def dialect_insert(session: Session, table: Any) -> Any:
+    """``INSERT`` of the session's dialect (PostgreSQL or SQLite), which has
+    ``on_conflict_do_nothing``/``on_conflict_do_update``."""
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
     else:
-        row.seq, row.state, row.updated = seq, blob, utcnow()
-        row.engine_version = ENGINE_VERSION
-        session.add(row)
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
+
+
+def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, Any] | None,
+                                                       list[Action]]:
+    """The game, its cached state and the log from the cache's ``seq`` on, in one query.
+
+    ``(game, (seq, state) or None, actions with seq >= the cache's)``: the
+    action rows start *at* the cache's ``seq`` so the caller can check the
+    cache still matches the log. A missing, foreign-version or unreadable
+    cache gives None (and no actions): the caller replays the whole log.
+    """
+    query = (select(Game, StateCache, Action)
+             .outerjoin(StateCache, sa.and_(StateCache.game_id == Game.id,  # type: ignore[arg-type]
+                                            StateCache.engine_version == ENGINE_VERSION))
+             .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
+                                        Action.seq >= StateCache.seq))
+             .where(Game.id == game_id).order_by(Action.seq))
+    rows = list(session.exec(query))
+    if not rows:
+        return None, None, []
+    game, cache = rows[0][0], rows[0][1]
+    actions = [row[2] for row in rows if row[2] is not None]
+    if cache is None:
+        return game, None, []
+    try:
+        state = pickle.loads(cache.state)
+    except Exception:  # noqa: BLE001 - any unpickling failure means "rebuild"
+        return game, None, []
+    finally:
+        session.expunge(cache)  # the blob is not kept in the session (see write_cache)
+    return game, (cache.seq, state), actions
 
 
 # -- the lobby's guards ------------------------------------------------------------
@@ -277,11 +325,6 @@ def use_form_token(session: Session, token_id: str, older_than: datetime) -> boo
     used before ``older_than`` (expired anyway) are forgotten on the way.
     """
     session.exec(sa.delete(UsedFormToken).where(UsedFormToken.used_at < older_than))  # type: ignore[call-overload]
-    dialect = session.connection().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    statement = (insert(UsedFormToken).values(id=token_id, used_at=utcnow())
+    statement = (dialect_insert(session, UsedFormToken).values(id=token_id, used_at=utcnow())
                  .on_conflict_do_nothing(index_elements=["id"]).returning(UsedFormToken.id))
     return session.execute(statement).first() is not None

@@ -222,7 +222,7 @@ def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
         row = SeatMail(game_id=game_id, seat=seat, mode=mode)
         session.add(row)
         session.flush()
-        session.info["silver_eye_seat_rows"][("SeatMail", game_id, seat)] = row
+        dl.remember(session, row)
     return row
 
 
@@ -272,17 +272,28 @@ def mode_of(session: Session, ctx: Context, seat: int) -> str:
 
 
 def address_mode(session: Session, address: str) -> str | None:
-    row = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+    row = _address_row(session, address)
     return row.mode if row is not None else None
+
+
+def _address_row(session: Session, address: str) -> AddressMail | None:
+    """The address's row, read once per transaction (a turn mail asks for it
+    several times: the seat's mode, the daily digest, the mail itself)."""
+    memo = dl.transaction_memo(session).setdefault("address_rows", {})
+    if address not in memo or (memo[address] is not None and memo[address] not in session):
+        memo[address] = session.exec(
+            select(AddressMail).where(AddressMail.address == address)).first()
+    return memo[address]
 
 
 def address_mail(session: Session, address: str) -> AddressMail:
     """The address's row of preferences across games, created on first use."""
-    row = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+    row = _address_row(session, address)
     if row is None:
         row = AddressMail(address=address)
         session.add(row)
         session.flush()
+        dl.transaction_memo(session)["address_rows"][address] = row
     return row
 
 

@@ -29,10 +29,11 @@ from sqlalchemy import func, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.deadlines import as_utc
+from app.deadlines import as_utc, transaction_memo
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
+from app.store import dialect_insert
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +62,6 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
     still hold then. On PostgreSQL a ``NOTIFY`` goes out when the caller's
     transaction commits, waking a sender (``app.sender``) at once.
     """
-    existing = session.exec(select(Outbox).where(Outbox.idempotency == idempotency)).first()
-    if existing is not None:
-        return None
     headers: dict[str, Any] = {}
     if game_id is not None and seat is not None:
         headers.update(thread_headers(game_id, seat, idempotency, domain, root=root,
@@ -82,10 +80,18 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
                  next_attempt_at=as_utc(due or now), created_at=as_utc(now),
                  message_id=headers["Message-ID"], idempotency=idempotency,
                  announces=announces)
-    session.add(row)
-    session.flush()
+    values = {column.key: getattr(row, column.key) for column in Outbox.__table__.columns
+              if column.key != "id"}
+    # One statement: a key already in the outbox (an earlier call, or a racing
+    # transaction) inserts nothing and says so, without a SELECT before it.
+    statement = (dialect_insert(session, Outbox).values(**values)
+                 .on_conflict_do_nothing(index_elements=["idempotency"])
+                 .returning(Outbox.id))  # type: ignore[arg-type]
+    row.id = session.execute(statement).scalar()
+    if row.id is None:
+        return None
     notify_senders(session)
-    return row
+    return row  # not attached to the session: callers read it (its id), never change it
 
 
 #: The PostgreSQL channel a committing transaction notifies when it wrote mail.
@@ -99,8 +105,12 @@ def notify_senders(session: Session) -> None:
     rollback, and repeated notifications of one transaction fold into one.
     SQLite senders poll the due index instead.
     """
-    if session.get_bind().dialect.name == "postgresql":
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    memo = transaction_memo(session)
+    if not memo.get("notified"):  # one is enough: they fold into one at commit anyway
         session.execute(text(f"NOTIFY {CHANNEL}"))
+        memo["notified"] = True
 
 
 @dataclass

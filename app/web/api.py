@@ -54,12 +54,13 @@ def legal_actions(token: str) -> Any:
 @bp.post("/play/<token>/actions")
 def submit(token: str) -> Any:
     """Make a move: ``{"action": {...}, "expected_seq": n}`` with n the step it was decided on."""
-    access = services.open_seat(token)
-    body = _json_body()
-    if "action" not in body or "expected_seq" not in body:
-        raise services.BadRequest('Both "action" and "expected_seq" are needed.')
-    result = services.submit_action(access.game_id, access.seat, body["action"],
-                                    body["expected_seq"])
+    def read_move() -> tuple[list[Any], Any]:  # once the link is accepted
+        body = _json_body()
+        if "action" not in body or "expected_seq" not in body:
+            raise services.BadRequest('Both "action" and "expected_seq" are needed.')
+        return [body["action"]], body["expected_seq"]
+
+    access, result = services.submit_by_link(token, read_move)
     names = result.snapshot.game.names
     return jsonify({
         "seq": result.seq,

@@ -1,0 +1,166 @@
+"""The game log's repository: a game, its seats (with their mail and clock
+rows when a move follows), the cached state and the actions after it, read in
+as few queries as possible; and the checks of a seat link on the same session.
+
+The log is the truth; the cache is an optimisation trusted only when it fits
+the log (see ``_state_from``)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any, Iterable
+
+from sqlalchemy import and_
+from sqlmodel import Session, select
+
+from app import deadlines as dl
+from app import engine, store, tokens
+from app.mail.models import SeatMail
+from app.services.errors import Forbidden, NotFound
+from app.services.results import SeatInfo, GameInfo, SeatAccess
+
+log = logging.getLogger("app.services")
+
+
+#: Keys of a game's options that the engine takes; the others (deadlines,
+#: reminders...) belong to the clock and are kept for it untouched.
+ENGINE_OPTION_KEYS = ("memory", "simon")
+
+
+def commitment_of(seed: str) -> str:
+    """The public commitment to a secret seed: sha256 hex of ``str(seed)``."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def engine_seed(seed: str) -> int | str:
+    """The value handed to the engine for a stored seed (decimal digits → int)."""
+    return int(seed) if seed.isdigit() else seed
+
+
+def engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {key: options[key] for key in ENGINE_OPTION_KEYS if key in options}
+
+
+def _same_action(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _config(key: str, default: Any) -> Any:
+    try:
+        from flask import current_app
+        return current_app.config.get(key, default)
+    except RuntimeError:  # outside an app context (plain scripts)
+        return default
+
+
+def _game_info(game: store.Game, seats: Iterable[store.Seat], seq: int) -> GameInfo:
+    return GameInfo(
+        id=game.id, name=game.name, status=game.status, created=game.created,
+        options=dict(game.options or {}),
+        seats=tuple(SeatInfo(s.index, s.name, s.kind) for s in seats),
+        commitment=game.commitment,
+        seed=game.seed if game.status == "over" else None,
+        seq=seq, rules=game.rules_version,
+    )
+
+
+def _get_game(session: Session, game_id: str) -> store.Game:
+    game = session.get(store.Game, str(game_id))
+    if game is None:
+        raise NotFound("There is no game with this id.")
+    return game
+
+
+def _fresh_state(game: store.Game) -> Any:
+    return engine.new_game(game.seats, engine_seed(game.seed),
+                           options=engine_options(game.options or {}), rules=game.rules_version)
+
+
+def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
+    """``(seq, state)`` of a game: the cached state plus any newer actions.
+
+    The cache is trusted only if the log still holds its ``seq`` and nothing
+    is missing after it; otherwise the state is rebuilt by replaying the log.
+    Either way the cost is one indexed query plus the actions after the cache.
+    """
+    cached = store.read_cache(session, game.id)
+    rows = store.load_actions(session, game.id, after_seq=cached[0] - 1) if cached else []
+    return _state_from(session, game, cached, rows)
+
+
+def _load_seats(session: Session, game_id: str, with_rows: bool = False) -> list[store.Seat]:
+    """The game's seats; ``with_rows``: in the same query their mail and clock rows,
+    which the hooks of a move read for every seat (``deadlines.remembered``)."""
+    if not with_rows:
+        return store.load_seats(session, game_id)
+    query = (select(store.Seat, SeatMail, dl.SeatClock)
+             .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
+                                       SeatMail.seat == store.Seat.index))
+             .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
+                                           dl.SeatClock.seat == store.Seat.index))
+             .where(store.Seat.game_id == game_id).order_by(store.Seat.index))
+    rows = list(session.exec(query))
+    dl.remember_all(session, SeatMail, game_id, [row[1] for row in rows if row[1] is not None])
+    dl.remember_all(session, dl.SeatClock, game_id,
+                    [row[2] for row in rows if row[2] is not None])
+    return [row[0] for row in rows]
+
+
+def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:
+    """The game, its step and its state, from one query when the cache is usable
+    (``store.read_game``: game, cache and the actions since, joined)."""
+    game, cached, rows = store.read_game(session, str(game_id))
+    if game is None:
+        raise NotFound("There is no game with this id.")
+    seq, state = _state_from(session, game, cached, rows)
+    return game, seq, state
+
+
+def _state_from(session: Session, game: store.Game, cached: tuple[int, Any] | None,
+                rows: list[store.Action]) -> tuple[int, Any]:
+    """The state after the cache's ``seq`` plus ``rows`` (the log from that ``seq``
+    on), or, when they do not fit together, the whole log replayed."""
+    if cached is not None:
+        cache_seq, state = cached
+        if cache_seq == 0 or (rows and rows[0].seq == cache_seq):
+            newer = [row for row in rows if row.seq > cache_seq]
+            if all(row.seq == cache_seq + i + 1 for i, row in enumerate(newer)):
+                for row in newer:
+                    state, _ = engine.apply_action(state, row.seat, dict(row.action))
+                return (newer[-1].seq if newer else cache_seq), state
+        log.warning("state cache of game %s is stale; replaying the log", game.id)
+    rows = store.load_actions(session, game.id)
+    state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(rows),
+                          options=engine_options(game.options or {}), rules=game.rules_version)
+    return (rows[-1].seq if rows else 0), state
+
+
+def _phase(state: Any) -> dict[str, Any]:
+    return engine.status(state)
+
+
+def _seat_access(session: Session, token: str) -> SeatAccess:
+    """The checks of ``open_seat``, on a session the caller already holds."""
+    return _open_seat(session, token)[0]
+
+
+def _open_seat(session: Session, token: str,
+               with_rows: bool = False) -> tuple[SeatAccess, list[store.Seat]]:
+    """The checks of ``open_seat``, and every seat of the link's game (one query:
+    the callers need the seats anyway, and the link's seat is among them).
+    ``with_rows``: a move follows, so the seats' mail and clock rows come along."""
+    try:
+        ref = tokens.read_seat_token(token)
+    except tokens.BadToken:
+        raise Forbidden("This link is not valid: it may have been cut short or changed. "
+                        "Use the link from your most recent email.", reason="invalid")
+    seats = _load_seats(session, str(ref.game), with_rows)
+    seat = next((row for row in seats if row.index == ref.seat), None)
+    if seat is None:
+        raise Forbidden("This link does not open any seat here.", reason="unknown")
+    if seat.token_version != ref.version:
+        raise Forbidden("This link was replaced by a newer one and no longer opens your "
+                        "seat. We can email the current link to the seat's address.",
+                        reason="revoked", game_id=ref.game, seat=ref.seat)
+    return SeatAccess(ref.game, ref.seat, ref.version, token), seats

@@ -1,0 +1,237 @@
+"""Games as a whole: creating one (seats, secret seed, public commitment), the
+automatic moves of bots and absent seats, links, abandoning. Every write runs
+in one transaction with the hooks (mail, deadlines)."""
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from sqlmodel import Session
+
+from app import engine, hooks, store, tokens
+from app import options as game_options
+from app.db import write_session
+from app.mail import addresses
+from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
+from app.services.results import Snapshot, AppliedAction, Created
+from app.services.gamelog import (
+    commitment_of, engine_seed, engine_options, _config, _game_info, _get_game, _phase,
+)
+
+log = logging.getLogger("app.services")
+
+
+MIN_SEATS, MAX_SEATS = 2, 4
+
+
+MAX_NAME_LENGTH = 60
+
+
+def _has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (PostgreSQL text cannot even hold NUL)."""
+    return any(ord(char) < 32 or ord(char) == 127 for char in text)
+
+
+def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
+    if not isinstance(players, list) or not MIN_SEATS <= len(players) <= MAX_SEATS:
+        raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} players.")
+    cleaned = []
+    for index, player in enumerate(players):
+        if not isinstance(player, dict):
+            raise BadRequest(f"Player {index + 1} is not described properly.")
+        kind = str(player.get("kind") or "human").strip().lower()
+        if kind not in store.SEAT_KINDS:
+            raise BadRequest(f"Player {index + 1} must be a person or a bot.")
+        name = " ".join(str(player.get("name") or "").split())
+        if not name and kind == "bot":
+            name = f"Bot {index + 1}"
+        if not name:
+            raise BadRequest(f"Player {index + 1} needs a name.")
+        if len(name) > MAX_NAME_LENGTH:
+            raise BadRequest(f"The name of player {index + 1} is longer than "
+                             f"{MAX_NAME_LENGTH} characters.")
+        email = str(player.get("email") or "").strip() if kind == "human" else ""
+        if _has_control(name):  # an address gets its own words from addresses.normalise
+            raise BadRequest(f"The name of player {index + 1} holds a control "
+                             "character (such as NUL); please type it plainly.")
+        if email:
+            try:  # one check for lobby, API, CLI and mailer (issue 7 item 4)
+                email = addresses.normalise(email)
+            except addresses.BadAddress as exc:
+                raise BadRequest(f"The email address of {name} does not look right: {exc}") from None
+        prefs = player.get("preferences") or {}
+        if not isinstance(prefs, dict):
+            raise BadRequest(f"The preferences of {name} are not understood.")
+        cleaned.append({"name": name, "email": email, "kind": kind, "preferences": prefs})
+    if len({p["name"].casefold() for p in cleaned}) != len(cleaned):
+        raise BadRequest("Two players have the same name; please tell them apart.")
+    return cleaned
+
+
+def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
+                name: str = "", seed: str | None = None, creator: str | None = None,
+                per_hour: int | None = None, form_token_id: str | None = None,
+                form_max_age: int = 6 * 3600) -> Created:
+    """Start a game: seats, secret seed and its public commitment; bots may move at once.
+
+    ``players``: 2-4 dicts with ``name``, ``email`` (may be empty: the links
+    are also shown), ``kind`` ("human" or "bot"), optional ``preferences``.
+    ``options``: the engine's (``memory``, ``simon``) and the clock's
+    (deadlines, reminders...), stored as given. ``creator`` (an opaque key,
+    such as the lobby's hash of an address) is stored with the game; with
+    ``per_hour``, ``TooMany`` is raised when that creator already started that
+    many games in the last hour (counted in the same transaction, under a lock
+    on the creator key, so racing workers cannot all see "one more is fine").
+    ``form_token_id``: the lobby form's token, good for one game only.
+    Options outside ``app.options``' ranges raise ``BadRequest``.
+    """
+    cleaned = _clean_players(players)
+    try:
+        options = game_options.validate(options, len(cleaned))
+    except game_options.OptionError as exc:
+        raise BadRequest(str(exc)) from None
+    name = " ".join(str(name or "").split())[:200]
+    if _has_control(name):
+        raise BadRequest("The game's name holds a control character (such as NUL); please "
+                         "type it plainly.")
+    seed = str(seed) if seed is not None else str(secrets.randbits(63))
+    try:
+        state = engine.new_game(len(cleaned), engine_seed(seed), options=engine_options(options))
+    except (engine.IllegalAction, TypeError, ValueError) as exc:
+        raise BadRequest(f"These game options cannot be used: {exc}") from exc
+    with write_session() as session:
+        if creator and per_hour is not None:
+            if not store.lock_creator(session, creator):
+                raise TooMany("The server is busy starting other games; please try again in "
+                              "a minute.")
+            since = store.utcnow() - timedelta(hours=1)
+            if store.games_created_by(session, creator, since) >= per_hour:
+                raise TooMany(f"Too many games were started from your address in the last "
+                              f"hour (at most {per_hour}). Please try again later.")
+        if form_token_id is not None and not store.use_form_token(
+                session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
+            raise BadRequest(FORM_USED)
+        game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
+                          commitment=commitment_of(seed), seats=len(cleaned),
+                          created_by=creator or None, rules_version=state.rules)
+        session.add(game)
+        session.flush()
+        for index, player in enumerate(cleaned):
+            session.add(store.Seat(game_id=game.id, index=index, **player))
+        session.flush()
+        hooks.after_create(session, game, state)
+        seats = store.load_seats(session, game.id)
+        seq, state, applied = _play_automatic(session, game, 0, state, seats)
+        _finish(session, game, seq, state)
+        created = Created(Snapshot(_game_info(game, seats, seq), state),
+                          [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
+    return created
+
+
+def _append(session: Session, game: store.Game, seq: int, seat: int, action: dict[str, Any],
+            source: str, before: Any) -> tuple[Any, AppliedAction]:
+    """Apply and append one action at ``seq + 1``; hooks run in the same transaction."""
+    after, events = engine.apply_action(before, seat, action)
+    store.append_action(session, game.id, seq + 1, seat, action, source)
+    hooks.after_action(session, game, seq + 1, seat, action, source, before, after, events)
+    return after, AppliedAction(seq + 1, seat, action, source, list(events))
+
+
+def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
+                    seats: list[store.Seat]) -> tuple[int, Any, list[AppliedAction]]:
+    """Let bots and absent seats act until a present human has to decide.
+
+    Bots choose with the engine's greedy bot, from an RNG seeded by the game's
+    seed and the step, so the log does not depend on timing. Absent seats
+    (R29, decided by ``hooks.is_absent``) get the engine's default action.
+    """
+    from app.engine import bots
+
+    strategy = _config("BOT_STRATEGY", "greedy")
+    limit = int(_config("MAX_AUTOMATIC_ACTIONS", 5000))
+    kinds = {s.index: s.kind for s in seats}
+    applied: list[AppliedAction] = []
+    for _ in range(limit):
+        view = _phase(state)
+        if view.get("phase") == "over" or game.status != "running":
+            break  # (a hook may have abandoned the game: R29, nobody plays it)
+        chosen: tuple[int, dict[str, Any], str] | None = None
+        for seat in view.get("to_act") or []:
+            if kinds.get(seat) == "bot":
+                rng = random.Random(f"{game.seed}:{seq + 1}")
+                chosen = (seat, bots.choose(strategy, state, seat, rng), "system")
+                break
+            if hooks.is_absent(session, game, seat):
+                default = engine.default_action(state, seat)
+                if default is not None:
+                    chosen = (seat, default, "timeout")
+                    break
+        if chosen is None:
+            break
+        seat, action, source = chosen
+        try:
+            state, item = _append(session, game, seq, seat, action, source, state)
+        except engine.IllegalAction:
+            # A bot bug must not block the humans: log it, play the first legal move.
+            log.exception("game %s: seat %s chose an illegal %r", game.id, seat, action)
+            fallback = engine.legal_actions(state, seat)[0]
+            state, item = _append(session, game, seq, seat, fallback, source, state)
+        seq += 1
+        applied.append(item)
+    else:
+        log.error("game %s: %d automatic actions in a row; stopping", game.id, limit)
+    return seq, state, applied
+
+
+def _finish(session: Session, game: store.Game, seq: int, state: Any) -> None:
+    """Mark a finished game over and remember the state for the next request."""
+    if game.status == "running" and _phase(state).get("phase") == "over":
+        game.status = "over"
+        session.add(game)
+    store.write_cache(session, game.id, seq, state)
+
+
+def rotate_link(game_id: str, seat: int) -> str:
+    """Revoke every link of a seat and return its new token."""
+    with write_session() as session:
+        _get_game(session, game_id)
+        row = session.get(store.Seat, (str(game_id), seat))
+        if row is None:
+            raise NotFound("There is no such seat in this game.")
+        row.token_version += 1
+        session.add(row)
+        session.flush()
+        return tokens.seat_token(row.game_id, row.index, row.token_version)
+
+
+def request_fresh_link(game_id: str, seat: int | None = None, email: str | None = None) -> None:
+    """Someone asked for a seat's current link to be mailed to the seat's address.
+
+    The link goes only to the address on record, so asking reveals nothing
+    and cannot take a seat from anyone. The answer never says whether a seat
+    matched (no probing for addresses).
+    """
+    with write_session() as session:
+        game = session.get(store.Game, str(game_id))
+        if game is None:
+            return
+        seats = store.load_seats(session, game.id)
+        wanted = (email or "").strip().casefold()
+        for row in seats:
+            if row.kind != "human" or not row.email:
+                continue
+            if (seat is not None and row.index == seat) or (wanted and row.email.casefold() == wanted):
+                hooks.fresh_link_requested(session, game, row.index)
+                return
+
+
+def abandon_game(game_id: str) -> None:
+    """Stop a running game for good (its log stays, and so does its replay)."""
+    with write_session() as session:
+        game = _get_game(session, game_id)
+        if game.status == "running":
+            game.status = "abandoned"
+            session.add(game)

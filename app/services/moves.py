@@ -1,0 +1,204 @@
+"""Moves: a seat's action(s) decided on step ``expected_seq``, checked, applied,
+appended and hooked in one transaction; a stale or repeated one gets a 409."""
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session
+
+from app import engine, store
+from app.engine import action_schema
+from app.db import read_session, write_session
+from app.services.errors import (
+    BadRequest, NotFound, Conflict, TooMany, Illegal, MOVED_ON, ALREADY_APPLIED,
+)
+from app.services.results import Snapshot, SeatAccess, AppliedAction, Submitted
+from app.services.gamelog import (
+    _same_action, _config, _game_info, _load_seats, _load_game, _open_seat,
+)
+from app.services.reading import load_state
+from app.services.games import _append, _play_automatic, _finish
+
+log = logging.getLogger("app.services")
+
+
+#: Steps one form may carry (a whole Twister or Underminer is a handful).
+MAX_STEPS_PER_POST = 16
+
+
+#: A seat may say "away" or "back" this many times an hour (each tells every
+#: other player): beyond it, 429 and nothing is stored.
+PRESENCE_PER_HOUR = 4
+
+
+def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, Any],
+                  expected_seq: int, seq: int) -> Conflict:
+    """Tell "already applied" (this very move is in the log) from "the game moved on"."""
+    row = store.action_at(session, game_id, expected_seq + 1)
+    if row is not None and row.seat == seat and _same_action(row.action, action):
+        return Conflict(ALREADY_APPLIED.format(step=row.seq), reason="already_applied",
+                        seq=seq)
+    return Conflict(MOVED_ON.format(what="another move was made", seq=seq),
+                    reason="moved_on", seq=seq)
+
+
+def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
+    """Refuse a seat's "away"/"back" beyond ``PRESENCE_PER_HOUR`` (config of the same name)."""
+    limit = int(_config("PRESENCE_PER_HOUR", PRESENCE_PER_HOUR))
+    since = store.utcnow() - timedelta(hours=1)
+    recent = [row for row in store.actions_since(session, game_id, seat, since)
+              if row.action.get("type") in action_schema.PRESENCE]
+    if len(recent) >= limit:
+        oldest = store.as_utc(recent[len(recent) - limit].created)  # the one to age out
+        wait = max(1, int((oldest + timedelta(hours=1) - store.utcnow()).total_seconds() // 60) + 1)
+        raise TooMany(f"You said you were away or back {len(recent)} times in the last hour, "
+                      f"and each time every other player is told. Please wait {wait} minutes "
+                      "before saying it again. Nothing was changed.", reason="presence")
+
+
+def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq: int,
+                  source: str = "player") -> Submitted:
+    """Apply one seat's action decided on position ``expected_seq``.
+
+    Raises ``Conflict`` when the game is no longer at ``expected_seq`` (or the
+    same move is already in the log), ``Illegal`` with the engine's words when
+    the rules forbid it, ``NotFound``/``BadRequest`` for nonsense. On any error
+    nothing is written.
+    """
+    return submit_actions(game_id, seat, [action], expected_seq, source)
+
+
+def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expected_seq: int,
+                   source: str = "player") -> Submitted:
+    """Apply several steps of one seat in a row, all or nothing (one form, one Twister).
+
+    The steps are appended at ``expected_seq + 1``, ``+ 2``...; if the engine
+    refuses any of them, nothing at all is written and ``Illegal`` says which
+    step failed. Bots and absent seats act only after the last step.
+    """
+    checked = _checked_actions(actions, expected_seq, source)
+    return _submit(lambda session: (str(game_id), seat, None, checked, expected_seq), source)
+
+
+def submit_by_link(token: str, read_move: Any,
+                   source: str = "player") -> tuple[SeatAccess, Submitted]:
+    """A move sent with a seat link: the link checked and the move applied in one
+    transaction (one session, the link's seats read once).
+
+    ``read_move()`` is called once the link is accepted (so a bad link is
+    refused before a bad body is) and returns ``(actions, expected_seq)``;
+    the rest is ``submit_actions``.
+    """
+    opened: list[SeatAccess] = []
+
+    def move_of(session: Session) -> tuple[str, int, list[store.Seat], list[dict[str, Any]], int]:
+        access, seats = _open_seat(session, token, with_rows=True)
+        opened.append(access)
+        actions, expected_seq = read_move()
+        return (access.game_id, access.seat, seats,
+                _checked_actions(actions, expected_seq, source), expected_seq)
+
+    result = _submit(move_of, source)
+    return opened[0], result
+
+
+def _checked_actions(actions: Any, expected_seq: Any, source: str) -> list[dict[str, Any]]:
+    """The steps of a submission as they will be stored, or the error that refuses them."""
+    if not isinstance(actions, list) or not actions:
+        raise BadRequest('Send at least one action, like {"type": "draw"}.')
+    if len(actions) > MAX_STEPS_PER_POST:
+        raise BadRequest(f"One form carries at most {MAX_STEPS_PER_POST} steps.")
+    for action in actions:
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise BadRequest('An action must be an object with a "type", like {"type": "draw"}.')
+    if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
+        raise BadRequest("expected_seq must be the step number the move was decided on.")
+    if source not in store.ACTION_SOURCES:
+        raise BadRequest(f"unknown source {source!r}")
+    checked = []
+    for step in actions:
+        try:
+            checked.append(action_schema.check(step))  # the schema decides what the log may hold
+        except action_schema.ActionRefused as exc:
+            raise Illegal(str(exc), reason="schema") from None
+    return json.loads(json.dumps(checked))  # plain JSON copies: what will be stored
+
+
+def _submit(move_of: Any, source: str) -> Submitted:
+    """The transaction of a submission. ``move_of(session)`` gives ``(game_id, seat,
+    seats or None, checked steps, expected_seq)``: a seat link's check reads the
+    seats itself, a caller that names the seat leaves them to be read here."""
+    where: dict[str, Any] = {}
+    try:
+        with write_session() as session:
+            game_id, seat, seats, actions, expected_seq = move_of(session)
+            action = actions[0]
+            where.update(game_id=game_id, seat=seat, action=action, expected_seq=expected_seq)
+            game, seq, state = _load_game(session, game_id)
+            if seats is None:
+                if not isinstance(seat, int) or not 0 <= seat < game.seats:
+                    raise NotFound("There is no such seat in this game.")
+                seats = _load_seats(session, game.id, with_rows=True)
+            if expected_seq != seq:
+                if expected_seq > seq:
+                    raise Conflict(f"This page is ahead of the game: step {expected_seq} has "
+                                   f"not happened (the game is at step {seq}).",
+                                   reason="ahead", seq=seq)
+                raise _conflict_for(session, game.id, seat, action, expected_seq, seq)
+            if game.status != "running":
+                raise Conflict(f"The game is {game.status}: no more moves can be made.",
+                               reason=game.status, seq=seq)
+            if source == "player" and any(step["type"] in action_schema.PRESENCE
+                                          for step in actions):
+                _check_presence_rate(session, game.id, seat)
+            mine: list[AppliedAction] = []
+            for number, step in enumerate(actions):
+                try:
+                    state, item = _append(session, game, seq, seat, step, source, state)
+                except engine.IllegalAction as exc:
+                    said = str(exc) or "That move is not allowed now."
+                    if len(actions) > 1:
+                        said = f"Step {number + 1} of {len(actions)}: {said} Nothing was changed."
+                    raise Illegal(said) from exc
+                except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+                    log.warning("engine rejected a malformed action %r: %r", step, exc)
+                    raise Illegal("That move is not understood: some of its fields are "
+                                  "missing or out of range.") from exc
+                seq += 1
+                mine.append(item)
+            seq, state, more = _play_automatic(session, game, seq, state, seats)
+            _finish(session, game, seq, state)
+            info = _game_info(game, seats, seq)
+        return Submitted(Snapshot(info, state), [*mine, *more])
+    except IntegrityError:
+        if not where:
+            raise
+        # Someone else appended the same step first: one row, and this answer.
+        with read_session() as session:
+            now = store.last_seq(session, where["game_id"])
+            if now <= where["expected_seq"]:  # not a race on the log: a real fault, say so
+                raise
+            raise _conflict_for(session, where["game_id"], where["seat"], where["action"],
+                                where["expected_seq"], now) from None
+    except OperationalError as exc:
+        if "locked" in str(exc).lower():  # SQLite's busy timeout ran out
+            raise Conflict("The game is busy with another move; please try again.",
+                           reason="busy") from None
+        raise
+
+
+def auto_pass(game_id: str, seat: int, expected_seq: int) -> Submitted | None:
+    """A deadline passed: apply the seat's default action (R29) decided on ``expected_seq``.
+
+    Returns None when the seat has nothing pending any more. A stale call
+    raises ``Conflict`` like any other late submission.
+    """
+    state = load_state(game_id)
+    default = engine.default_action(state, seat)
+    if default is None:
+        return None
+    return submit_action(game_id, seat, default, expected_seq, source="timeout")

@@ -1,0 +1,181 @@
+"""The read-only use cases: pages, the API's GETs, replays. Each opens one read
+session, which is always rolled back: reading never writes, not even the cache."""
+from __future__ import annotations
+
+from typing import Any
+
+from app import engine, store, tokens
+from app.db import read_session
+from app.services.errors import Forbidden, NotFound
+from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
+from app.services.gamelog import (
+    engine_seed, engine_options, _game_info, _get_game, _fresh_state, _load_game,
+    _seat_access, _open_seat,
+)
+
+
+def snapshot(game_id: str) -> Snapshot:
+    """The game and its current state (read only: never writes, not even the cache)."""
+    with read_session() as session:
+        game, seq, state = _load_game(session, game_id)
+        return Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+
+
+def load_state(game_id: str) -> Any:
+    """The current engine state of a game (opaque: pass it to ``engine.view``)."""
+    return snapshot(game_id).state
+
+
+def open_seat(token: str) -> SeatAccess:
+    """Check a seat link: it must be ours, name an existing seat, and be current.
+
+    A replaced (revoked) link raises ``Forbidden`` with ``game_id`` and
+    ``seat`` in its details, so the 403 page can offer to mail a fresh link.
+    """
+    with read_session() as session:
+        return _seat_access(session, token)
+
+
+def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
+    """A checked seat link and its game, read in one session."""
+    with read_session() as session:
+        access, seats = _open_seat(session, token)
+        game, seq, state = _load_game(session, access.game_id)
+        return access, Snapshot(_game_info(game, seats, seq), state)
+
+
+def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
+    """A seat page's reading in one read session: the link checked once, the game, and
+    whatever ``read(session, access)`` adds (the table's clocks, the mail box)."""
+    with read_session() as session:
+        access, seats = _open_seat(session, token)
+        game, seq, state = _load_game(session, access.game_id)
+        snap = Snapshot(_game_info(game, seats, seq), state)
+        return access, snap, read(session, access) if read is not None else None
+
+
+def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
+    """The public page's reading in one read session: the game and ``read(session, game_id)``."""
+    with read_session() as session:
+        game, seq, state = _load_game(session, game_id)
+        snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+        return snap, read(session, game.id) if read is not None else None
+
+
+def current_seq(game_id: str) -> int:
+    """How far a game is (its last step), for pages that poll for news: one small query."""
+    with read_session() as session:
+        step = store.game_seq(session, str(game_id))
+    if step is None:
+        raise NotFound("There is no game with this id.")
+    return step
+
+
+def game_info(game_id: str) -> GameInfo:
+    """The public facts of a game, without computing its state."""
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        return _game_info(game, store.load_seats(session, game.id),
+                          store.last_seq(session, game.id))
+
+
+def seat_tokens(game_id: str) -> list[str]:
+    """The current link token of every seat (for the lobby's result page and the CLI)."""
+    with read_session() as session:
+        _get_game(session, game_id)
+        return [tokens.seat_token(s.game_id, s.index, s.token_version)
+                for s in store.load_seats(session, game_id)]
+
+
+def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
+                  first: int = 0, last: int | None = None) -> dict[str, Any]:
+    """The game step by step: one frame per action, each built from a view.
+
+    ``seat`` given: every frame is that seat's view at that step, so a
+    running game's replay shows only what the seat could see then. ``seat``
+    None: the spectator's view. ``reveal`` (only once the game is over): all
+    cards open, and the seed and the full log so anyone can re-derive the deal.
+    ``first``..``last`` (inclusive step numbers) limit the frames returned:
+    a whole four-round game is a few hundred frames of full views.
+    """
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        seats = store.load_seats(session, game.id)
+        rows = store.load_actions(session, game.id)
+        info = _game_info(game, seats, rows[-1].seq if rows else 0)
+        state = _fresh_state(game)
+        seed, seat_count, options = game.seed, game.seats, engine_options(game.options or {})
+        rules = game.rules_version
+        log_pairs = [(row.seq, row.seat, dict(row.action), row.source) for row in rows]
+    over = info.status == "over"
+    if reveal and not over:
+        raise Forbidden("All cards are shown only once the game is over.", reason="running")
+    if seat is not None and not 0 <= seat < len(info.seats):
+        raise NotFound("There is no such seat in this game.")
+
+    def look(state: Any) -> dict[str, Any]:
+        if reveal:
+            return engine.view(state, None, reveal=True)
+        return engine.view(state, seat)
+
+    last = info.seq if last is None else min(last, info.seq)
+    first = max(0, first)
+    frames = []
+    if first == 0:
+        frames.append({"step": 0, "seat": None, "source": None, "action": None,
+                       "events": [], "text": [], "view": look(state)})
+    for seq, actor, action, source in log_pairs:
+        if seq > last:
+            break
+        state, events = engine.apply_action(state, actor, action)
+        if seq < first:
+            continue
+        shown = over or (seat is not None and actor == seat)
+        frames.append({
+            "step": seq, "seat": actor, "source": source,
+            "action": action if shown else None,
+            "events": events,
+            "text": [engine.describe(event, info.names) for event in events],
+            "view": look(state),
+        })
+    result: dict[str, Any] = {"game": info.public(), "seat": seat, "reveal": reveal,
+                              "steps": info.seq, "frames": frames}
+    if over:
+        result["log"] = [[actor, action] for _, actor, action, _ in log_pairs]
+        result["how_to_verify"] = (
+            f"sha256('{seed}') is {info.commitment}, the commitment shown since the game "
+            f"began. engine.replay({seat_count}, {engine_seed(seed)!r}, log, "
+            f"options={options!r}, rules={rules}) rebuilds every deal and every move "
+            f"(under rules version {rules}, the one the game was created with).")
+    return result
+
+
+def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:
+    """Every step of a game in one line, without building a single view.
+
+    The replay viewer needs the whole list (rounds, the moves of a round, the
+    last step) but shows one frame; ``replay_frames(first=n, last=n)`` builds
+    that frame. This replays the log once and only describes the public
+    events, which is what every viewer (seat or spectator) is told anyway.
+    Step 0 is the deal of round 1; a step's round is the round the table is
+    in after it (a step that deals the next round belongs to that round).
+    """
+    with read_session() as session:
+        game = _get_game(session, game_id)
+        seats = store.load_seats(session, game.id)
+        rows = store.load_actions(session, game.id)
+        info = _game_info(game, seats, rows[-1].seq if rows else 0)
+        state = _fresh_state(game)
+        pairs = [(row.seq, row.seat, dict(row.action)) for row in rows]
+    lines = [StepLine(0, 1, None, "The cards are dealt.", False)]
+    round_no, over = 1, False
+    for seq, actor, action in pairs:
+        state, events = engine.apply_action(state, actor, action)
+        for event in events:
+            if event.get("type") == "round_start" and isinstance(event.get("round"), int):
+                round_no = event["round"]
+            elif event.get("type") == "game_over":
+                over = True
+        text = " ".join(engine.describe(event, info.names) for event in events)
+        lines.append(StepLine(seq, round_no, actor, text, over))
+    return info, lines

@@ -1,0 +1,129 @@
+"""What callers get back from the use cases: public facts, never an email or a
+token of someone else; a game's state leaves only through ``engine.view``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from app import engine, tokens
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """The public side of a seat: never the email, never the token."""
+
+    index: int
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game as anyone may see it. ``seed`` is None until the game is over."""
+
+    id: str
+    name: str
+    status: str
+    created: datetime
+    options: dict[str, Any]
+    seats: tuple[SeatInfo, ...]
+    commitment: str
+    seed: str | None
+    seq: int
+    #: The rules version the game is played under (docs/rules.md, "Rules versions").
+    rules: int = 1
+
+    @property
+    def names(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+    def public(self) -> dict[str, Any]:
+        """JSON-safe summary for pages and the API."""
+        return {
+            "id": self.id, "name": self.name, "status": self.status,
+            "created": self.created.isoformat(), "options": self.options,
+            "seats": [{"index": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
+            "names": self.names, "commitment": self.commitment, "seed": self.seed,
+            "seq": self.seq, "rules": self.rules,
+        }
+
+
+@dataclass
+class Snapshot:
+    """A game and its current (server-side, opaque) state."""
+
+    game: GameInfo
+    state: Any
+
+    @property
+    def seq(self) -> int:
+        return self.game.seq
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The only way out of the state: the engine's view for ``seat``."""
+        return engine.view(self.state, seat)
+
+
+@dataclass(frozen=True)
+class SeatAccess:
+    """A checked seat link: this token opens this seat of this game."""
+
+    game_id: str
+    seat: int
+    version: int
+    token: str
+
+    @property
+    def csrf(self) -> str:
+        return tokens.csrf_token(self.game_id, self.seat, self.version)
+
+
+@dataclass(frozen=True)
+class AppliedAction:
+    """One action appended by a call, with the events it caused."""
+
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    source: str
+    events: list[dict[str, Any]]
+
+
+@dataclass
+class Submitted:
+    """The outcome of ``submit_action``: what was appended and the position after it."""
+
+    snapshot: Snapshot
+    applied: list[AppliedAction] = field(default_factory=list)
+
+    @property
+    def seq(self) -> int:
+        return self.snapshot.seq
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [event for item in self.applied for event in item.events]
+
+
+@dataclass
+class Created:
+    """A new game and the token of each seat (bots get one too, unused)."""
+
+    snapshot: Snapshot
+    tokens: list[str]
+
+    @property
+    def game_id(self) -> str:
+        return self.snapshot.game.id
+
+
+@dataclass(frozen=True)
+class StepLine:
+    """One step of a game for a replay's navigation: its round and its events in words."""
+
+    step: int
+    round: int
+    seat: int | None
+    text: str
+    over: bool
