@@ -63,7 +63,7 @@ def _games(app, count: int) -> list:
 
 
 def _replies(app, games: list) -> list[tuple[str, bytes]]:
-    from app.inbound.address import reply_address
+    from app.mail.reply_address import reply_address
 
     out = []
     with app.app_context():

@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from mailparser_reply import EmailReplyParser
 from mailparser_reply.constants import MAIL_LANGUAGES
 
-from app.inbound.commands import Parsed, parse
+from app.mail.commands import Parsed, parse
 
 #: How many lines of the newest reply are searched for a command.
 LINES_LOOKED_AT = 12

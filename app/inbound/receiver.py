@@ -16,7 +16,8 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
-from app.inbound import address, inbox, worker
+from app.inbound import inbox, worker
+from app.mail import reply_address as address
 
 log = logging.getLogger("app.inbound")
 

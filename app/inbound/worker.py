@@ -38,8 +38,8 @@ from app import services, store, tokens
 from app.db import read_session
 from app.deadlines import as_utc
 from app.inbound import reading
-from app.inbound.commands import Parsed
-from app.inbound.menu import build as build_menu
+from app.mail.commands import Parsed
+from app.mail.menu import build as build_menu
 from app.inbound.models import ANSWERED, APPLIED, IGNORED, PENDING, InboxMessage
 from app.mail import compose, notify
 from app.mail.notify import setting
@@ -251,7 +251,7 @@ def _unchanged_for(ref: tokens.ReplyRef, action: dict[str, Any],
 
 
 def _token(message: EmailMessage, rcpt: list[str]) -> str | None:
-    from app.inbound.address import token_in
+    from app.mail.reply_address import token_in
     return token_in(reading.addressed_to(message, rcpt))
 
 

@@ -25,10 +25,11 @@ from typing import Any, Iterable
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from app.deadlines import as_utc
-from app.engine.summary import last_summary
-from app.mail.layout import inline_styles
 from app.engine import words
 from app.engine.describe import event_sentence
+from app.engine.summary import last_summary
+from app.mail.layout import inline_styles
+from app.mail.menu import build as build_menu  # issue 11: the moves as reply commands
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 NAME_LIMIT = 60
@@ -252,7 +253,6 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
     has_decision = seat in (view.get("to_act") or [])
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
-    from app.inbound.menu import build as build_menu  # issue 11: the moves as reply commands
     subject = subject_for(game, what)
     menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
     return replace(render(

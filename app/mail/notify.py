@@ -140,7 +140,7 @@ class Context:
         signed with the seat's token version, so a rotation retires it with the link."""
         if seat not in (view.get("to_act") or []):
             return None
-        from app.inbound.address import reply_address
+        from app.mail.reply_address import reply_address
         return reply_address(self.id, seat, self.seats[seat].token_version,
                              int(view.get("step") or 0))
 

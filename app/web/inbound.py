@@ -17,8 +17,9 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import deadlines as dl
 from app.db import get_engine
-from app.inbound import commands, inbox, menu, worker
-from app.inbound.address import mail_domain
+from app.inbound import inbox, worker
+from app.mail import commands, menu
+from app.mail.reply_address import mail_domain
 
 bp = Blueprint("inbound", __name__)
 

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from app import engine
-from app.inbound import commands, menu
+from app.mail import commands, menu
 from app.inbound.reading import command_of, html_to_text, message_of
 from tests.schema_drift import drift
 

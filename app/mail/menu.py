@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from app.inbound.commands import command_for
+from app.mail.commands import command_for
 
 #: Up to this many choices of one kind are listed one by one.
 LIST_LIMIT = 8
