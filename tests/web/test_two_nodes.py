@@ -32,7 +32,9 @@ import sqlalchemy as sa
 from tests.conftest import TEST_DATABASE_URL
 from tests.mail.conftest import SmtpServer, free_port
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres,
+              pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgresql"),
+                                 reason="needs TEST_DATABASE_URL (PostgreSQL)")]
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -101,8 +103,6 @@ def play_by_links(nodes: list[Node], tokens: list[str], seed: int) -> int:
 @pytest.fixture
 def shared_schema(database_url):
     """A PostgreSQL schema of its own (tests/conftest.py), shared by every process here."""
-    if not TEST_DATABASE_URL:
-        pytest.skip("needs TEST_DATABASE_URL (PostgreSQL)")
     return database_url
 
 
