@@ -39,9 +39,7 @@ def set_mode(game_id: str, seat: int, mode: str) -> str:
     if mode not in MAIL_MODES:
         raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
     with write_session() as session:
-        if session.get(store.Seat, (str(game_id), int(seat))) is None:
-            raise services.NotFound("There is no such seat in this game.")
-        row = notify.seat_mail(session, str(game_id), int(seat))
+        row = _seat_mail_row(session, game_id, seat)
         row.mode = mode
         row.updated_at = dl.now()
         session.add(row)
@@ -49,6 +47,13 @@ def set_mode(game_id: str, seat: int, mode: str) -> str:
             dl.close_open(session, str(game_id), dl.now(), "cancelled", seat=int(seat),
                           kinds=(dl.DIGEST,))
     return mode
+
+
+def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:
+    """The seat's mail row, to change in this transaction; ``NotFound`` for no such seat."""
+    if session.get(store.Seat, (str(game_id), int(seat))) is None:
+        raise services.NotFound("There is no such seat in this game.")
+    return notify.seat_mail(session, str(game_id), int(seat))
 
 
 def check_zone(name: str) -> str:
@@ -65,9 +70,7 @@ def set_time_zone(game_id: str, seat: int, name: str) -> str:
     """Store the seat's time zone (deadlines in mails and pages are shown in it)."""
     name = check_zone(name)
     with write_session() as session:
-        if session.get(store.Seat, (str(game_id), int(seat))) is None:
-            raise services.NotFound("There is no such seat in this game.")
-        row = notify.seat_mail(session, str(game_id), int(seat))
+        row = _seat_mail_row(session, game_id, seat)
         row.time_zone = name
         row.updated_at = dl.now()
         session.add(row)

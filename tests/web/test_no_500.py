@@ -12,17 +12,7 @@ from tests.conftest import PEOPLE
 from tests.web.test_pages import lobby_form
 
 
-@pytest.fixture
-def game(app):
-    players = [{"name": name, "email": email} for name, email in PEOPLE[:2]]
-    return services.create_game(players, seed="99")
-
-
-@pytest.fixture
-def unchanged(db):
-    before = db.dump()
-    yield
-    assert db.dump() == before
+from tests.web.test_bad_input import game, unchanged  # noqa: E402,F401  (shared fixtures)
 
 
 def in_words(answer, status: int) -> str:
