@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from app import engine, services
-from tests.conftest import PEOPLE
 from tests.web.test_pages import lobby_form
 
 
