@@ -87,6 +87,15 @@ def seat_tokens(game_id: str) -> list[str]:
                 for s in store.load_seats(session, game_id)]
 
 
+def _whole_log(session: Any, game_id: str) -> tuple[Any, list[Any], GameInfo, Any]:
+    """A game read for replaying it from the start: its row, every logged action,
+    its public info and the state dealt before the first action."""
+    game = _get_game(session, game_id)
+    seats = store.load_seats(session, game.id)
+    rows = store.load_actions(session, game.id)
+    return game, rows, _game_info(game, seats, rows[-1].seq if rows else 0), _fresh_state(game)
+
+
 def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
                   first: int = 0, last: int | None = None) -> dict[str, Any]:
     """The game step by step: one frame per action, each built from a view.
@@ -99,11 +108,7 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
     a whole four-round game is a few hundred frames of full views.
     """
     with read_session() as session:
-        game = _get_game(session, game_id)
-        seats = store.load_seats(session, game.id)
-        rows = store.load_actions(session, game.id)
-        info = _game_info(game, seats, rows[-1].seq if rows else 0)
-        state = _fresh_state(game)
+        game, rows, info, state = _whole_log(session, game_id)
         seed, seat_count, options = game.seed, game.seats, engine_options(game.options or {})
         rules = game.rules_version
         log_pairs = [(row.seq, row.seat, dict(row.action), row.source) for row in rows]
@@ -161,11 +166,7 @@ def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:
     in after it (a step that deals the next round belongs to that round).
     """
     with read_session() as session:
-        game = _get_game(session, game_id)
-        seats = store.load_seats(session, game.id)
-        rows = store.load_actions(session, game.id)
-        info = _game_info(game, seats, rows[-1].seq if rows else 0)
-        state = _fresh_state(game)
+        game, rows, info, state = _whole_log(session, game_id)
         pairs = [(row.seq, row.seat, dict(row.action)) for row in rows]
     lines = [StepLine(0, 1, None, "The cards are dealt.", False)]
     round_no, over = 1, False
