@@ -31,6 +31,8 @@ from app.engine.summary import last_summary
 from app.mail.layout import inline_styles
 from app.mail.menu import build as build_menu  # issue 11: the moves as reply commands
 
+#: What every subject starts with, and the name a game gets when nobody names it.
+BRAND = "Silver Eye"
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 NAME_LIMIT = 60
 
@@ -75,7 +77,10 @@ class GameInfo:
 
     @property
     def title(self) -> str:
-        return clean_name(self.name) or f"game {self.id}"
+        """The game's name, or its id when it has none of its own (the lobby's
+        default name is the brand, which every subject already starts with)."""
+        name = clean_name(self.name)
+        return name if name and name != BRAND else f"game {self.id}"
 
     @property
     def label(self) -> str:
@@ -83,8 +88,8 @@ class GameInfo:
         name, and the id is what the lobby, the fresh-link form and a reply ask for."""
         if not self.id:
             return self.title
-        if not clean_name(self.name):
-            return f"game {self.id}"
+        if self.title == f"game {self.id}":
+            return self.title
         return f"{self.title} (game {self.id})"
 
 
@@ -198,7 +203,7 @@ def render(template: str, subject: str, **context: Any) -> Mail:
 
 
 def subject_for(game: GameInfo, what: str) -> str:
-    return clean_name(f"Silver Eye · {game.title}: {what}", limit=200)
+    return clean_name(f"{BRAND} · {game.title}: {what}", limit=200)
 
 
 def subject_words(pending: str | None) -> str:
@@ -289,7 +294,7 @@ def summary_words(view: dict[str, Any], names: list[str],
 def round_mail(game: GameInfo, seat: int, view: dict[str, Any], round_no: int, *,
                link: str, unsubscribe: str) -> Mail:
     """Everyone's mail at a round's end: how the round was scored, and the totals."""
-    return render("round_end", subject_for(game, f"round {round_no} is over"),
+    return render("round_end", subject_for(game, f"Round {round_no} is over"),
                   game=game, seat=seat, name=game.names[seat], round=round_no,
                   scores=scores_info(view, game.names), village=village_info(view, seat),
                   summary=summary_words(view, game.names, round_no),

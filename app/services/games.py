@@ -15,6 +15,7 @@ from app import engine, hooks, store, tokens
 from app import options as game_options
 from app.db import write_session
 from app.mail import addresses
+from app.mail.compose import BRAND
 from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
 from app.services.gamelog import (
@@ -114,7 +115,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         if form_token_id is not None and not store.use_form_token(
                 session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
             raise BadRequest(FORM_USED)
-        game = store.Game(name=name or "Silver Eye", options=options, seed=seed,
+        game = store.Game(name=name or BRAND, options=options, seed=seed,
                           commitment=commitment_of(seed), seats=len(cleaned),
                           created_by=creator or None, rules_version=state.rules)
         session.add(game)
