@@ -274,7 +274,8 @@ def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
     stmt = (update(Deadline)
             .where(col(Deadline.game_id) == game_id, col(Deadline.done_at).is_(None),
                    col(Deadline.kind).in_(list(kinds)))
-            .values(done_at=now, outcome=outcome))
+            .values(done_at=now, outcome=outcome)
+            .execution_options(synchronize_session=False))  # no Deadline is held as an object
     if seat is not None:
         stmt = stmt.where(col(Deadline.seat) == seat)
     return session.exec(stmt).rowcount  # type: ignore[call-overload]

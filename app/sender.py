@@ -26,7 +26,8 @@ from app import engine, services, store
 from app.db import get_engine, read_session
 from app.mail import outbox
 from app.mail.backends import MailBackend, backend_from_config
-from app.mail.compose import decision_of
+from app.mail import notify
+from app.mail.compose import Mail, decision_of
 from app.mail.models import PENDING, Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
 
@@ -72,6 +73,20 @@ def still_holds(row: Outbox) -> bool:
             and decision_of(status, seat) == said.get("decision"))
 
 
+def compose_late(row: Outbox, now: datetime) -> Mail | None:
+    """The turn mail of a row that waited out its grace period, composed now
+    (``still_holds`` has just said the seat still faces its decision)."""
+    if row.game_id is None or row.seat is None:
+        return None
+    state = services.load_state(row.game_id)
+    with read_session() as session:
+        game = session.get(store.Game, row.game_id)
+        if game is None:
+            return None
+        return notify.late_turn_mail(session, game, int(row.seat), state, row.announces or {},
+                                     now)
+
+
 def per_address_cap() -> int | None:
     cap = int(float(setting("MAIL_PER_ADDRESS_PER_HOUR", DEFAULT_PER_ADDRESS_PER_HOUR)))
     return cap if cap > 0 else None
@@ -91,7 +106,8 @@ def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None
         cap = per_address_cap()
         while True:
             part = outbox.send_due(get_engine(app), backend, now, sender=sender,
-                                   still_holds=still_holds, per_address_hour=cap)
+                                   still_holds=still_holds, compose_late=compose_late,
+                                   per_address_hour=cap)
             for name in ("claimed", "sent", "retried", "failed", "superseded", "held"):
                 setattr(total, name, getattr(total, name) + getattr(part, name))
             if part.claimed < outbox.BATCH:

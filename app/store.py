@@ -9,6 +9,7 @@ whenever it is missing, unreadable or behind.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 import secrets
@@ -141,18 +142,22 @@ class UsedFormToken(SQLModel, table=True):
 
 # -- the log -----------------------------------------------------------------
 
-def append_action(session: Session, game_id: str, seq: int, seat: int,
-                  action: dict[str, Any], source: str = "player") -> Action:
-    """Insert action ``seq`` of a game and flush, so a clash raises here.
+_INSERT_ACTION = sa.insert(Action.__table__)  # type: ignore[attr-defined]
 
-    Raises ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists.
+
+def append_action(session: Session, game_id: str, seq: int, seat: int,
+                  action: dict[str, Any], source: str = "player") -> None:
+    """Insert action ``seq`` of a game at once (one Core INSERT), so a clash raises here.
+
+    Raises ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists. Not
+    an ORM object: nothing reads the row back in the transaction that wrote
+    it, and the unit of work cost more than the insert on every move.
     """
     if source not in ACTION_SOURCES:
         raise ValueError(f"unknown action source {source!r}")
-    row = Action(game_id=game_id, seq=seq, seat=seat, action=dict(action), source=source)
-    session.add(row)
-    session.flush()
-    return row
+    session.connection().execute(_INSERT_ACTION, {
+        "game_id": game_id, "seq": seq, "seat": seat, "action": dict(action),
+        "source": source, "created": utcnow()})
 
 
 def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Action]:
@@ -235,20 +240,29 @@ def read_cache(session: Session, game_id: str) -> tuple[int, Any] | None:
 def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
     """Remember ``state`` as the state after action ``seq`` of the game.
 
-    One upsert statement: the blob (kilobytes) is never read back just to be
-    overwritten.
+    One upsert statement, built once per dialect: the blob (kilobytes) is
+    never read back just to be overwritten.
     """
     blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    values = {"game_id": game_id, "seq": seq, "state": blob,
-              "engine_version": ENGINE_VERSION, "updated": utcnow()}
-    statement = dialect_insert(session, StateCache).values(**values)
-    statement = statement.on_conflict_do_update(
-        index_elements=["game_id"],
-        set_={key: statement.excluded[key] for key in values if key != "game_id"})
-    session.execute(statement)
+    session.connection().execute(_cache_upsert(session.get_bind().dialect.name), {
+        "game_id": game_id, "seq": seq, "state": blob, "engine_version": ENGINE_VERSION,
+        "updated": utcnow()})
     held = session.identity_map.get(identity_key(StateCache, game_id))
     if held is not None:  # an object loaded earlier must not flush its old blob back
         session.expunge(held)
+
+
+@functools.cache
+def _cache_upsert(dialect: str) -> Any:
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    statement = insert(StateCache.__table__)  # type: ignore[attr-defined]
+    return statement.on_conflict_do_update(
+        index_elements=["game_id"],
+        set_={key: statement.excluded[key] for key in ("seq", "state", "engine_version",
+                                                        "updated")})
 
 
 def dialect_insert(session: Session, table: Any) -> Any:

@@ -28,9 +28,6 @@ import os
 import random
 import secrets
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -40,13 +37,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bench.processes import HOST, CpuMeter, backends, gunicorn, tree
+
 GAMES = 8                 # games played at once, one client thread each
 SEATS = 3
 BASELINE_PER_THREAD = 250
 MAX_MOVES_PER_GAME = 3000
-STARTUP_SECONDS = 30
-HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _pg_url() -> str:
@@ -57,12 +53,6 @@ def _pg_url() -> str:
 def _with_schema(url: str, schema: str) -> str:
     parsed = sa.engine.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
     return parsed.render_as_string(hide_password=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
 
 
 def _ms(samples: list[float], q: float) -> float:
@@ -87,30 +77,47 @@ class Client:
         return response.status, json.loads(payload or b"null"), elapsed
 
 
-def play_game(port: int, tokens: list[str], seed: int,
-              kinds: list[str] | None = None) -> list[float]:
-    """Play one game to its end over HTTP; return the latency of every move's POST
-    (and, into ``kinds``, the type of each move)."""
+def play_game(port: int, tokens: list[str], seed: int, kinds: list[str] | None = None,
+              one_request: bool = False, counts: dict[str, int] | None = None) -> list[float]:
+    """Play one game to its end over HTTP; return the latency of every move.
+
+    Two requests per move (``one_request=False``): the mover GETs its legal
+    actions, then POSTs one; the latency is the POST's. One request per move:
+    each seat keeps the view its last answer carried (a POST's answer has the
+    seat's new view and legal actions), so a seat that goes on with its own
+    turn only POSTs; a seat whose view is older than the game (someone else
+    moved since) fetches it first, once, as its page would when told it is
+    its turn. Then the latency is the whole move, fetch included, and
+    ``counts`` adds up the requests of each kind.
+    """
     client, rng, latencies = Client(port), random.Random(seed), []
     status, state, _ = client.call("GET", f"/api/play/{tokens[0]}")
     assert status == 200, state
     seq, to_act, round_no = state["seq"], state["view"]["to_act"], state["view"]["round"]
+    known: dict[int, tuple[int, list[Any]]] = {}  # seat -> (seq, legal actions) it holds
+    counts = counts if counts is not None else {}
     for _ in range(MAX_MOVES_PER_GAME):
         if not to_act:
             break
         seat = rng.choice(to_act)
-        status, legal, _ = client.call("GET", f"/api/play/{tokens[seat]}/actions")
-        assert status == 200 and legal["seq"] == seq, legal
-        action = rng.choice(legal["legal_actions"])
+        fetched = 0.0
+        if not one_request or known.get(seat, (-1, []))[0] != seq:
+            status, legal, fetched = client.call("GET", f"/api/play/{tokens[seat]}/actions")
+            assert status == 200 and legal["seq"] == seq, legal
+            known[seat] = (seq, legal["legal_actions"])
+            counts["GET"] = counts.get("GET", 0) + 1
+        action = rng.choice(known[seat][1])
         status, answer, elapsed = client.call(
             "POST", f"/api/play/{tokens[seat]}/actions", {"action": action, "expected_seq": seq})
         assert status == 200, answer
-        latencies.append(elapsed)
+        counts["POST"] = counts.get("POST", 0) + 1
+        latencies.append(elapsed + (fetched if one_request else 0.0))
         if kinds is not None:
             kinds.append((action["type"], round_no))
         seq = answer["seq"]
         if answer["game"]["status"] != "running":
             break
+        known[seat] = (seq, answer["view"].get("legal_actions", []))
         to_act, round_no = answer["view"]["to_act"], answer["view"]["round"]
     else:
         raise RuntimeError("a benchmark game did not end")
@@ -170,6 +177,43 @@ def _line(label: str, samples: list[float], wall: float) -> str:
             f"p50 {_ms(samples, 0.50):7.2f} ms  p99 {_ms(samples, 0.99):7.2f} ms")
 
 
+#: The gunicorn setups compared in one run: the sync workers the Procfile had,
+#: and threads in each worker with keep-alive (a sync worker closes every
+#: connection after one answer, and sits idle while its request waits on
+#: PostgreSQL). The last one is the production setup the rest is measured on.
+SETUPS = [
+    ("sync, 2 workers", ["--workers", "2"]),
+    ("gthread, 2 workers x 4 threads", ["--workers", "2", "--worker-class", "gthread",
+                                         "--threads", "4", "--keep-alive", "30"]),
+]
+
+
+class Section:
+    """One measured section: client threads at work, and the CPU it cost."""
+
+    def __init__(self, server_pid: int, admin: sa.engine.Engine, app_name: str) -> None:
+        self.server = CpuMeter(lambda: tree(server_pid))
+        self.database = CpuMeter(lambda: backends(admin, app_name))
+
+    def run(self, label: str, work: list[Any], unit: str = "moves") -> dict[str, Any]:
+        before = os.getloadavg()[0]
+        self.server.start()
+        self.database.start()
+        results, wall = in_threads(work)
+        server_cpu, database_cpu = self.server.stop(), self.database.stop()
+        flat = [x for each in results for x in each]
+        figures = {"label": label, "count": len(flat), "rate": len(flat) / wall,
+                   "p50": _ms(flat, 0.50), "p99": _ms(flat, 0.99),
+                   "server_ms": 1000 * server_cpu / len(flat),
+                   "database_ms": 1000 * database_cpu / len(flat),
+                   "load": (before, os.getloadavg()[0]), "each": results}
+        print(f"    {label:<34} {len(flat):>5} {unit:<8} {figures['rate']:7.1f}/s  "
+              f"p50 {figures['p50']:6.2f} ms  p99 {figures['p99']:6.2f} ms  "
+              f"CPU/{unit[:-1]}: server {figures['server_ms']:5.2f} ms, PostgreSQL "
+              f"{figures['database_ms']:5.2f} ms  (load {before:.2f} -> {figures['load'][1]:.2f})")
+        return figures
+
+
 def main() -> None:
     from app import create_app, services
     from app.db import get_engine, upgrade
@@ -180,94 +224,128 @@ def main() -> None:
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     url = _with_schema(base, schema)
-    port = _free_port()
+    app_name = f"silver-eye-{schema}"  # the server's connections, told from ours by name
+    server_url = sa.engine.make_url(url).update_query_dict(
+        {"application_name": app_name}).render_as_string(hide_password=False)
     secret = secrets.token_urlsafe(32)
     workdir = tempfile.mkdtemp(prefix="silver-eye-bench-")
-    env = dict(os.environ, DATABASE_URL=url, SECRET_KEY=secret, BENCH_ENDPOINTS="1",
-               BASE_URL=f"http://{HOST}:{port}", MAIL_BACKEND="file",
-               MAIL_DIR=str(Path(workdir) / "mail"))
-    server = None
+    env = dict(os.environ, DATABASE_URL=server_url, SECRET_KEY=secret, BENCH_ENDPOINTS="1",
+               MAIL_BACKEND="file", MAIL_DIR=str(Path(workdir) / "mail"))
+    app = None
     try:
         upgrade(url)
         app = create_app({"DATABASE_URL": url, "SECRET_KEY": secret,
                           "INSTANCE_PATH": str(Path(workdir) / "instance")})
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"{HOST}:{port}",
-             "--log-level", "warning", "app:create_app()"],
-            cwd=ROOT, env=env)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            try:
-                if Client(port).call("GET", "/api/openapi.json")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError("gunicorn did not start")
-            time.sleep(0.2)
-
         people = [{"name": f"P{i}", "email": f"p{i}@example.com"} for i in range(SEATS)]
-        with app.app_context():
-            games = [services.create_game(people, {"memory": False}, seed=str(1000 + g))
-                     for g in range(GAMES)]
-            bench_games = [services.create_game(people, seed=str(9000 + g)) for g in range(GAMES)]
-            for game in bench_games:  # the baseline writes its rows into these only
-                services.abandon_game(game.game_id)
 
-        print(f"HTTP benchmark: gunicorn -w 2 on PostgreSQL, {GAMES} games of {SEATS} seats "
-              f"played at once ({GAMES} client threads, keep-alive, {HOST})")
-        moves, move_wall = in_threads(
-            [lambda g=g: play_game(port, games[g].tokens, g) for g in range(GAMES)])
-        flat = [x for game in moves for x in game]
-        inserts, insert_wall = in_threads(
-            [lambda g=g: baseline(port, bench_games[g].game_id, BASELINE_PER_THREAD)
-             for g in range(GAMES)])
-        flat_inserts = [x for thread in inserts for x in thread]
-        print(_line("submit action (POST)", flat, move_wall)
-              + "  [wall time includes each move's GET of legal actions]")
-        print(_line("baseline: one insert", flat_inserts, insert_wall))
+        def new_games(first_seed: int, abandoned: bool = False) -> list[Any]:
+            with app.app_context():
+                made = [services.create_game(people, {"memory": False}, seed=str(first_seed + g))
+                        for g in range(GAMES)]
+                for game in made if abandoned else []:  # the baseline writes its rows here
+                    services.abandon_game(game.game_id)
+            return made
 
-        with app.app_context():
-            single = services.create_game(people, {"memory": False}, seed="4242")
-        alone_kinds: list[str] = []
-        alone = play_game(port, single.tokens, 4242, alone_kinds)
-        first = [x for game in moves + [alone] for x in game[:10]]
-        last = [x for game in moves + [alone] for x in game[-10:]]
-        lengths = sorted(len(game) for game in moves + [alone])
-        print(f"  complete 4-round games ({len(lengths)}, {lengths[0]}-{lengths[-1]} actions): "
-              f"first ten actions p50 {_ms(first, 0.5):.2f} ms, last ten p50 "
-              f"{_ms(last, 0.5):.2f} ms (ratio {_ms(last, 0.5) / _ms(first, 0.5):.2f})")
-        middle = len(alone) // 2
-        print(f"  one game alone ({len(alone)} actions, no other load): first ten p50 "
-              f"{_ms(alone[:10], 0.5):.2f} ms, middle ten {_ms(alone[middle:middle + 10], 0.5):.2f}"
-              f" ms, last ten {_ms(alone[-10:], 0.5):.2f} ms (the last ones end the game: "
-              f"final scores and result mails)")
-        # like with like: a draw costs less than a move that hands the turn on (and mails)
-        # the views carry this round's and the last round's public log, so cost may move
-        # within a round but must not grow from round to round: compare the same place
-        for round_no in (2, 3, 4):
-            times = [t for t, (_, r) in zip(alone, alone_kinds) if r == round_no]
-            print(f"    round {round_no}: first ten p50 {_ms(times[:10], 0.5):.2f} ms, "
-                  f"last ten p50 {_ms(times[-10:], 0.5):.2f} ms ({len(times)} actions)")
-        for kind in ("draw", "discard", "exchange"):
-            times = [t for t, (k, _) in zip(alone[:-1], alone_kinds[:-1]) if k == kind]
-            if len(times) >= 20:
-                print(f"    same move, early vs late: '{kind}' first ten p50 {_ms(times[:10], 0.5):.2f} ms,"
-                      f" last ten p50 {_ms(times[-10:], 0.5):.2f} ms"
-                      f" (ratio {_ms(times[-10:], 0.5) / _ms(times[:10], 0.5):.2f}, {len(times)} of them)")
-        open_pages(port, app, people)
+        print(f"HTTP benchmark: gunicorn on PostgreSQL, {GAMES} games of {SEATS} seats "
+              f"played at once ({GAMES} client threads, keep-alive, {HOST}); "
+              f"CPU read from /proc for the gunicorn processes and their PostgreSQL backends")
+        measured: dict[str, dict[str, Any]] = {}
+        for number, (label, args) in enumerate(SETUPS):
+            with gunicorn(env, args, lambda port: Client(port).call(
+                    "GET", "/api/openapi.json")[0] == 200) as (port, server):
+                print(f"  {label} ({' '.join(args)}):")
+                section = Section(server.pid, admin, app_name)
+                two, one, inserts = (new_games(1000 * (number + 1)), new_games(1000 * (number + 1)),
+                                     new_games(9000 + 100 * number, abandoned=True))
+                each_counts: list[dict[str, int]] = [{} for _ in range(GAMES)]
+                measured[label] = {
+                    "two": section.run("move = GET legal actions + POST", [
+                        lambda g=g: play_game(port, two[g].tokens, g) for g in range(GAMES)]),
+                    "one": section.run("move = POST (GET at turn start)", [
+                        lambda g=g: play_game(port, one[g].tokens, g, one_request=True,
+                                              counts=each_counts[g]) for g in range(GAMES)]),
+                    "insert": section.run("baseline: bare one-insert POST", [
+                        lambda g=g: baseline(port, inserts[g].game_id, BASELINE_PER_THREAD)
+                        for g in range(GAMES)], unit="requests"),
+                }
+                counts = {kind: sum(c.get(kind, 0) for c in each_counts) for kind in ("GET", "POST")}
+                print(f"      the one-request path sent {counts.get('POST', 0)} POSTs and "
+                      f"{counts.get('GET', 0)} GETs: "
+                      f"{(counts.get('POST', 0) + counts.get('GET', 0)) / max(1, counts.get('POST', 0)):.2f}"
+                      f" requests per move")
+                if number == len(SETUPS) - 1:
+                    rest_of_run(port, app, people, measured[label]["two"]["each"])
+        _compare(measured)
         get_engine(app).dispose()
     finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
         admin.dispose()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _compare(measured: dict[str, dict[str, Any]]) -> None:
+    """The ratios the issue sets goals on, each against figures of this very run."""
+    first, last = list(measured.values())[0], list(measured.values())[-1]
+    print("  same run, ratios:")
+    print(f"    {SETUPS[-1][0]} / {SETUPS[0][0]}, one-request moves/s: "
+          f"{last['one']['rate'] / first['one']['rate']:.2f}x")
+    for label, figures in measured.items():
+        print(f"    {label}: moves/s ÷ bare-insert requests/s: two requests "
+              f"{figures['two']['rate'] / figures['insert']['rate']:.2f}, one request "
+              f"{figures['one']['rate'] / figures['insert']['rate']:.2f}")
+    try:
+        from bench.peer_bench import run_peer
+    except ImportError:
+        print("    peer: bench/peer_bench.py is missing; no comparison")
+        return
+    peer = run_peer()
+    if not peer:
+        print("    peer: not run (see above)")
+        return
+    ours = last["one"]
+    print(f"    peer {peer.get('label', 'boardgame.io')}: {peer['rate']:.1f} moves/s, "
+          f"p50 {peer['p50']:.2f} ms, p99 {peer['p99']:.2f} ms, CPU/move server "
+          f"{peer['server_ms']:.2f} ms + PostgreSQL {peer['database_ms']:.2f} ms")
+    print(f"    ours ({SETUPS[-1][0]}, one request) ÷ peer: moves/s {ours['rate'] / peer['rate']:.2f}x, "
+          f"p99 {ours['p99']:.1f} vs {peer['p99']:.1f} ms, CPU/move server "
+          f"{ours['server_ms']:.2f} vs {peer['server_ms']:.2f} ms")
+
+
+def rest_of_run(port: int, app: Any, people: list[dict[str, str]],
+                played: list[list[float]]) -> None:
+    """Cost over a game's length, and open pages, on the production setup."""
+    from app import services
+
+    with app.app_context():
+        single = services.create_game(people, {"memory": False}, seed="4242")
+    alone_kinds: list[str] = []
+    alone = play_game(port, single.tokens, 4242, alone_kinds)
+    first = [x for game in played + [alone] for x in game[:10]]
+    last = [x for game in played + [alone] for x in game[-10:]]
+    lengths = sorted(len(game) for game in played + [alone])
+    print(f"  complete 4-round games ({len(lengths)}, {lengths[0]}-{lengths[-1]} actions): "
+          f"first ten POSTs p50 {_ms(first, 0.5):.2f} ms, last ten p50 "
+          f"{_ms(last, 0.5):.2f} ms (ratio {_ms(last, 0.5) / _ms(first, 0.5):.2f})")
+    print(f"  one game alone ({len(alone)} actions, no other load): first ten p50 "
+          f"{_ms(alone[:10], 0.5):.2f} ms, middle ten "
+          f"{_ms(alone[len(alone) // 2:len(alone) // 2 + 10], 0.5):.2f} ms, last ten "
+          f"{_ms(alone[-10:], 0.5):.2f} ms (the last ones end the game: final scores and "
+          f"result mails)")
+    # like with like: a draw costs less than a move that hands the turn on (and mails)
+    # the views carry this round's and the last round's public log, so cost may move
+    # within a round but must not grow from round to round: compare the same place
+    for round_no in (2, 3, 4):
+        times = [t for t, (_, r) in zip(alone, alone_kinds) if r == round_no]
+        print(f"    round {round_no}: first ten p50 {_ms(times[:10], 0.5):.2f} ms, "
+              f"last ten p50 {_ms(times[-10:], 0.5):.2f} ms ({len(times)} actions)")
+    for kind in ("draw", "discard", "exchange"):
+        times = [t for t, (k, _) in zip(alone[:-1], alone_kinds[:-1]) if k == kind]
+        if len(times) >= 20:
+            print(f"    same move, early vs late: '{kind}' first ten p50 {_ms(times[:10], 0.5):.2f} ms,"
+                  f" last ten p50 {_ms(times[-10:], 0.5):.2f} ms"
+                  f" (ratio {_ms(times[-10:], 0.5) / _ms(times[:10], 0.5):.2f}, {len(times)} of them)")
+    open_pages(port, app, people)
 
 
 PAGE_GETS = 150            # per client thread

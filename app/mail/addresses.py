@@ -11,6 +11,7 @@ game's creator is told (never a silent drop).
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any
 
@@ -25,7 +26,13 @@ class BadAddress(ValueError):
 
 def normalise(value: Any) -> str:
     """The address to store and send to, or ``BadAddress`` saying what is wrong."""
-    text = str(value if value is not None else "").strip()
+    return _normalised(str(value if value is not None else "").strip())
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalised(text: str) -> str:
+    """``normalise`` of a stripped string, remembered: every mail a move writes asks
+    again for the seat's stored address (a refusal raises, and is not remembered)."""
     if not text:
         raise BadAddress("It is empty.")
     if any(unicodedata.category(ch).startswith("C") for ch in text):

@@ -382,18 +382,25 @@ def decision_opened(session: Session, ctx: Context, seat: int, state: Any,
 def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | None,
          now: datetime, *, key: str, step: int, reminder: bool = False, digest: bool = False,
          delay: timedelta = timedelta(0)) -> bool:
-    view = engine.view(state, seat)
-    settings = seat_mail(session, ctx.id, seat)
-    mail = compose.turn_mail(ctx.info, seat, view, since_step=settings.last_acted_step,
-                             due=due, now=now, link=ctx.link(seat),
-                             unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
-                             digest=digest, zone=zone_of(settings.time_zone),
-                             reply_address=ctx.reply_address(seat, view))
-    kind = "reminder" if reminder else "digest" if digest else "turn"
-    announces = None if digest else announced_decision(engine.status(state), seat, step)
+    """Enqueue a seat's turn mail (or reminder, or digest) under ``key``.
+
+    A mail that waits out a grace period (``delay``) is composed when it
+    leaves (``late_turn_mail``, called by the sender): most never leave,
+    because the seat acts from its open page first, and composing them on the
+    move's path cost more than the rest of the move's mail work together.
+    """
     to = ctx.address(seat)
     if to is None:
         return False
+    kind = "reminder" if reminder else "digest" if digest else "turn"
+    announces = None if digest else announced_decision(engine.status(state), seat, step)
+    settings = seat_mail(session, ctx.id, seat)
+    if announces is not None and delay > timedelta(0):
+        announces["compose"] = {"due": dl.as_utc(due).isoformat() if due else None,
+                                "reminder": reminder}
+        mail = compose.Mail(subject=COMPOSED_AT_SEND, text="", html="")
+    else:
+        mail = _turn_mail(ctx, seat, state, settings, due, now, reminder=reminder, digest=digest)
     row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
                   to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
                   now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
@@ -402,6 +409,35 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
         settings.unsent_mail_id = row.id
         session.add(settings)
     return row is not None
+
+
+#: The subject an outbox row holds until its turn mail is composed at send time.
+COMPOSED_AT_SEND = "(composed when it is sent)"
+
+
+def _turn_mail(ctx: Context, seat: int, state: Any, settings: SeatMail, due: datetime | None,
+               now: datetime, *, reminder: bool = False, digest: bool = False) -> compose.Mail:
+    view = engine.view(state, seat)
+    return compose.turn_mail(ctx.info, seat, view, since_step=settings.last_acted_step,
+                             due=due, now=now, link=ctx.link(seat),
+                             unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
+                             digest=digest, zone=zone_of(settings.time_zone),
+                             reply_address=ctx.reply_address(seat, view))
+
+
+def late_turn_mail(session: Session, game: Any, seat: int, state: Any,
+                   announces: dict[str, Any], now: datetime) -> compose.Mail:
+    """A waiting turn mail, composed as it leaves, from the game as it stands then.
+
+    The sender calls this only after ``still_holds``: the seat has not acted
+    and faces the decision the row announces, so the mail says what it would
+    have said when it was enqueued, plus whatever the others did meanwhile.
+    """
+    ctx = Context.load(session, game)
+    said = announces.get("compose") or {}
+    due = datetime.fromisoformat(said["due"]) if said.get("due") else None
+    return _turn_mail(ctx, seat, state, seat_mail(session, ctx.id, seat), due, now,
+                      reminder=bool(said.get("reminder")))
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,

@@ -178,11 +178,15 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
              limit: int = BATCH, owner: str | None = None,
              on_sent: Callable[[Outbox], None] | None = None,
              still_holds: Callable[[Outbox], bool] | None = None,
+             compose_late: Callable[[Outbox, datetime], Mail | None] | None = None,
              per_address_hour: int | None = None) -> SendReport:
     """Send every due outbox row (up to ``limit``); each row at most once.
 
     ``still_holds(row)`` False: the row is marked ``superseded`` instead.
-    ``per_address_hour``: at most that many mails to one address an hour.
+    ``compose_late(row, now)``: the mail of a row enqueued without one (a turn mail
+    that waited out its grace period, ``composed_at_send``); what it returns
+    is stored in the row when it is sent. ``per_address_hour``: at most that
+    many mails to one address an hour.
     """
     now = as_utc(now)
     owner = owner or f"sender-{uuid.uuid4().hex[:16]}"
@@ -201,6 +205,18 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                         last_error="superseded: what it announced no longer held at send time")
                 report.superseded += 1
                 continue
+            written: dict[str, Any] = {}
+            if composed_at_send(row):
+                mail = compose_late(row, now) if compose_late is not None else None
+                if mail is None:  # nobody here can compose it: leave it to a sender that can
+                    _retry_or_fail(engine, row.id, owner, attempts, now,
+                                   RuntimeError("this sender cannot compose the mail"), report)
+                    continue
+                written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
+                           "headers": {**(row.headers or {}),
+                                       **({"Reply-To": mail.reply_to} if mail.reply_to else {})}}
+                for name, value in written.items():
+                    setattr(row, name, value)
             if per_address_hour is not None:
                 times = recent.setdefault(row.to, sent_in_last_hour(engine, row.to, now))
                 if len(times) >= per_address_hour:
@@ -231,13 +247,18 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                     broken = exc
             else:
                 _finish(engine, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
-                        last_error=None, held_until=None)
+                        last_error=None, held_until=None, **written)
                 report.sent += 1
                 if per_address_hour is not None:
                     recent.setdefault(row.to, []).append(now)
                 if on_sent is not None:
                     on_sent(row)
     return report
+
+
+def composed_at_send(row: Outbox) -> bool:
+    """Whether the row waits for its mail to be composed when it leaves."""
+    return bool((row.announces or {}).get("compose"))
 
 
 def _retry_or_fail(engine: Engine, row_id: int, owner: str, attempts: int, now: datetime,

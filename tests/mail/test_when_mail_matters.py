@@ -21,7 +21,7 @@ from app import clock, engine, services
 from app import deadlines as dl
 from app.db import get_engine
 from app.engine import bots
-from app.mail import compose, outbox
+from app.mail import compose, notify, outbox
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 
 from .conftest import is_turn
@@ -351,3 +351,63 @@ def test_subjects_say_what_is_asked():
                 current=1)
     assert compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
                              unsubscribe="u").subject.endswith("Round 4 · place your Nelly")
+
+
+def turn_rows(app: Any) -> list[Outbox]:
+    with Session(get_engine(app)) as session:
+        return list(session.exec(select(Outbox).where(Outbox.kind == "turn")
+                                 .order_by(Outbox.id)))
+
+
+def test_a_waiting_turn_mail_is_not_composed_and_one_superseded_never_is(graced, new_game):
+    """Deal two seats; both peek at once. The turn mails wait out the grace period
+    without a body (composing them is the dearest part of a move's mail work)."""
+    gid = new_game(seats=2, seed="12345").game_id
+    waiting = turn_rows(graced)
+    assert len(waiting) == 2
+    assert all(row.subject == notify.COMPOSED_AT_SEND and row.text == "" for row in waiting)
+    assert all(row.announces["compose"]["due"] for row in waiting)
+    # the first seat peeks within the grace period: its mail is superseded, never composed
+    snap = services.snapshot(gid)
+    mover = waited_on(gid)[0]
+    with dl.at(T0 + timedelta(seconds=30)):
+        services.submit_action(gid, mover, engine.legal_actions(snap.state, mover)[0], snap.seq)
+    mailbox = CheckingMailbox()
+    clock.send_mail_due(graced, T0 + GRACE + timedelta(seconds=1), backend=mailbox)
+    rows = {row.seat: row for row in turn_rows(graced)}
+    assert rows[mover].status == SUPERSEDED and rows[mover].text == ""
+    assert [m["To"].addresses[0].addr_spec for m in mailbox.turn_mails()] == [
+        ADDRESS_OF[1 - mover]]
+
+
+def test_a_turn_mail_composed_as_it_leaves_is_the_mail_the_seat_would_have_got(
+        graced, new_game):
+    """The other seat waits: its mail is composed at send time from the game as it
+    stands then, names its decision and the seat's link, and the row keeps what went out."""
+    gid = new_game(seats=2, seed="12345").game_id
+    snap = services.snapshot(gid)
+    mover, waiter = waited_on(gid)[0], waited_on(gid)[1]
+    with dl.at(T0 + timedelta(seconds=30)):
+        services.submit_action(gid, mover, engine.legal_actions(snap.state, mover)[0], snap.seq)
+    mailbox = CheckingMailbox()
+    clock.send_mail_due(graced, T0 + GRACE + timedelta(seconds=1), backend=mailbox)
+    [mail] = mailbox.turn_mails()
+    assert mailbox.stale == [] and mailbox.checked == 1
+    row = {row.seat: row for row in turn_rows(graced)}[waiter]
+    assert row.status == SENT and str(mail["Subject"]) == row.subject != notify.COMPOSED_AT_SEND
+    text = mail.get_body(("plain",)).get_content()
+    assert text.strip() == row.text.strip()
+    assert "/play/" in text and row.html
+    assert str(mail["Reply-To"]) == row.headers["Reply-To"]
+    # what the seat would have got at once with no grace period: the same words
+    fresh = notify._turn_mail(
+        *_context_and_settings(graced, gid, waiter), due=None, now=T0, reminder=False)
+    assert SUBJECT.search(str(mail["Subject"])).group(2) == SUBJECT.search(fresh.subject).group(2)
+
+
+def _context_and_settings(app: Any, gid: str, seat: int) -> tuple[Any, ...]:
+    from app import store
+
+    with app.app_context(), Session(get_engine(app)) as session:
+        ctx = notify.Context.load(session, session.get(store.Game, gid))
+        return ctx, seat, services.load_state(gid), notify.seat_mail(session, gid, seat)

@@ -1,0 +1,115 @@
+"""Servers a benchmark starts, and the CPU they spend.
+
+A rate alone hides where the time went: a server that answers fewer moves per
+second may be waiting on the database, or on the client that shares its two
+cores. So the HTTP and peer benchmarks read the CPU seconds of the server's
+processes and of the PostgreSQL backends serving it from ``/proc`` before and
+after each measured section, and divide by the moves made.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import sqlalchemy as sa
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of one process so far (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and its children (gunicorn's master and its workers; node alone)."""
+    found = [pid]
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid:
+            found.append(int(entry))
+    return found
+
+
+def backends(admin: sa.engine.Engine, application_name: str) -> list[int]:
+    """The PostgreSQL backend processes of connections named ``application_name``."""
+    with admin.connect() as conn:
+        return [row[0] for row in conn.execute(
+            sa.text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"),
+            {"name": application_name})]
+
+
+class CpuMeter:
+    """CPU spent by a changing set of processes between ``start()`` and ``stop()``.
+
+    ``pids()`` is asked at both ends: a process that appeared meanwhile counts
+    from zero, one that left takes its CPU with it (rare: pools keep their
+    connections, workers live as long as the server)."""
+
+    def __init__(self, pids: Callable[[], list[int]]) -> None:
+        self.pids = pids
+        self.before: dict[int, float] = {}
+
+    def start(self) -> None:
+        self.before = {pid: cpu_seconds(pid) for pid in self.pids()}
+
+    def stop(self) -> float:
+        return sum(cpu_seconds(pid) - self.before.get(pid, 0.0) for pid in self.pids())
+
+
+def load() -> str:
+    return "load %.2f" % os.getloadavg()[0]
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], args: list[str], ready: Callable[[int], bool],
+             startup_seconds: float = 30) -> Iterator[tuple[int, subprocess.Popen[Any]]]:
+    """``gunicorn args 'app:create_app()'`` on a free port, once ``ready(port)``."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", *args, "--bind", f"{HOST}:{port}",
+         "--log-level", "warning", "app:create_app()"],
+        cwd=ROOT, env=dict(env, BASE_URL=f"http://{HOST}:{port}"))
+    try:
+        deadline = time.monotonic() + startup_seconds
+        while True:
+            try:
+                if ready(port):
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError(f"gunicorn {' '.join(args)} did not start")
+            time.sleep(0.2)
+        yield port, server
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
