@@ -275,6 +275,17 @@ def dialect_insert(session: Session, table: Any) -> Any:
     return insert(table)
 
 
+@functools.cache
+def _game_with_cache() -> Any:
+    """The query of ``read_game``, built once (every request about a game asks it)."""
+    return (select(Game, StateCache, Action)
+            .outerjoin(StateCache, sa.and_(StateCache.game_id == Game.id,  # type: ignore[arg-type]
+                                           StateCache.engine_version == ENGINE_VERSION))
+            .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
+                                       Action.seq >= StateCache.seq))
+            .where(Game.id == sa.bindparam("game_id")).order_by(Action.seq))
+
+
 def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, Any] | None,
                                                        list[Action]]:
     """The game, its cached state and the log from the cache's ``seq`` on, in one query.
@@ -284,13 +295,7 @@ def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, A
     cache still matches the log. A missing, foreign-version or unreadable
     cache gives None (and no actions): the caller replays the whole log.
     """
-    query = (select(Game, StateCache, Action)
-             .outerjoin(StateCache, sa.and_(StateCache.game_id == Game.id,  # type: ignore[arg-type]
-                                            StateCache.engine_version == ENGINE_VERSION))
-             .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
-                                        Action.seq >= StateCache.seq))
-             .where(Game.id == game_id).order_by(Action.seq))
-    rows = list(session.exec(query))
+    rows = list(session.exec(_game_with_cache(), params={"game_id": game_id}))
     if not rows:
         return None, None, []
     game, cache = rows[0][0], rows[0][1]

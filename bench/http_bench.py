@@ -183,6 +183,7 @@ def _line(label: str, samples: list[float], wall: float) -> str:
 #: PostgreSQL). The last one is the production setup the rest is measured on.
 SETUPS = [
     ("sync, 2 workers", ["--workers", "2"]),
+    ("sync, 3 workers", ["--workers", "3"]),
     ("gthread, 2 workers x 4 threads", ["--workers", "2", "--worker-class", "gthread",
                                          "--threads", "4", "--keep-alive", "30"]),
 ]

@@ -18,6 +18,7 @@ says until when, and the game shows it.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import smtplib
 import uuid
@@ -33,7 +34,6 @@ from app.deadlines import as_utc, transaction_memo
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
-from app.store import dialect_insert
 
 log = logging.getLogger(__name__)
 
@@ -75,23 +75,34 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
     headers["to_name"] = to_name
     if mail.reply_to:  # a turn mail's seat-and-step address (play by replying)
         headers["Reply-To"] = mail.reply_to
-    row = Outbox(game_id=game_id, seat=seat, kind=kind, to=to, subject=mail.subject,
-                 text=mail.text, html=mail.html, headers=headers,
-                 next_attempt_at=as_utc(due or now), created_at=as_utc(now),
-                 message_id=headers["Message-ID"], idempotency=idempotency,
-                 announces=announces)
-    values = {column.key: getattr(row, column.key) for column in Outbox.__table__.columns
-              if column.key != "id"}
+    values = {"game_id": game_id, "seat": seat, "kind": kind, "to": to,
+              "subject": mail.subject, "text": mail.text, "html": mail.html, "headers": headers,
+              "status": PENDING, "attempts": 0, "next_attempt_at": as_utc(due or now),
+              "lease_owner": None, "lease_until": None, "sent_at": None,
+              "message_id": headers["Message-ID"], "idempotency": idempotency,
+              "last_error": None, "created_at": as_utc(now), "announces": announces,
+              "held_until": None}
     # One statement: a key already in the outbox (an earlier call, or a racing
     # transaction) inserts nothing and says so, without a SELECT before it.
-    statement = (dialect_insert(session, Outbox).values(**values)
-                 .on_conflict_do_nothing(index_elements=["idempotency"])
-                 .returning(Outbox.id))  # type: ignore[arg-type]
-    row.id = session.execute(statement).scalar()
-    if row.id is None:
+    row_id = session.connection().execute(
+        _insert_once(session.get_bind().dialect.name), values).scalar()
+    if row_id is None:
         return None
     notify_senders(session)
-    return row  # not attached to the session: callers read it (its id), never change it
+    # not attached to the session: callers read it (its id), never change it
+    return Outbox(id=row_id, **values)
+
+
+@functools.cache
+def _insert_once(dialect: str) -> Any:
+    """``INSERT ... ON CONFLICT (idempotency) DO NOTHING RETURNING id``, built once."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    table = Outbox.__table__  # type: ignore[attr-defined]
+    return (insert(table).on_conflict_do_nothing(index_elements=["idempotency"])
+            .returning(table.c.id))
 
 
 #: The PostgreSQL channel a committing transaction notifies when it wrote mail.

@@ -6,12 +6,13 @@ The log is the truth; the cache is an optimisation trusted only when it fits
 the log (see ``_state_from``)."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 from typing import Any, Iterable
 
-from sqlalchemy import and_
+from sqlalchemy import and_, bindparam
 from sqlmodel import Session, select
 
 from app import deadlines as dl
@@ -94,17 +95,22 @@ def _load_seats(session: Session, game_id: str, with_rows: bool = False) -> list
     which the hooks of a move read for every seat (``deadlines.remembered``)."""
     if not with_rows:
         return store.load_seats(session, game_id)
-    query = (select(store.Seat, SeatMail, dl.SeatClock)
-             .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
-                                       SeatMail.seat == store.Seat.index))
-             .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
-                                           dl.SeatClock.seat == store.Seat.index))
-             .where(store.Seat.game_id == game_id).order_by(store.Seat.index))
-    rows = list(session.exec(query))
+    rows = list(session.exec(_seats_with_rows(), params={"game_id": game_id}))
     dl.remember_all(session, SeatMail, game_id, [row[1] for row in rows if row[1] is not None])
     dl.remember_all(session, dl.SeatClock, game_id,
                     [row[2] for row in rows if row[2] is not None])
     return [row[0] for row in rows]
+
+
+@functools.cache
+def _seats_with_rows() -> Any:
+    """The query of ``_load_seats(with_rows=True)``, built once (every move asks it)."""
+    return (select(store.Seat, SeatMail, dl.SeatClock)
+            .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
+                                      SeatMail.seat == store.Seat.index))
+            .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
+                                          dl.SeatClock.seat == store.Seat.index))
+            .where(store.Seat.game_id == bindparam("game_id")).order_by(store.Seat.index))
 
 
 def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:

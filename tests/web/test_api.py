@@ -146,3 +146,28 @@ def test_a_crash_is_answered_in_json_on_the_api_and_logged(app, client, monkeypa
     assert answer.get_json()["message"].startswith("Something went wrong on our side")
     assert "disk on fire" not in answer.get_data(as_text=True)
     assert "disk on fire" in caplog.text
+
+
+def test_a_moves_answer_leaves_out_the_history_the_client_decided_on(app, client, db):
+    """Ann draws: the answer is her new view without the round's log (she holds
+    it from the view she decided on), with what the move added in ``applied``;
+    ``?log=1`` gives the whole view, and a bad flag is a 400 that changes nothing."""
+    created = create(seed="555")
+    ann = created.tokens[0]
+    before = client.get(f"/api/play/{ann}").get_json()
+    action = before["view"]["legal_actions"][0]
+    refused = client.post(f"/api/play/{ann}/actions?log=yes",
+                          json={"action": action, "expected_seq": 0})
+    assert refused.status_code == 400 and "?log=" in refused.get_json()["message"]
+    assert db.count("action", game_id=created.game_id) == 0
+    body = post_move(client, ann, action, 0).get_json()
+    full = client.get(f"/api/play/{ann}").get_json()["view"]
+    assert "log" not in body["view"] and "previous_log" not in body["view"]
+    assert body["view"] == {k: v for k, v in full.items() if k not in ("log", "previous_log")}
+    assert [item["seq"] for item in body["applied"]] == [1] and body["applied"][0]["text"]
+    mover = created.tokens[body["view"]["to_act"][0]]
+    action = client.get(f"/api/play/{mover}/actions").get_json()["legal_actions"][0]
+    with_log = client.post(f"/api/play/{mover}/actions?log=1",
+                           json={"action": action, "expected_seq": 1}).get_json()
+    assert with_log["view"] == client.get(f"/api/play/{mover}").get_json()["view"]
+    assert with_log["view"]["log"]
