@@ -11,7 +11,10 @@ mover), the server's CPU time per move (the node process, from /proc) and
 PostgreSQL's (the backends serving the run's database, found through
 ``pg_stat_activity``), and the p50 of moves 1-10 beside moves 191-200: the
 peer rewrites a match's whole JSON log on every save, so its cost grows with
-the match.
+the match.  Under load the first and last moves also see the run ramp up and
+tail off, so one more match is played alone after the run and its moves 1-10,
+96-105 and 191-200 show the growth cleanly.  Two short warm-up matches before
+the run are not counted at all.
 
 The peer does less per move than ours (no signed-link check, rules a fraction
 of the size, no mail or deadline rows); see bench/peer/README.md.
@@ -180,9 +183,10 @@ def _drive(port: int, env: dict[str, str], server_pid: int, backends: BackendCPU
             if message.get("event") == "start":
                 server_start = _cpu_seconds(server_pid)
                 backends.start()
-            else:
+            elif message.get("event") == "end":
                 server_cpu = _cpu_seconds(server_pid) - server_start
                 pg_cpu = backends.stop()
+            else:
                 result = message
         drive.wait()
     finally:
@@ -259,6 +263,13 @@ def main() -> None:
           f"{result['moves']} moves in {result['wall_s']:.1f} s; "
           f"CPU of the node server and of {result['pg_backends']} PostgreSQL backends, "
           f"from the first move to the last)")
+    print(f"    one match alone ({result['alone_moves']} moves, no other load): moves 1-10 p50 "
+          f"{result['alone_first10_p50_ms']:.2f} ms, moves 96-105 "
+          f"{result['alone_middle10_p50_ms']:.2f} ms, moves 191-200 "
+          f"{result['alone_moves191_200_p50_ms']:.2f} ms (ratio "
+          f"{result['alone_moves191_200_p50_ms'] / result['alone_first10_p50_ms']:.2f}): each save "
+          f"rewrites the match's whole JSON log; under load the first and last moves also see "
+          f"the run's ramp up and tail off")
 
 
 if __name__ == "__main__":
