@@ -144,9 +144,13 @@ class BackendCPU:
         self._sample(first=True)
         self._thread.start()
 
-    def stop(self) -> float:
+    def close(self) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def stop(self) -> float:
+        self.close()
         self._sample()
         return sum(self.last[pid] - self.first[pid] for pid in self.last)
 
@@ -176,9 +180,11 @@ def _drive(port: int, env: dict[str, str], server_pid: int, backends: BackendCPU
                                  cwd=PEER, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
     timer = threading.Timer(DRIVE_SECONDS, drive.kill)
     timer.start()
-    server_start = result = None
+    server_start = server_cpu = pg_cpu = result = None
     try:
         for line in drive.stdout:
+            if not line.startswith("{"):
+                continue   # only our JSON lines matter (NODE_ENV=production keeps the rest quiet)
             message = json.loads(line)
             if message.get("event") == "start":
                 server_start = _cpu_seconds(server_pid)
@@ -191,9 +197,10 @@ def _drive(port: int, env: dict[str, str], server_pid: int, backends: BackendCPU
         drive.wait()
     finally:
         timer.cancel()
+        backends.close()
         if drive.poll() is None:
             drive.kill()
-    if drive.returncode != 0 or result is None:
+    if drive.returncode != 0 or result is None or server_cpu is None:
         raise RuntimeError(f"drive.js failed (exit {drive.returncode}):\n{_tail(log)}")
     return result, server_cpu, pg_cpu
 
