@@ -7,7 +7,7 @@ import sys
 
 SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench",
           "abuse": "bench.abuse_bench",
-          "reply": "bench.reply_bench", "prune": "bench.prune_bench"}
+          "reply": "bench.reply_bench", "prune": "bench.prune_bench", "peer": "bench.peer_bench"}
 
 
 def main(argv: list[str]) -> int:
