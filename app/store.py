@@ -203,8 +203,12 @@ def game_seq(session: Session, game_id: str) -> int | None:
 
 def load_seats(session: Session, game_id: str) -> list[Seat]:
     """The game's seats ordered by index."""
-    return list(session.exec(
-        select(Seat).where(Seat.game_id == game_id).order_by(Seat.index)))
+    return list(session.exec(_seats_of_game(), params={"game_id": game_id}))
+
+
+@functools.cache
+def _seats_of_game() -> Any:
+    return select(Seat).where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index)
 
 
 def games_created_by(session: Session, creator: str, since: datetime) -> int:
