@@ -76,8 +76,9 @@ def record_action(session: Session, game_id: str, seat: int, kind: str, source: 
     elif kind == "away":
         clock.absent = True
     elif source in ("player", "mail"):  # a person acted, on the page or by reply
-        clock.consecutive_timeouts = 0
-        clock.away_noticed = False
+        if clock.consecutive_timeouts or clock.away_noticed:  # (else nothing to flush)
+            clock.consecutive_timeouts = 0
+            clock.away_noticed = False
     elif source == "timeout" and not clock.absent:
         for row in dl.open_rows(session, game_id, seat, dl.DECISION):
             if row.fired_at is None:  # the first default of this window counts

@@ -110,12 +110,11 @@ def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: da
     mail announced, so that mail is superseded.
     """
     assert what.seat is not None
-    # Superseded first: its outbox UPDATE is sent at once, while the seat's mail
-    # row collects both changes (marker cleared, last step) into one UPDATE.
-    notify.supersede_unsent(session, ctx.id, what.seat, now)
-    mail_row = notify.seat_mail(session, ctx.id, what.seat)
-    mail_row.last_acted_step = what.seq
-    session.add(mail_row)
+    # The outbox row is superseded first; the seat's mail row then gets both
+    # changes (marker cleared, last step) in one UPDATE.
+    notify.supersede_unsent(session, ctx.id, what.seat, now, clear_marker=False)
+    dl.write_through(session, notify.seat_mail(session, ctx.id, what.seat),
+                     last_acted_step=what.seq, unsent_mail_id=None)
     absence.record_action(session, ctx.id, what.seat, what.kind, what.source, now)
 
 

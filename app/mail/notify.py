@@ -335,10 +335,13 @@ def _zone(session: Session, game_id: str, seat: int) -> str:
     return row.time_zone if row is not None else "UTC"
 
 
-def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime) -> int:
+def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *,
+                     clear_marker: bool = True) -> int:
     """Mark the seat's unsent decision mail ``superseded`` (the seat acted, or a
     newer mail replaces it). A row a sender holds right now is left to the
-    sender's own check at send time. Returns how many rows changed (0 or 1)."""
+    sender's own check at send time. Returns how many rows changed (0 or 1).
+    ``clear_marker=False``: the caller writes the seat's mail row itself, with
+    ``unsent_mail_id=None`` among its own changes (one UPDATE, not two)."""
     marker = seat_mail(session, game_id, seat)
     if marker.unsent_mail_id is None:
         return 0
@@ -349,8 +352,8 @@ def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime) -
                or_(col(Outbox.lease_until).is_(None), col(Outbox.lease_until) < now))
         .values(status=SUPERSEDED, last_error="superseded: the decision it announced changed")
         .execution_options(synchronize_session=False)).rowcount
-    marker.unsent_mail_id = None
-    session.add(marker)
+    if clear_marker:
+        dl.write_through(session, marker, unsent_mail_id=None)
     return changed
 
 
@@ -406,8 +409,7 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
                   now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
                   announces=announces)
     if row is not None and announces is not None:
-        settings.unsent_mail_id = row.id
-        session.add(settings)
+        dl.write_through(session, settings, unsent_mail_id=row.id)
     return row is not None
 
 
