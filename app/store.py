@@ -14,7 +14,7 @@ import hashlib
 import pickle
 import secrets
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
@@ -279,10 +279,20 @@ def dialect_insert(session: Session, table: Any) -> Any:
     return insert(table)
 
 
+class Logged(NamedTuple):
+    """An action row as read with the game: what replaying it needs, no ORM object."""
+
+    seq: int
+    seat: int
+    action: dict[str, Any]
+
+
 @functools.cache
 def _game_with_cache() -> Any:
-    """The query of ``read_game``, built once (every request about a game asks it)."""
-    return (select(Game, StateCache, Action)
+    """The query of ``read_game``, built once (every request about a game asks it).
+    The cache and the actions come back as columns: only the game is an object."""
+    return (select(Game, StateCache.seq.label("cache_seq"), StateCache.state,  # type: ignore[attr-defined]
+                   Action.seq.label("action_seq"), Action.seat, Action.action)  # type: ignore[attr-defined]
             .outerjoin(StateCache, sa.and_(StateCache.game_id == Game.id,  # type: ignore[arg-type]
                                            StateCache.engine_version == ENGINE_VERSION))
             .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
@@ -291,7 +301,7 @@ def _game_with_cache() -> Any:
 
 
 def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, Any] | None,
-                                                       list[Action]]:
+                                                       list[Logged]]:
     """The game, its cached state and the log from the cache's ``seq`` on, in one query.
 
     ``(game, (seq, state) or None, actions with seq >= the cache's)``: the
@@ -302,17 +312,15 @@ def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, A
     rows = list(session.exec(_game_with_cache(), params={"game_id": game_id}))
     if not rows:
         return None, None, []
-    game, cache = rows[0][0], rows[0][1]
-    actions = [row[2] for row in rows if row[2] is not None]
-    if cache is None:
+    game, cache_seq, blob = rows[0][0], rows[0][1], rows[0][2]
+    if cache_seq is None:
         return game, None, []
     try:
-        state = pickle.loads(cache.state)
+        state = pickle.loads(blob)
     except Exception:  # noqa: BLE001 - any unpickling failure means "rebuild"
         return game, None, []
-    finally:
-        session.expunge(cache)  # the blob is not kept in the session (see write_cache)
-    return game, (cache.seq, state), actions
+    return game, (cache_seq, state), [Logged(row[3], row[4], row[5]) for row in rows
+                                      if row[3] is not None]
 
 
 # -- the lobby's guards ------------------------------------------------------------

@@ -177,17 +177,20 @@ def _line(label: str, samples: list[float], wall: float) -> str:
             f"p50 {_ms(samples, 0.50):7.2f} ms  p99 {_ms(samples, 0.99):7.2f} ms")
 
 
-#: The gunicorn setups compared in one run. Threads with keep-alive, or a
-#: third worker to fill the gaps while a request waits on PostgreSQL, both
-#: measured below the Procfile's two sync workers on these two cores (the
-#: moves are CPU-bound and the GIL serialises a worker's threads; see
-#: docs/benchmarks.md). The last one is the production setup, which the rest
-#: of the run is measured on and the ratios are taken against.
+#: The gunicorn setups compared in one run. Sync workers close every
+#: connection after one answer (the client connects again for each request);
+#: threads share a worker's GIL, so on these two cores, where a move is
+#: CPU-bound, two workers of four threads each did worse than two sync
+#: workers. One thread per worker with keep-alive, and four workers so that
+#: one computes while another waits on PostgreSQL, did best (docs/benchmarks.md).
+#: The last setup is the Procfile's: the rest of the run is measured on it
+#: and the ratios are taken against it.
 SETUPS = [
+    ("sync, 2 workers (the Procfile before)", ["--workers", "2"]),
     ("gthread, 2 workers x 4 threads", ["--workers", "2", "--worker-class", "gthread",
                                          "--threads", "4", "--keep-alive", "30"]),
-    ("sync, 3 workers", ["--workers", "3"]),
-    ("sync, 2 workers (Procfile)", ["--workers", "2"]),
+    ("gthread, 4 workers x 1 thread (Procfile)", ["--workers", "4", "--worker-class", "gthread",
+                                                  "--threads", "1", "--keep-alive", "30"]),
 ]
 
 

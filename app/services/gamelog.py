@@ -124,7 +124,7 @@ def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:
 
 
 def _state_from(session: Session, game: store.Game, cached: tuple[int, Any] | None,
-                rows: list[store.Action]) -> tuple[int, Any]:
+                rows: list[store.Logged] | list[store.Action]) -> tuple[int, Any]:
     """The state after the cache's ``seq`` plus ``rows`` (the log from that ``seq``
     on), or, when they do not fit together, the whole log replayed."""
     if cached is not None:
