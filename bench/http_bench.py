@@ -183,14 +183,13 @@ def _line(label: str, samples: list[float], wall: float) -> str:
 #: CPU-bound, two workers of four threads each did worse than two sync
 #: workers. One thread per worker with keep-alive, and four workers so that
 #: one computes while another waits on PostgreSQL, did best (docs/benchmarks.md).
-#: The last setup is the Procfile's: the rest of the run is measured on it
-#: and the ratios are taken against it.
+#: The last setup is the Procfile's (no flags: gunicorn.conf.py): the rest
+#: of the run is measured on it and the ratios are taken against it.
 SETUPS = [
-    ("sync, 2 workers (the Procfile before)", ["--workers", "2"]),
+    ("sync, 2 workers (the Procfile before)", ["--workers", "2", "--worker-class", "sync"]),
     ("gthread, 2 workers x 4 threads", ["--workers", "2", "--worker-class", "gthread",
                                          "--threads", "4", "--keep-alive", "30"]),
-    ("gthread, 4 workers x 1 thread (Procfile)", ["--workers", "4", "--worker-class", "gthread",
-                                                  "--threads", "1", "--keep-alive", "30"]),
+    ("Procfile: gunicorn.conf.py, gthread, 4 workers x 1 thread", []),
 ]
 
 
@@ -262,7 +261,7 @@ def main() -> None:
         for number, (label, args) in enumerate(SETUPS):
             with gunicorn(env, args, lambda port: Client(port).call(
                     "GET", "/api/openapi.json")[0] == 200) as (port, server):
-                print(f"  {label} ({' '.join(args)}):")
+                print(f"  {label} ({' '.join(args) or 'gunicorn.conf.py'}):")
                 section = Section(server.pid, admin, app_name)
                 two, one, inserts = (new_games(1000 * (number + 1)), new_games(1000 * (number + 1)),
                                      new_games(9000 + 100 * number, abandoned=True))
