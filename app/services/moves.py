@@ -89,16 +89,16 @@ def submit_by_link(token: str, read_move: Any,
     """A move sent with a seat link: the link checked and the move applied in one
     transaction (one session, the link's seats read once).
 
-    ``read_move()`` is called once the link is accepted (so a bad link is
-    refused before a bad body is) and returns ``(actions, expected_seq)``;
-    the rest is ``submit_actions``.
+    ``read_move(access)`` is called once the link is accepted (so a bad link
+    is refused before a bad body is; a form checks its CSRF token there) and
+    returns ``(actions, expected_seq)``; the rest is ``submit_actions``.
     """
     opened: list[SeatAccess] = []
 
     def move_of(session: Session) -> tuple[str, int, list[store.Seat], list[dict[str, Any]], int]:
         access, seats = _open_seat(session, token, with_rows=True)
         opened.append(access)
-        actions, expected_seq = read_move()
+        actions, expected_seq = read_move(access)
         return (access.game_id, access.seat, seats,
                 _checked_actions(actions, expected_seq, source), expected_seq)
 

@@ -54,7 +54,7 @@ def legal_actions(token: str) -> Any:
 @bp.post("/play/<token>/actions")
 def submit(token: str) -> Any:
     """Make a move: ``{"action": {...}, "expected_seq": n}`` with n the step it was decided on."""
-    def read_move() -> tuple[list[Any], Any]:  # once the link is accepted
+    def read_move(_access: services.SeatAccess) -> tuple[list[Any], Any]:  # link accepted
         body = _json_body()
         if "action" not in body or "expected_seq" not in body:
             raise services.BadRequest('Both "action" and "expected_seq" are needed.')

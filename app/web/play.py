@@ -55,14 +55,19 @@ def seat_required(view: Callable[..., Any]) -> Callable[..., Any]:
             g.seat = _read_page(token)
         else:
             access = services.open_seat(token)
-            if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id,
-                                     access.seat, access.version):
-                raise services.Forbidden("This form was not made for your seat (or your link "
-                                         "was replaced). Reload your page and try again.",
-                                         reason="csrf")
+            _check_csrf(access)
             g.seat = SeatRequest(access)
         return view(**kwargs)
     return wrapped
+
+
+def _check_csrf(access: services.SeatAccess) -> None:
+    """A POST must carry the CSRF token of a form made for this very link."""
+    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
+                             access.version):
+        raise services.Forbidden("This form was not made for your seat (or your link "
+                                 "was replaced). Reload your page and try again.",
+                                 reason="csrf")
 
 
 def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) -> Any:
@@ -139,16 +144,25 @@ def _expected_seq(form: Any) -> int:
 
 
 @bp.post("/play/<token>/act")
-@seat_required
-def act() -> Any:
-    """Submit a move (one or several steps), then back to the page (POST-redirect-GET)."""
-    access = g.seat.access
-    expected_seq = _expected_seq(request.form)
-    steps = _posted_actions(request.form, access.seat)
+def act(token: str) -> Any:
+    """Submit a move (one or several steps), then back to the page (POST-redirect-GET).
+
+    Not ``seat_required``: the link is checked inside the move's own
+    transaction (``services.submit_by_link``, one session for the check and
+    the move), and the form's CSRF token right after it, before the body is
+    read."""
+    steps: list[dict[str, Any]] = []
+
+    def read_move(access: services.SeatAccess) -> tuple[list[dict[str, Any]], int]:
+        _check_csrf(access)
+        expected_seq = _expected_seq(request.form)
+        steps[:] = _posted_actions(request.form, access.seat)
+        return steps, expected_seq
+
     try:
-        done = services.submit_actions(access.game_id, access.seat, steps, expected_seq)
+        access, done = services.submit_by_link(token, read_move)
     except (services.Illegal, services.Conflict) as exc:
-        return render_seat(_read_page(access.token), exc.message, exc.status)
+        return render_seat(_read_page(token), exc.message, exc.status)
     names = done.snapshot.game.names
     after = done.snapshot.view(access.seat)
     said = move_result([(item.action, item.events) for item in done.applied[:len(steps)]],
