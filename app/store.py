@@ -13,6 +13,7 @@ import functools
 import hashlib
 import pickle
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple
 
@@ -204,6 +205,28 @@ def game_seq(session: Session, game_id: str) -> int | None:
 def load_seats(session: Session, game_id: str) -> list[Seat]:
     """The game's seats ordered by index."""
     return list(session.exec(_seats_of_game(), params={"game_id": game_id}))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """What a link check and a game's public info read of a seat: no ORM object."""
+
+    index: int
+    name: str
+    kind: str
+    token_version: int
+
+
+def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
+    """The game's seats for reading only (a GET's link check), ordered by index."""
+    return [SeatRow(*row) for row in session.connection().execute(
+        _seat_columns(), {"game_id": game_id})]
+
+
+@functools.cache
+def _seat_columns() -> Any:
+    return (sa.select(Seat.index, Seat.name, Seat.kind, Seat.token_version)  # type: ignore[arg-type]
+            .where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index))
 
 
 @functools.cache

@@ -286,6 +286,17 @@ def _address_row(session: Session, address: str) -> AddressMail | None:
     return memo[address]
 
 
+def remember_addresses(session: Session, rows: dict[str, AddressMail | None]) -> None:
+    """Register address rows read by the caller's own query (the services read
+    them with a move's seats; None: the address has none), so ``_address_row``
+    asks no more. A stored address that is not in its checked form is left
+    out: it is looked up under that form when asked."""
+    memo = dl.transaction_memo(session).setdefault("address_rows", {})
+    for stored, row in rows.items():
+        if checked_or_none(stored) == stored:
+            memo.setdefault(stored, row)
+
+
 def address_mail(session: Session, address: str) -> AddressMail:
     """The address's row of preferences across games, created on first use."""
     row = _address_row(session, address)

@@ -17,7 +17,8 @@ from sqlmodel import Session, select
 
 from app import deadlines as dl
 from app import engine, store, tokens
-from app.mail.models import SeatMail
+from app.mail import notify
+from app.mail.models import AddressMail, SeatMail
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
 
@@ -55,7 +56,8 @@ def _config(key: str, default: Any) -> Any:
         return default
 
 
-def _game_info(game: store.Game, seats: Iterable[store.Seat], seq: int) -> GameInfo:
+def _game_info(game: store.Game, seats: Iterable[store.Seat | store.SeatRow],
+               seq: int) -> GameInfo:
     return GameInfo(
         id=game.id, name=game.name, status=game.status, created=game.created,
         options=dict(game.options or {}),
@@ -91,25 +93,28 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
 
 
 def _load_seats(session: Session, game_id: str, with_rows: bool = False) -> list[store.Seat]:
-    """The game's seats; ``with_rows``: in the same query their mail and clock rows,
-    which the hooks of a move read for every seat (``deadlines.remembered``)."""
+    """The game's seats; ``with_rows``: in the same query their mail and clock rows
+    and their address's preferences, which the hooks of a move read for every
+    seat (``deadlines.remembered``, ``notify.remember_addresses``)."""
     if not with_rows:
         return store.load_seats(session, game_id)
     rows = list(session.exec(_seats_with_rows(), params={"game_id": game_id}))
     dl.remember_all(session, SeatMail, game_id, [row[1] for row in rows if row[1] is not None])
     dl.remember_all(session, dl.SeatClock, game_id,
                     [row[2] for row in rows if row[2] is not None])
+    notify.remember_addresses(session, {row[0].email: row[3] for row in rows if row[0].email})
     return [row[0] for row in rows]
 
 
 @functools.cache
 def _seats_with_rows() -> Any:
     """The query of ``_load_seats(with_rows=True)``, built once (every move asks it)."""
-    return (select(store.Seat, SeatMail, dl.SeatClock)
+    return (select(store.Seat, SeatMail, dl.SeatClock, AddressMail)
             .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
                                       SeatMail.seat == store.Seat.index))
             .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
                                           dl.SeatClock.seat == store.Seat.index))
+            .outerjoin(AddressMail, AddressMail.address == store.Seat.email)
             .where(store.Seat.game_id == bindparam("game_id")).order_by(store.Seat.index))
 
 
@@ -152,7 +157,7 @@ def _seat_access(session: Session, token: str) -> SeatAccess:
 
 
 def _open_seat(session: Session, token: str,
-               with_rows: bool = False) -> tuple[SeatAccess, list[store.Seat]]:
+               with_rows: bool = False) -> tuple[SeatAccess, list[Any]]:
     """The checks of ``open_seat``, and every seat of the link's game (one query:
     the callers need the seats anyway, and the link's seat is among them).
     ``with_rows``: a move follows, so the seats' mail and clock rows come along."""
@@ -161,7 +166,10 @@ def _open_seat(session: Session, token: str,
     except tokens.BadToken:
         raise Forbidden("This link is not valid: it may have been cut short or changed. "
                         "Use the link from your most recent email.", reason="invalid")
-    seats = _load_seats(session, str(ref.game), with_rows)
+    # a move reads the seats as objects with their mail and clock rows; a
+    # read-only request needs four columns of each
+    seats: list[Any] = (_load_seats(session, str(ref.game), with_rows=True) if with_rows
+                        else store.seat_rows(session, str(ref.game)))
     seat = next((row for row in seats if row.index == ref.seat), None)
     if seat is None:
         raise Forbidden("This link does not open any seat here.", reason="unknown")
