@@ -110,11 +110,7 @@ def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: da
     mail announced, so that mail is superseded.
     """
     assert what.seat is not None
-    # The outbox row is superseded first; the seat's mail row then gets both
-    # changes (marker cleared, last step) in one UPDATE.
-    notify.supersede_unsent(session, ctx.id, what.seat, now, clear_marker=False)
-    dl.write_through(session, notify.seat_mail(session, ctx.id, what.seat),
-                     last_acted_step=what.seq, unsent_mail_id=None)
+    notify.seat_acted(session, ctx.id, what.seat, what.seq, now)
     absence.record_action(session, ctx.id, what.seat, what.kind, what.source, now)
 
 

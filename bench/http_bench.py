@@ -32,8 +32,9 @@ import tempfile
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import sqlalchemy as sa
 
@@ -223,50 +224,73 @@ class Section:
 
 
 def main() -> None:
-    from app import create_app, services
-    from app.db import get_engine, upgrade
+    print(f"HTTP benchmark: gunicorn on PostgreSQL, {GAMES} games of {SEATS} seats "
+          f"played at once ({GAMES} client threads, keep-alive, {HOST}); "
+          f"CPU read from /proc for the gunicorn processes and their PostgreSQL backends; "
+          f"each setup on a schema of its own")
+    measured: dict[str, dict[str, Any]] = {}
+    for number, (label, args) in enumerate(SETUPS):
+        measured[label] = measure_setup(label, args, last=number == len(SETUPS) - 1)
+    _compare(measured)
 
+
+@contextmanager
+def bench_schema() -> Iterator[tuple[str, str, sa.engine.Engine]]:
+    """A fresh schema (dropped afterwards): ``(url, server url, admin engine)``.
+
+    Every setup starts from empty tables, so one measured later does not pay
+    for the rows and dead tuples the earlier ones left (it did: by a tenth)."""
     base = _pg_url()
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(base, poolclass=sa.pool.NullPool)
     with admin.begin() as conn:
+        conn.exec_driver_sql("CHECKPOINT")  # what the last setup wrote is on disk now
         conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     url = _with_schema(base, schema)
-    app_name = f"silver-eye-{schema}"  # the server's connections, told from ours by name
-    server_url = sa.engine.make_url(url).update_query_dict(
-        {"application_name": app_name}).render_as_string(hide_password=False)
+    server_url = sa.engine.make_url(url).update_query_dict(  # its backends, told by name
+        {"application_name": f"silver-eye-{schema}"}).render_as_string(hide_password=False)
+    try:
+        yield url, server_url, admin
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+def measure_setup(label: str, args: list[str], last: bool) -> dict[str, Any]:
+    """Moves two ways and the bare insert on one gunicorn setup (and, ``last``,
+    the rest of the run on it)."""
+    from app import create_app, services
+    from app.db import get_engine, upgrade
+
     secret = secrets.token_urlsafe(32)
     workdir = tempfile.mkdtemp(prefix="silver-eye-bench-")
-    env = dict(os.environ, DATABASE_URL=server_url, SECRET_KEY=secret, BENCH_ENDPOINTS="1",
-               MAIL_BACKEND="file", MAIL_DIR=str(Path(workdir) / "mail"))
-    app = None
     try:
-        upgrade(url)
-        app = create_app({"DATABASE_URL": url, "SECRET_KEY": secret,
-                          "INSTANCE_PATH": str(Path(workdir) / "instance")})
-        people = [{"name": f"P{i}", "email": f"p{i}@example.com"} for i in range(SEATS)]
+        with bench_schema() as (url, server_url, admin):
+            upgrade(url)
+            app = create_app({"DATABASE_URL": url, "SECRET_KEY": secret,
+                              "INSTANCE_PATH": str(Path(workdir) / "instance")})
+            people = [{"name": f"P{i}", "email": f"p{i}@example.com"} for i in range(SEATS)]
 
-        def new_games(first_seed: int, abandoned: bool = False) -> list[Any]:
-            with app.app_context():
-                made = [services.create_game(people, {"memory": False}, seed=str(first_seed + g))
-                        for g in range(GAMES)]
-                for game in made if abandoned else []:  # the baseline writes its rows here
-                    services.abandon_game(game.game_id)
-            return made
+            def new_games(first_seed: int, abandoned: bool = False) -> list[Any]:
+                with app.app_context():
+                    made = [services.create_game(people, {"memory": False},
+                                                 seed=str(first_seed + g)) for g in range(GAMES)]
+                    for game in made if abandoned else []:  # the baseline writes its rows here
+                        services.abandon_game(game.game_id)
+                return made
 
-        print(f"HTTP benchmark: gunicorn on PostgreSQL, {GAMES} games of {SEATS} seats "
-              f"played at once ({GAMES} client threads, keep-alive, {HOST}); "
-              f"CPU read from /proc for the gunicorn processes and their PostgreSQL backends")
-        measured: dict[str, dict[str, Any]] = {}
-        for number, (label, args) in enumerate(SETUPS):
+            two, one, inserts = new_games(1000), new_games(1000), new_games(9000, abandoned=True)
+            env = dict(os.environ, DATABASE_URL=server_url, SECRET_KEY=secret,
+                       BENCH_ENDPOINTS="1", MAIL_BACKEND="file",
+                       MAIL_DIR=str(Path(workdir) / "mail"))
+            app_name = sa.engine.make_url(server_url).query["application_name"]
             with gunicorn(env, args, lambda port: Client(port).call(
                     "GET", "/api/openapi.json")[0] == 200) as (port, server):
                 print(f"  {label} ({' '.join(args) or 'gunicorn.conf.py'}):")
-                section = Section(server.pid, admin, app_name)
-                two, one, inserts = (new_games(1000 * (number + 1)), new_games(1000 * (number + 1)),
-                                     new_games(9000 + 100 * number, abandoned=True))
+                section = Section(server.pid, admin, str(app_name))
                 each_counts: list[dict[str, int]] = [{} for _ in range(GAMES)]
-                measured[label] = {
+                figures = {
                     "two": section.run("move = GET legal actions + POST", [
                         lambda g=g: play_game(port, two[g].tokens, g) for g in range(GAMES)]),
                     "one": section.run("move = POST (GET at turn start)", [
@@ -276,20 +300,16 @@ def main() -> None:
                         lambda g=g: baseline(port, inserts[g].game_id, BASELINE_PER_THREAD)
                         for g in range(GAMES)], unit="requests"),
                 }
-                counts = {kind: sum(c.get(kind, 0) for c in each_counts) for kind in ("GET", "POST")}
-                print(f"      the one-request path sent {counts.get('POST', 0)} POSTs and "
-                      f"{counts.get('GET', 0)} GETs: "
-                      f"{(counts.get('POST', 0) + counts.get('GET', 0)) / max(1, counts.get('POST', 0)):.2f}"
-                      f" requests per move")
-                if number == len(SETUPS) - 1:
-                    rest_of_run(port, app, people, measured[label]["two"]["each"])
-        _compare(measured)
-        get_engine(app).dispose()
+                posts = sum(c.get("POST", 0) for c in each_counts)
+                gets = sum(c.get("GET", 0) for c in each_counts)
+                print(f"      the one-request path sent {posts} POSTs and {gets} GETs: "
+                      f"{(posts + gets) / max(1, posts):.2f} requests per move")
+                if last:
+                    rest_of_run(port, app, people, figures["two"]["each"])
+            get_engine(app).dispose()
     finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
         shutil.rmtree(workdir, ignore_errors=True)
+    return figures
 
 
 def _compare(measured: dict[str, dict[str, Any]]) -> None:

@@ -15,6 +15,7 @@ or the seat acting, supersedes an unsent one at once.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,7 +23,8 @@ from typing import Any
 
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import or_, update
+from sqlalchemy import bindparam, or_, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
@@ -368,6 +370,38 @@ def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *
     return changed
 
 
+def seat_acted(session: Session, game_id: str, seat: int, step: int, now: datetime) -> None:
+    """The seat acted at ``step``: its unsent decision mail is superseded and its
+    mail row notes the step and forgets the mail. One statement on PostgreSQL
+    (the most common move of all, a draw, would otherwise send two)."""
+    marker = seat_mail(session, game_id, seat)
+    if marker.unsent_mail_id is not None and session.get_bind().dialect.name == "postgresql":
+        session.connection().execute(_acted(), {
+            "unsent_id": marker.unsent_mail_id, "now": dl.as_utc(now),
+            "marker_id": marker.id, "step": step})
+        set_committed_value(marker, "unsent_mail_id", None)
+        set_committed_value(marker, "last_acted_step", step)
+        return
+    supersede_unsent(session, game_id, seat, now, clear_marker=False)
+    dl.write_through(session, marker, last_acted_step=step, unsent_mail_id=None)
+
+
+@functools.cache
+def _acted() -> Any:
+    """``WITH superseded AS (UPDATE outbox ...) UPDATE seat_mail ...`` (PostgreSQL), built once."""
+    outbox, marks = Outbox.__table__, SeatMail.__table__  # type: ignore[attr-defined]
+    superseded = (update(outbox)
+                  .where(outbox.c.id == bindparam("unsent_id"), outbox.c.status == PENDING,
+                         or_(outbox.c.lease_until.is_(None),
+                             outbox.c.lease_until < bindparam("now")))
+                  .values(status=SUPERSEDED,
+                          last_error="superseded: the decision it announced changed")
+                  .cte("superseded"))
+    return (update(marks).where(marks.c.id == bindparam("marker_id"))
+            .values(last_acted_step=bindparam("step"), unsent_mail_id=None)
+            .add_cte(superseded))
+
+
 # -- the mails -----------------------------------------------------------------
 
 def invitation(session: Session, ctx: Context, seat: int, now: datetime) -> None:
@@ -418,9 +452,7 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
     row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
                   to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
                   now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
-                  announces=announces)
-    if row is not None and announces is not None:
-        dl.write_through(session, settings, unsent_mail_id=row.id)
+                  announces=announces, marker=settings if announces is not None else None)
     return row is not None
 
 

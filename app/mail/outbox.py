@@ -26,14 +26,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import func, text, update
+from sqlalchemy import bindparam, exists, func, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.deadlines import as_utc, transaction_memo
+from app.deadlines import as_utc, write_through
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
-from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
+from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox, SeatMail
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,16 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
             to: str, to_name: str, mail: Mail, idempotency: str, domain: str,
             now: datetime, unsubscribe: str | None = None, root: bool = False,
             due: datetime | None = None, announces: dict[str, Any] | None = None,
-            ) -> Outbox | None:
+            marker: SeatMail | None = None) -> Outbox | None:
     """Add one mail to the outbox in the caller's transaction (once per key).
 
     ``due``: when it may leave (default ``now``); ``announces``: what must
-    still hold then. On PostgreSQL a ``NOTIFY`` goes out when the caller's
-    transaction commits, waking a sender (``app.sender``) at once.
+    still hold then; ``marker``: the seat's mail row, which then names this
+    row as its unsent mail (``unsent_mail_id``). A sender is woken when the
+    caller's transaction commits: on PostgreSQL the insert itself calls
+    ``pg_notify`` (delivered at commit, dropped on rollback, folded into one
+    per transaction), and sets the marker in the same statement, so a turn
+    mail is one statement; SQLite senders poll the due index instead.
     """
     headers: dict[str, Any] = {}
     if game_id is not None and seat is not None:
@@ -84,22 +89,28 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
               "held_until": None}
     # One statement: a key already in the outbox (an earlier call, or a racing
     # transaction) inserts nothing and says so, without a SELECT before it.
-    row_id = session.connection().execute(
-        _insert_once(session.get_bind().dialect.name), values).scalar()
+    if session.get_bind().dialect.name == "postgresql":
+        row_id = session.connection().execute(
+            _queue(marked=marker is not None),
+            {**{f"q_{key}": value for key, value in values.items()},
+             "marker_id": marker.id if marker is not None else None}).scalar()
+        if row_id is not None and marker is not None:
+            set_committed_value(marker, "unsent_mail_id", row_id)
+    else:
+        row_id = session.connection().execute(_insert_once(), values).scalar()
+        if row_id is not None and marker is not None:
+            write_through(session, marker, unsent_mail_id=row_id)
     if row_id is None:
         return None
-    notify_senders(session)
     # not attached to the session: callers read it (its id), never change it
     return Outbox(id=row_id, **values)
 
 
 @functools.cache
-def _insert_once(dialect: str) -> Any:
-    """``INSERT ... ON CONFLICT (idempotency) DO NOTHING RETURNING id``, built once."""
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
+def _insert_once() -> Any:
+    """SQLite: ``INSERT ... ON CONFLICT (idempotency) DO NOTHING RETURNING id``, built once."""
+    from sqlalchemy.dialects.sqlite import insert
+
     table = Outbox.__table__  # type: ignore[attr-defined]
     return (insert(table).on_conflict_do_nothing(index_elements=["idempotency"])
             .returning(table.c.id))
@@ -109,19 +120,34 @@ def _insert_once(dialect: str) -> Any:
 CHANNEL = "silver_eye_outbox"
 
 
-def notify_senders(session: Session) -> None:
-    """Wake sleeping senders when this transaction commits (PostgreSQL only).
+@functools.cache
+def _queue(marked: bool) -> Any:
+    """PostgreSQL, built once: the insert, the wake-up and (``marked``) the seat's
+    marker, in one statement::
 
-    ``NOTIFY`` inside a transaction is delivered at commit and dropped on
-    rollback, and repeated notifications of one transaction fold into one.
-    SQLite senders poll the due index instead.
+        WITH queued AS (INSERT INTO outbox ... ON CONFLICT (idempotency) DO NOTHING
+                        RETURNING id),
+             marked AS (UPDATE seat_mail SET unsent_mail_id = (SELECT id FROM queued)
+                        WHERE id = :marker_id AND EXISTS (SELECT id FROM queued))
+        SELECT id, pg_notify('silver_eye_outbox', '') FROM queued
     """
-    if session.get_bind().dialect.name != "postgresql":
-        return
-    memo = transaction_memo(session)
-    if not memo.get("notified"):  # one is enough: they fold into one at commit anyway
-        session.execute(text(f"NOTIFY {CHANNEL}"))
-        memo["notified"] = True
+    from sqlalchemy.dialects.postgresql import insert
+
+    table = Outbox.__table__  # type: ignore[attr-defined]
+    queued = (insert(table)
+              # named apart, so the UPDATE below takes none of them as its own columns
+              .values({c.key: bindparam(f"q_{c.key}", type_=c.type) for c in table.columns
+                       if c.key != "id"})
+              .on_conflict_do_nothing(index_elements=["idempotency"])
+              .returning(table.c.id).cte("queued"))
+    statement = select(queued.c.id, func.pg_notify(CHANNEL, ""))
+    if marked:
+        marks = SeatMail.__table__  # type: ignore[attr-defined]
+        statement = statement.add_cte(
+            update(marks).where(marks.c.id == bindparam("marker_id"),
+                                exists(select(queued.c.id)))
+            .values(unsent_mail_id=select(queued.c.id).scalar_subquery()).cte("marked"))
+    return statement
 
 
 @dataclass
