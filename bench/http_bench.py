@@ -178,19 +178,18 @@ def _line(label: str, samples: list[float], wall: float) -> str:
             f"p50 {_ms(samples, 0.50):7.2f} ms  p99 {_ms(samples, 0.99):7.2f} ms")
 
 
-#: The gunicorn setups compared in one run. Sync workers close every
-#: connection after one answer (the client connects again for each request);
-#: threads share a worker's GIL, so on these two cores, where a move is
-#: CPU-bound, two workers of four threads each did worse than two sync
-#: workers. One thread per worker with keep-alive, and four workers so that
-#: one computes while another waits on PostgreSQL, did best (docs/benchmarks.md).
-#: The last setup is the Procfile's (no flags: gunicorn.conf.py): the rest
-#: of the run is measured on it and the ratios are taken against it.
+#: The gunicorn setups compared in one run. The first is the Procfile's (no
+#: flags: gunicorn.conf.py, sync workers, one per core); the rest of the run
+#: (cost over a game, open pages) is measured on it, the peer runs right after
+#: it, and the others are compared with it: threads share a worker's GIL, and
+#: kept-alive connections stay with the worker that accepted them
+#: (docs/benchmarks.md).
 SETUPS = [
-    ("sync, 2 workers (the Procfile before)", ["--workers", "2", "--worker-class", "sync"]),
-    ("gthread, 2 workers x 4 threads", ["--workers", "2", "--worker-class", "gthread",
-                                         "--threads", "4", "--keep-alive", "30"]),
-    ("Procfile: gunicorn.conf.py, gthread, 4 workers x 1 thread", []),
+    ("Procfile: gunicorn.conf.py (sync, a worker per core)", []),
+    ("gthread, 2 workers x 4 threads, keep-alive", [
+        "--workers", "2", "--worker-class", "gthread", "--threads", "4", "--keep-alive", "30"]),
+    ("gthread, 4 workers x 1 thread, keep-alive", [
+        "--workers", "4", "--worker-class", "gthread", "--threads", "1", "--keep-alive", "30"]),
 ]
 
 
@@ -230,8 +229,10 @@ def main() -> None:
           f"each setup on a schema of its own")
     measured: dict[str, dict[str, Any]] = {}
     for number, (label, args) in enumerate(SETUPS):
-        measured[label] = measure_setup(label, args, last=number == len(SETUPS) - 1)
-    _compare(measured)
+        measured[label] = measure_setup(label, args, production=number == 0)
+        if number == 0:
+            peer = _peer()
+    _compare(measured, peer)
 
 
 @contextmanager
@@ -257,9 +258,9 @@ def bench_schema() -> Iterator[tuple[str, str, sa.engine.Engine]]:
         admin.dispose()
 
 
-def measure_setup(label: str, args: list[str], last: bool) -> dict[str, Any]:
-    """Moves two ways and the bare insert on one gunicorn setup (and, ``last``,
-    the rest of the run on it)."""
+def measure_setup(label: str, args: list[str], production: bool) -> dict[str, Any]:
+    """Moves two ways and the bare insert on one gunicorn setup (and, on the
+    ``production`` one, the rest of the run)."""
     from app import create_app, services
     from app.db import get_engine, upgrade
 
@@ -304,7 +305,7 @@ def measure_setup(label: str, args: list[str], last: bool) -> dict[str, Any]:
                 gets = sum(c.get("GET", 0) for c in each_counts)
                 print(f"      the one-request path sent {posts} POSTs and {gets} GETs: "
                       f"{(posts + gets) / max(1, posts):.2f} requests per move")
-                if last:
+                if production:
                     rest_of_run(port, app, people, figures["two"]["each"])
             get_engine(app).dispose()
     finally:
@@ -312,29 +313,37 @@ def measure_setup(label: str, args: list[str], last: bool) -> dict[str, Any]:
     return figures
 
 
-def _compare(measured: dict[str, dict[str, Any]]) -> None:
-    """The ratios the issue sets goals on, each against figures of this very run."""
-    last = list(measured.values())[-1]
-    print("  same run, ratios:")
-    for label, figures in measured.items():
-        print(f"    {label}: one-request moves/s {figures['one']['rate'] / last['one']['rate']:.2f}x"
-              f" the production setup's; moves/s ÷ bare-insert requests/s: two requests "
-              f"{figures['two']['rate'] / figures['insert']['rate']:.2f}, one request "
-              f"{figures['one']['rate'] / figures['insert']['rate']:.2f}")
+def _peer() -> dict[str, Any] | None:
+    """The peer (bench/peer_bench.py) on the same machine, right after ours."""
     from bench.peer_bench import PeerUnavailable, figure_line, run_peer
 
     try:
         peer = run_peer()
     except PeerUnavailable as exc:
-        print(f"    peer: skipped ({exc})")
+        print(f"  peer: skipped ({exc})")
+        return None
+    print("  " + figure_line(peer).strip() + f"  (load {os.getloadavg()[0]:.2f})")
+    return peer
+
+
+def _compare(measured: dict[str, dict[str, Any]], peer: dict[str, Any] | None) -> None:
+    """The ratios the issue sets goals on, each against figures of this very run."""
+    ours = list(measured.values())[0]
+    print("  same run, ratios:")
+    for label, figures in measured.items():
+        print(f"    {label}: one-request moves/s {figures['one']['rate'] / ours['one']['rate']:.2f}x"
+              f" the Procfile's; moves/s ÷ bare-insert requests/s: two requests "
+              f"{figures['two']['rate'] / figures['insert']['rate']:.2f}, one request "
+              f"{figures['one']['rate'] / figures['insert']['rate']:.2f}")
+    if peer is None:
         return
-    print("  " + figure_line(peer).strip())
-    ours = last["one"]
-    print(f"    ours ({SETUPS[-1][0]}, one request a move) ÷ peer: moves/s "
-          f"{ours['rate'] / peer['moves_per_s']:.2f}x; p99 {ours['p99']:.1f} vs "
-          f"{peer['p99_ms']:.1f} ms; server CPU/move {ours['server_ms']:.2f} vs "
+    one = ours["one"]
+    print(f"    ours (the Procfile's, one request a move) ÷ peer: moves/s "
+          f"{one['rate'] / peer['moves_per_s']:.2f}x; p99 {one['p99']:.1f} vs "
+          f"{peer['p99_ms']:.1f} ms; server CPU/move {one['server_ms']:.2f} vs "
           f"{peer['server_cpu_ms_per_move']:.2f} ms; PostgreSQL CPU/move "
-          f"{ours['database_ms']:.2f} vs {peer['pg_cpu_ms_per_move']:.2f} ms")
+          f"{one['database_ms']:.2f} vs {peer['pg_cpu_ms_per_move']:.2f} ms; client CPU/move "
+          f"{one['client_ms']:.2f} vs {peer['driver_cpu_ms_per_move']:.2f} ms")
 
 
 def rest_of_run(port: int, app: Any, people: list[dict[str, str]],

@@ -17,7 +17,6 @@ import shutil
 import tempfile
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
 
 import sqlalchemy as sa
