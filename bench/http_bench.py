@@ -34,7 +34,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import sqlalchemy as sa
 
@@ -230,9 +230,7 @@ def main() -> None:
     measured: dict[str, dict[str, Any]] = {}
     for number, (label, args) in enumerate(SETUPS):
         measured[label] = measure_setup(label, args, production=number == 0)
-        if number == 0:
-            peer = _peer()
-    _compare(measured, peer)
+    _compare(measured)
 
 
 @contextmanager
@@ -307,26 +305,46 @@ def measure_setup(label: str, args: list[str], production: bool) -> dict[str, An
                       f"{(posts + gets) / max(1, posts):.2f} requests per move")
                 if production:
                     rest_of_run(port, app, people, figures["two"]["each"])
+                    figures["pairs"] = against_the_peer(
+                        section, port, lambda r: new_games(5000 + 100 * r))
             get_engine(app).dispose()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return figures
 
 
-def _peer() -> dict[str, Any] | None:
-    """The peer (bench/peer_bench.py) on the same machine, right after ours."""
+#: Rounds of "ours, then the peer" on the same machine: its speed drifts by
+#: a third from one minute to the next (shared cores), so each pair is
+#: compared on its own and the median ratio is the figure.
+PEER_ROUNDS = 3
+
+
+def against_the_peer(section: Section, port: int,
+                     games: Callable[[int], list[Any]]) -> list[tuple[dict[str, Any],
+                                                                      dict[str, Any]]]:
+    """``PEER_ROUNDS`` pairs: our one-request moves, then the peer's run at once."""
     from bench.peer_bench import PeerUnavailable, figure_line, run_peer
 
-    try:
-        peer = run_peer()
-    except PeerUnavailable as exc:
-        print(f"  peer: skipped ({exc})")
-        return None
-    print("  " + figure_line(peer).strip() + f"  (load {os.getloadavg()[0]:.2f})")
-    return peer
+    pairs = []
+    print(f"  against the peer, {PEER_ROUNDS} rounds of ours (one request a move) then "
+          f"boardgame.io:")
+    for round_no in range(PEER_ROUNDS):
+        played = games(round_no)
+        ours = section.run(f"round {round_no + 1}: ours", [
+            lambda g=g, played=played: play_game(port, played[g].tokens, g, one_request=True)
+            for g in range(GAMES)])
+        try:
+            peer = run_peer()
+        except PeerUnavailable as exc:
+            print(f"    peer: skipped ({exc})")
+            return pairs
+        print("  " + figure_line(peer).strip().replace("peer:", f"  round {round_no + 1}: peer:")
+              + f"  (load {os.getloadavg()[0]:.2f})")
+        pairs.append((ours, peer))
+    return pairs
 
 
-def _compare(measured: dict[str, dict[str, Any]], peer: dict[str, Any] | None) -> None:
+def _compare(measured: dict[str, dict[str, Any]]) -> None:
     """The ratios the issue sets goals on, each against figures of this very run."""
     ours = list(measured.values())[0]
     print("  same run, ratios:")
@@ -335,15 +353,19 @@ def _compare(measured: dict[str, dict[str, Any]], peer: dict[str, Any] | None) -
               f" the Procfile's; moves/s ÷ bare-insert requests/s: two requests "
               f"{figures['two']['rate'] / figures['insert']['rate']:.2f}, one request "
               f"{figures['one']['rate'] / figures['insert']['rate']:.2f}")
-    if peer is None:
-        return
-    one = ours["one"]
-    print(f"    ours (the Procfile's, one request a move) ÷ peer: moves/s "
-          f"{one['rate'] / peer['moves_per_s']:.2f}x; p99 {one['p99']:.1f} vs "
-          f"{peer['p99_ms']:.1f} ms; server CPU/move {one['server_ms']:.2f} vs "
-          f"{peer['server_cpu_ms_per_move']:.2f} ms; PostgreSQL CPU/move "
-          f"{one['database_ms']:.2f} vs {peer['pg_cpu_ms_per_move']:.2f} ms; client CPU/move "
-          f"{one['client_ms']:.2f} vs {peer['driver_cpu_ms_per_move']:.2f} ms")
+    pairs = ours.get("pairs") or []
+    for number, (one, peer) in enumerate(pairs, 1):
+        print(f"    round {number}, ours ÷ peer: moves/s {one['rate'] / peer['moves_per_s']:.2f}x; "
+              f"p99 {one['p99']:.1f} vs {peer['p99_ms']:.1f} ms; CPU/move: server "
+              f"{one['server_ms']:.2f} vs {peer['server_cpu_ms_per_move']:.2f} ms, PostgreSQL "
+              f"{one['database_ms']:.2f} vs {peer['pg_cpu_ms_per_move']:.2f} ms, client "
+              f"{one['client_ms']:.2f} vs {peer['driver_cpu_ms_per_move']:.2f} ms")
+    if pairs:
+        ratios = sorted(one["rate"] / peer["moves_per_s"] for one, peer in pairs)
+        print(f"    median of the rounds, ours ÷ peer moves/s: {ratios[len(ratios) // 2]:.2f}x "
+              f"(ours {sorted(o['rate'] for o, _ in pairs)[len(pairs) // 2]:.0f}/s, p99 "
+              f"{sorted(o['p99'] for o, _ in pairs)[len(pairs) // 2]:.1f} ms, server CPU "
+              f"{sorted(o['server_ms'] for o, _ in pairs)[len(pairs) // 2]:.2f} ms/move)")
 
 
 def rest_of_run(port: int, app: Any, people: list[dict[str, str]],
