@@ -36,25 +36,23 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
+from bench.processes import HOST, cpu_seconds, free_port, wait_until_ready
+
 PEER = Path(__file__).resolve().parent / "peer"
-HOST = "127.0.0.1"
 MATCHES = 8
 MOVES_PER_MATCH = 200
 STARTUP_SECONDS = 30
 DRIVE_SECONDS = 900
 POLL_SECONDS = 0.2        # how often the PostgreSQL backends' CPU time is sampled
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 class PeerUnavailable(RuntimeError):
@@ -71,22 +69,6 @@ def _node_url(url: sa.engine.URL, database: str) -> str:
     return sa.engine.URL.create("postgres", username=url.username, password=url.password,
                                 host=url.host or HOST, port=url.port or 5432,
                                 database=database).render_as_string(hide_password=False)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """utime + stime of a process (all its threads), or None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / TICK   # fields 14 and 15 of stat(5)
 
 
 def _version(package: str) -> str:
@@ -130,7 +112,7 @@ class BackendCPU:
             pids = conn.execute(sa.text("SELECT pid FROM pg_stat_activity WHERE datname = :d"),
                                 {"d": self.database}).scalars().all()
         for pid in pids:
-            cpu = _cpu_seconds(pid)
+            cpu = cpu_seconds(pid)
             if cpu is None:
                 continue
             self.first.setdefault(pid, cpu if first else 0.0)
@@ -156,18 +138,13 @@ class BackendCPU:
 
 
 def _wait_for_server(port: int, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while True:
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=5)
-            conn.request("GET", "/games")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        if time.monotonic() > deadline or server.poll() is not None:
-            raise RuntimeError(f"the peer server did not start:\n{_tail(log)}")
-        time.sleep(0.2)
+    def answers() -> bool:
+        conn = http.client.HTTPConnection(HOST, port, timeout=5)
+        conn.request("GET", "/games")
+        return conn.getresponse().status == 200
+
+    wait_until_ready(answers, server, STARTUP_SECONDS,
+                     lambda: f"the peer server did not start:\n{_tail(log)}")
 
 
 def _drive(port: int, env: dict[str, str], server_pid: int, backends: BackendCPU,
@@ -188,12 +165,12 @@ def _drive(port: int, env: dict[str, str], server_pid: int, backends: BackendCPU
                 continue   # only our JSON lines matter (NODE_ENV=production keeps the rest quiet)
             message = json.loads(line)
             if message.get("event") == "start":
-                server_start = _cpu_seconds(server_pid)
-                driver_start = _cpu_seconds(drive.pid)
+                server_start = cpu_seconds(server_pid)
+                driver_start = cpu_seconds(drive.pid)
                 backends.start()
             elif message.get("event") == "end":
-                server_cpu = _cpu_seconds(server_pid) - server_start
-                driver_cpu = _cpu_seconds(drive.pid) - driver_start
+                server_cpu = cpu_seconds(server_pid) - server_start
+                driver_cpu = cpu_seconds(drive.pid) - driver_start
                 pg_cpu = backends.stop()
             else:
                 result = message
@@ -214,7 +191,7 @@ def run_peer() -> dict[str, Any]:
     base = sa.engine.make_url(_pg_url())
     database = f"bench_peer_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(base, poolclass=sa.pool.NullPool, isolation_level="AUTOCOMMIT")
-    port = _free_port()
+    port = free_port()
     workdir = Path(tempfile.mkdtemp(prefix="silver-eye-peer-"))
     env = dict(os.environ, NODE_ENV="production", PEER_PORT=str(port),
                PEER_DATABASE_URL=_node_url(base, database))

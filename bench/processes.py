@@ -30,14 +30,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of one process so far (0 when it is gone)."""
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU of one process (all its threads) so far; None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except (FileNotFoundError, ProcessLookupError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime: stat(5) fields 14, 15
+
+
+def wait_until_ready(ready: Callable[[], bool], process: subprocess.Popen[Any],
+                     seconds: float, what: Callable[[], str]) -> None:
+    """Poll ``ready()`` until it is true; ``RuntimeError(what())`` if ``process``
+    exits first or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if ready():
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError(what())
+        time.sleep(0.2)
 
 
 def tree(pid: int) -> list[int]:
@@ -76,10 +92,10 @@ class CpuMeter:
         self.before: dict[int, float] = {}
 
     def start(self) -> None:
-        self.before = {pid: cpu_seconds(pid) for pid in self.pids()}
+        self.before = {pid: cpu_seconds(pid) or 0.0 for pid in self.pids()}
 
     def stop(self) -> float:
-        return sum(cpu_seconds(pid) - self.before.get(pid, 0.0) for pid in self.pids())
+        return sum((cpu_seconds(pid) or 0.0) - self.before.get(pid, 0.0) for pid in self.pids())
 
 
 def load() -> str:
@@ -96,16 +112,8 @@ def gunicorn(env: dict[str, str], args: list[str], ready: Callable[[int], bool],
          "--log-level", "warning", "app:create_app()"],
         cwd=ROOT, env=dict(env, BASE_URL=f"http://{HOST}:{port}"))
     try:
-        deadline = time.monotonic() + startup_seconds
-        while True:
-            try:
-                if ready(port):
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError(f"gunicorn {' '.join(args)} did not start")
-            time.sleep(0.2)
+        wait_until_ready(lambda: ready(port), server, startup_seconds,
+                         lambda: f"gunicorn {' '.join(args)} did not start")
         yield port, server
     finally:
         server.terminate()
