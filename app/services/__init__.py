@@ -61,6 +61,8 @@ from app.services.reading import (  # noqa: F401
     seat_tokens,
     replay_frames,
     replay_index,
+    replay_page,
+    ReplayPage,
 )
 from app.services.games import (  # noqa: F401
     MIN_SEATS,

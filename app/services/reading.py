@@ -2,7 +2,8 @@
 session, which is always rolled back: reading never writes, not even the cache."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from app import engine, store, tokens
 from app.db import read_session
@@ -87,13 +88,27 @@ def seat_tokens(game_id: str) -> list[str]:
                 for s in store.load_seats(session, game_id)]
 
 
-def _whole_log(session: Any, game_id: str) -> tuple[Any, list[Any], GameInfo, Any]:
-    """A game read for replaying it from the start: its row, every logged action,
-    its public info and the state dealt before the first action."""
+@dataclass(frozen=True)
+class _Log:
+    """A whole game log as read for replaying it, plain data (the session is gone)."""
+
+    info: GameInfo
+    seed: str
+    seats: int
+    options: dict[str, Any]
+    rules: int
+    steps: list[tuple[int, int, dict[str, Any], str]]  # seq, seat, action, source
+    dealt: Any  # the state before the first action
+
+
+def _read_log(session: Any, game_id: str) -> _Log:
     game = _get_game(session, game_id)
     seats = store.load_seats(session, game.id)
     rows = store.load_actions(session, game.id)
-    return game, rows, _game_info(game, seats, rows[-1].seq if rows else 0), _fresh_state(game)
+    return _Log(_game_info(game, seats, rows[-1].seq if rows else 0), game.seed, game.seats,
+                engine_options(game.options or {}), game.rules_version,
+                [(row.seq, row.seat, dict(row.action), row.source) for row in rows],
+                _fresh_state(game))
 
 
 def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
@@ -108,10 +123,13 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
     a whole four-round game is a few hundred frames of full views.
     """
     with read_session() as session:
-        game, rows, info, state = _whole_log(session, game_id)
-        seed, seat_count, options = game.seed, game.seats, engine_options(game.options or {})
-        rules = game.rules_version
-        log_pairs = [(row.seq, row.seat, dict(row.action), row.source) for row in rows]
+        log = _read_log(session, game_id)
+    return _frames(log, seat, reveal, first, last)
+
+
+def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
+            last: int | None) -> dict[str, Any]:
+    info = log.info
     over = info.status == "over"
     if reveal and not over:
         raise Forbidden("All cards are shown only once the game is over.", reason="running")
@@ -125,11 +143,12 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
 
     last = info.seq if last is None else min(last, info.seq)
     first = max(0, first)
+    state = log.dealt
     frames = []
     if first == 0:
         frames.append({"step": 0, "seat": None, "source": None, "action": None,
                        "events": [], "text": [], "view": look(state)})
-    for seq, actor, action, source in log_pairs:
+    for seq, actor, action, source in log.steps:
         if seq > last:
             break
         state, events = engine.apply_action(state, actor, action)
@@ -146,12 +165,12 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
     result: dict[str, Any] = {"game": info.public(), "seat": seat, "reveal": reveal,
                               "steps": info.seq, "frames": frames}
     if over:
-        result["log"] = [[actor, action] for _, actor, action, _ in log_pairs]
+        result["log"] = [[actor, action] for _, actor, action, _ in log.steps]
         result["how_to_verify"] = (
-            f"sha256('{seed}') is {info.commitment}, the commitment shown since the game "
-            f"began. engine.replay({seat_count}, {engine_seed(seed)!r}, log, "
-            f"options={options!r}, rules={rules}) rebuilds every deal and every move "
-            f"(under rules version {rules}, the one the game was created with).")
+            f"sha256('{log.seed}') is {info.commitment}, the commitment shown since the game "
+            f"began. engine.replay({log.seats}, {engine_seed(log.seed)!r}, log, "
+            f"options={log.options!r}, rules={log.rules}) rebuilds every deal and every move "
+            f"(under rules version {log.rules}, the one the game was created with).")
     return result
 
 
@@ -166,17 +185,52 @@ def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:
     in after it (a step that deals the next round belongs to that round).
     """
     with read_session() as session:
-        game, rows, info, state = _whole_log(session, game_id)
-        pairs = [(row.seq, row.seat, dict(row.action)) for row in rows]
+        log = _read_log(session, game_id)
+    return log.info, _index(log)
+
+
+def _index(log: _Log) -> list[StepLine]:
+    state = log.dealt
     lines = [StepLine(0, 1, None, "The cards are dealt.", False)]
     round_no, over = 1, False
-    for seq, actor, action in pairs:
+    for seq, actor, action, _ in log.steps:
         state, events = engine.apply_action(state, actor, action)
         for event in events:
             if event.get("type") == "round_start" and isinstance(event.get("round"), int):
                 round_no = event["round"]
             elif event.get("type") == "game_over":
                 over = True
-        text = " ".join(engine.describe(event, info.names) for event in events)
+        text = " ".join(engine.describe(event, log.info.names) for event in events)
         lines.append(StepLine(seq, round_no, actor, text, over))
-    return info, lines
+    return lines
+
+
+@dataclass(frozen=True)
+class ReplayPage:
+    """What the replay viewer shows: the step list, and the one frame asked for."""
+
+    info: GameInfo
+    lines: list[StepLine]
+    step: int
+    reveal: bool
+    seat: int | None
+    frames: dict[str, Any]  # ``replay_frames`` of the one step
+
+
+def replay_page(game_id: str, token: str | None, step_of: Callable[[int], int],
+                reveal_asked: bool) -> ReplayPage:
+    """The replay viewer's reading, in one read session: the seat link (when
+    given) checked, the log read once; then the step list and the frame of
+    ``step_of(last step)``, with every card open only once the game is over."""
+    seat = None
+    with read_session() as session:
+        if token:
+            access = _seat_access(session, token)
+            if access.game_id != game_id:
+                raise Forbidden("This link belongs to another game.", reason="foreign")
+            seat = access.seat
+        log = _read_log(session, game_id)
+    lines = _index(log)
+    reveal = reveal_asked and log.info.status == "over"
+    step = step_of(lines[-1].step)
+    return ReplayPage(log.info, lines, step, reveal, seat, _frames(log, seat, reveal, step, step))

@@ -18,9 +18,10 @@ from typing import Any
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template,
                    request, url_for)
 
-from app import absence, preferences, services, tokens
+from app import absence, preferences, services
 from app.mail.compose import local_time_words
 from app.mail.notify import zone_of
+from app.web import seat_forms
 
 bp = Blueprint("mail", __name__)
 
@@ -70,10 +71,7 @@ def unsubscribe(token: str) -> Any:
 
 def _checked_seat(token: str) -> services.SeatAccess:
     access = services.open_seat(token)
-    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
-                             access.version):
-        raise services.Forbidden("This form was not made for your seat (or your link was "
-                                 "replaced). Reload your page and try again.", reason="csrf")
+    seat_forms.check_csrf(access)
     return access
 
 

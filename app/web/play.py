@@ -20,10 +20,10 @@ from typing import Any, Callable
 
 from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 
-from app import deadlines, services, tokens
+from app import deadlines, services
 from app.engine import words
 from app.engine.describe import move_result
-from app.web import choices, round_summary, table_clock, view_helpers
+from app.web import choices, round_summary, seat_forms, table_clock, view_helpers
 
 bp = Blueprint("play", __name__)
 bp.record_once(view_helpers.install)
@@ -55,19 +55,10 @@ def seat_required(view: Callable[..., Any]) -> Callable[..., Any]:
             g.seat = _read_page(token)
         else:
             access = services.open_seat(token)
-            _check_csrf(access)
+            seat_forms.check_csrf(access)
             g.seat = SeatRequest(access)
         return view(**kwargs)
     return wrapped
-
-
-def _check_csrf(access: services.SeatAccess) -> None:
-    """A POST must carry the CSRF token of a form made for this very link."""
-    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
-                             access.version):
-        raise services.Forbidden("This form was not made for your seat (or your link "
-                                 "was replaced). Reload your page and try again.",
-                                 reason="csrf")
 
 
 def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) -> Any:
@@ -154,7 +145,7 @@ def act(token: str) -> Any:
     steps: list[dict[str, Any]] = []
 
     def read_move(access: services.SeatAccess) -> tuple[list[dict[str, Any]], int]:
-        _check_csrf(access)
+        seat_forms.check_csrf(access)
         expected_seq = _expected_seq(request.form)
         steps[:] = _posted_actions(request.form, access.seat)
         return steps, expected_seq

@@ -4,8 +4,8 @@
 ``&token=...`` shows the seat's own view at that moment instead (so a running
 game's replay never shows a seat more than it saw); ``&open=1`` once the game
 is over shows every card and the seed, with how to re-derive the deal.
-The frame comes from ``services.replay_frames`` (only the step shown is built
-from a view); the links to the other steps from ``services.replay_index``.
+``services.replay_page`` reads it all in one session: the link checked, the log
+read once, the step list and the one frame shown (only it is built from a view).
 """
 from __future__ import annotations
 
@@ -43,18 +43,12 @@ def show(game_id: str) -> Any:
     ``replay_index``, which describes the steps without building any view.
     """
     token = request.args.get("token") or None
-    seat = None
-    if token:
-        access = services.open_seat(token)
-        if access.game_id != game_id:
-            raise services.Forbidden("This link belongs to another game.", reason="foreign")
-        seat = access.seat
-    info, lines = services.replay_index(game_id)
+    page = services.replay_page(game_id, token, _wanted_step,
+                                request.args.get("open", "") in ("1", "true", "yes", "on"))
+    info, lines, step, open_hand, seat = page.info, page.lines, page.step, page.reveal, page.seat
     finished = info.status == "over"
-    open_hand = finished and request.args.get("open", "") in ("1", "true", "yes", "on")
     last = lines[-1].step
-    step = _wanted_step(last)
-    data = services.replay_frames(game_id, seat=seat, reveal=open_hand, first=step, last=step)
+    data = page.frames
     frame = data["frames"][0]
     view = frame["view"]
     names = info.names

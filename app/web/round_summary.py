@@ -11,7 +11,8 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from app import round_summaries, services, tokens
+from app import round_summaries, services
+from app.web import seat_forms
 
 bp = Blueprint("round_summary", __name__)
 
@@ -28,10 +29,7 @@ def for_page(access: services.SeatAccess, snap: services.Snapshot,
 def dismiss(token: str) -> Any:
     """Hide the summary shown (POST-redirect-GET back to the seat page)."""
     access = services.open_seat(token)
-    if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
-                             access.version):
-        raise services.Forbidden("This form was not made for your seat (or your link was "
-                                 "replaced). Reload your page and try again.", reason="csrf")
+    seat_forms.check_csrf(access)
     raw = (request.form.get("round") or "").strip()
     if not raw.isdigit() or not 1 <= int(raw) <= ROUNDS:
         raise services.BadRequest(f"The round to hide must be a number from 1 to {ROUNDS}. "

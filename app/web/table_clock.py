@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app import deadlines as dl
-from app import services, store
+from app import services
 
 
 def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]]:

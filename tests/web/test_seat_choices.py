@@ -78,6 +78,47 @@ def test_a_seat_page_get_checks_its_link_once_and_reads_in_one_database_session(
     assert len(set(map(id, sessions))) == 1
 
 
+def sessions_during(request: Any) -> tuple[Any, int]:
+    """Make a request; return its answer and how many database sessions it began."""
+    sessions: list[Any] = []
+
+    def begun(session, transaction, connection):
+        sessions.append(session)
+    event.listen(Session, "after_begin", begun)
+    try:
+        answer = request()
+    finally:
+        event.remove(Session, "after_begin", begun)
+    return answer, len(set(map(id, sessions)))
+
+
+def test_a_move_from_the_page_checks_link_and_form_and_moves_in_one_session(
+        client, new_game, db):
+    created = new_game()
+    path = seat_path(created, 0)
+    page = open_seat(client, path)
+    answer, opened = sessions_during(lambda: page.tick(client, path, ["v-0-0", "v-0-3"]))
+    assert answer.status_code == 303 and db.count("action") == 1
+    assert opened == 1
+
+
+def test_a_move_form_made_for_another_seat_is_refused_and_changes_nothing(
+        client, new_game, db):
+    created = new_game()
+    page = open_seat(client, seat_path(created, 0))
+    answer = page.tick(client, seat_path(created, 1), ["v-1-0", "v-1-1"])  # Ann's form, Bob's link
+    assert answer.status_code == 403 and db.count("action") == 0
+
+
+def test_a_replay_frame_with_a_seat_link_reads_in_one_session(client, new_game):
+    created = new_game()
+    token = created.tokens[0]
+    client.get(f"/games/{created.game_id}/replay?token={token}")  # warm the templates
+    answer, opened = sessions_during(
+        lambda: client.get(f"/games/{created.game_id}/replay?token={token}&step=0"))
+    assert answer.status_code == 200 and opened == 1
+
+
 # -- tap to choose ------------------------------------------------------------------------
 
 def test_a_peek_is_made_by_ticking_two_cards_and_the_message_names_them(client, new_game, db):
