@@ -281,11 +281,7 @@ def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
 
 @functools.cache
 def _cache_upsert(dialect: str) -> Any:
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    statement = insert(StateCache.__table__)  # type: ignore[attr-defined]
+    statement = insert_for(dialect, StateCache.__table__)  # type: ignore[attr-defined]
     return statement.on_conflict_do_update(
         index_elements=["game_id"],
         set_={key: statement.excluded[key] for key in ("seq", "state", "engine_version",
@@ -295,7 +291,12 @@ def _cache_upsert(dialect: str) -> Any:
 def dialect_insert(session: Session, table: Any) -> Any:
     """``INSERT`` of the session's dialect (PostgreSQL or SQLite), which has
     ``on_conflict_do_nothing``/``on_conflict_do_update``."""
-    if session.get_bind().dialect.name == "postgresql":
+    return insert_for(session.get_bind().dialect.name, table)
+
+
+def insert_for(dialect: str, table: Any) -> Any:
+    """``INSERT`` of the named dialect, for statements built once per dialect."""
+    if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert

@@ -98,10 +98,6 @@ class CpuMeter:
         return sum((cpu_seconds(pid) or 0.0) - self.before.get(pid, 0.0) for pid in self.pids())
 
 
-def load() -> str:
-    return "load %.2f" % os.getloadavg()[0]
-
-
 @contextmanager
 def gunicorn(env: dict[str, str], args: list[str], ready: Callable[[int], bool],
              startup_seconds: float = 30) -> Iterator[tuple[int, subprocess.Popen[Any]]]:

@@ -35,6 +35,7 @@ from app.deadlines import as_utc, write_through
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox, SeatMail
+from app.store import insert_for
 
 log = logging.getLogger(__name__)
 
@@ -109,10 +110,8 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
 @functools.cache
 def _insert_once() -> Any:
     """SQLite: ``INSERT ... ON CONFLICT (idempotency) DO NOTHING RETURNING id``, built once."""
-    from sqlalchemy.dialects.sqlite import insert
-
     table = Outbox.__table__  # type: ignore[attr-defined]
-    return (insert(table).on_conflict_do_nothing(index_elements=["idempotency"])
+    return (insert_for("sqlite", table).on_conflict_do_nothing(index_elements=["idempotency"])
             .returning(table.c.id))
 
 
@@ -131,10 +130,8 @@ def _queue(marked: bool) -> Any:
                         WHERE id = :marker_id AND EXISTS (SELECT id FROM queued))
         SELECT id, pg_notify('silver_eye_outbox', '') FROM queued
     """
-    from sqlalchemy.dialects.postgresql import insert
-
     table = Outbox.__table__  # type: ignore[attr-defined]
-    queued = (insert(table)
+    queued = (insert_for("postgresql", table)
               # named apart, so the UPDATE below takes none of them as its own columns
               .values({c.key: bindparam(f"q_{c.key}", type_=c.type) for c in table.columns
                        if c.key != "id"})

@@ -38,9 +38,9 @@ def _wanted_step(last: int) -> int:
 def show(game_id: str) -> Any:
     """One frame of the replay, with links to every other frame.
 
-    Only the frame shown is built (``replay_frames(first=step, last=step)``);
-    the navigation (rounds, the moves of this round, the last step) comes from
-    ``replay_index``, which describes the steps without building any view.
+    Only the frame shown is built from a view; the navigation (rounds, the
+    moves of this round, the last step) describes the steps without building
+    any (``services.replay_page``).
     """
     token = request.args.get("token") or None
     page = services.replay_page(game_id, token, _wanted_step,
