@@ -115,6 +115,17 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+        for callback in session.info.pop(AFTER_COMMIT, ()):
+            callback()
+
+
+AFTER_COMMIT = "silver_eye_after_commit"
+
+
+def after_commit(session: Session, callback: Any) -> None:
+    """Run ``callback()`` once ``write_session`` has committed this session's work
+    (never after a rollback): what may only be believed of committed data."""
+    session.info.setdefault(AFTER_COMMIT, []).append(callback)
 
 
 @contextmanager

@@ -273,12 +273,17 @@ def open_decision(session: Session, game_id: str, seat: int, step: int, now: dat
     rows = [{"kind": DECISION, "due_at": due}]
     if remind:
         rows += [{"kind": REMINDER, "due_at": at} for at in settings.reminder_times(start, due)]
-    # One multi-row INSERT for the decision and its reminders; the returned row
-    # (not attached to the session) tells the caller when the decision is due.
-    session.execute(insert(Deadline.__table__).values(  # type: ignore[attr-defined]
-        [{"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
-          "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows]))
+    # The decision and its reminders in one executemany of a statement built once
+    # (SQLAlchemy sends it as one multi-row INSERT; a ``values([...])`` statement was
+    # compiled afresh on every move). The returned row (not attached to the
+    # session) tells the caller when the decision is due.
+    session.connection().execute(_INSERT_DEADLINE, [
+        {"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
+         "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows])
     return deadline
+
+
+_INSERT_DEADLINE = insert(Deadline.__table__)  # type: ignore[attr-defined]
 
 
 def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,

@@ -22,6 +22,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Field, Session, SQLModel, select
 
+from app import warm_states
 from app.engine.versions import ENGINE_VERSION
 
 GAME_STATUSES = ("running", "over", "abandoned")
@@ -147,8 +148,9 @@ _INSERT_ACTION = sa.insert(Action.__table__)  # type: ignore[attr-defined]
 
 
 def append_action(session: Session, game_id: str, seq: int, seat: int,
-                  action: dict[str, Any], source: str = "player") -> None:
-    """Insert action ``seq`` of a game at once (one Core INSERT), so a clash raises here.
+                  action: dict[str, Any], source: str = "player") -> datetime:
+    """Insert action ``seq`` of a game at once (one Core INSERT), so a clash raises here;
+    returns the row's ``created`` (what identifies it to ``warm_states``).
 
     Raises ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists. Not
     an ORM object: nothing reads the row back in the transaction that wrote
@@ -156,9 +158,11 @@ def append_action(session: Session, game_id: str, seq: int, seat: int,
     """
     if source not in ACTION_SOURCES:
         raise ValueError(f"unknown action source {source!r}")
+    created = utcnow()
     session.connection().execute(_INSERT_ACTION, {
         "game_id": game_id, "seq": seq, "seat": seat, "action": dict(action),
-        "source": source, "created": utcnow()})
+        "source": source, "created": created})
+    return created
 
 
 def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Action]:
@@ -309,14 +313,16 @@ class Logged(NamedTuple):
     seq: int
     seat: int
     action: dict[str, Any]
+    created: datetime
 
 
 @functools.cache
 def _game_with_cache() -> Any:
-    """The query of ``read_game``, built once (every request about a game asks it).
-    The cache and the actions come back as columns: only the game is an object."""
+    """The query of ``read_game`` when no state is held, built once. The cache and
+    the actions come back as columns: only the game is an object."""
     return (select(Game, StateCache.seq.label("cache_seq"), StateCache.state,  # type: ignore[attr-defined]
-                   Action.seq.label("action_seq"), Action.seat, Action.action)  # type: ignore[attr-defined]
+                   Action.seq.label("action_seq"), Action.seat, Action.action,  # type: ignore[attr-defined]
+                   Action.created)
             .outerjoin(StateCache, sa.and_(StateCache.game_id == Game.id,  # type: ignore[arg-type]
                                            StateCache.engine_version == ENGINE_VERSION))
             .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
@@ -324,15 +330,38 @@ def _game_with_cache() -> Any:
             .where(Game.id == sa.bindparam("game_id")).order_by(Action.seq))
 
 
+@functools.cache
+def _game_with_log_from() -> Any:
+    """The query of ``read_game`` when this process holds a state: the game and the
+    log from the held ``seq`` on; the cache's blob is not sent at all."""
+    return (select(Game, Action.seq, Action.seat, Action.action, Action.created)  # type: ignore[call-overload]
+            .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
+                                       Action.seq >= sa.bindparam("from_seq")))
+            .where(Game.id == sa.bindparam("game_id")).order_by(Action.seq))
+
+
 def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, Any] | None,
                                                        list[Logged]]:
-    """The game, its cached state and the log from the cache's ``seq`` on, in one query.
+    """The game, a state to start from and the log from that state's ``seq`` on, in one query.
 
-    ``(game, (seq, state) or None, actions with seq >= the cache's)``: the
-    action rows start *at* the cache's ``seq`` so the caller can check the
-    cache still matches the log. A missing, foreign-version or unreadable
-    cache gives None (and no actions): the caller replays the whole log.
+    ``(game, (seq, state) or None, actions with seq >= that seq)``: the action
+    rows start *at* the state's ``seq`` so the caller can check it still
+    matches the log. The state is the one this process holds (``warm_states``)
+    when it still fits the log, otherwise the cache's. A missing, foreign-version
+    or unreadable cache gives None (and no actions): the caller replays the
+    whole log.
     """
+    warm = warm_states.get(game_id)
+    if warm is not None:
+        rows = list(session.exec(_game_with_log_from(),
+                                 params={"game_id": game_id, "from_seq": warm.seq}))
+        if not rows:
+            return None, None, []
+        logged = [Logged(*row[1:]) for row in rows if row[1] is not None]
+        anchor = logged[0].created if warm.seq and logged and logged[0].seq == warm.seq else None
+        if (warm.seq == 0 or anchor is not None) and warm.fits(rows[0][0].created, anchor):
+            return rows[0][0], (warm.seq, warm.state.clone()), logged
+        warm_states.forget(game_id)  # another log under this id (a restored database)
     rows = list(session.exec(_game_with_cache(), params={"game_id": game_id}))
     if not rows:
         return None, None, []
@@ -343,8 +372,7 @@ def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, A
         state = pickle.loads(blob)
     except Exception:  # noqa: BLE001 - any unpickling failure means "rebuild"
         return game, None, []
-    return game, (cache_seq, state), [Logged(row[3], row[4], row[5]) for row in rows
-                                      if row[3] is not None]
+    return game, (cache_seq, state), [Logged(*row[3:]) for row in rows if row[3] is not None]
 
 
 # -- the lobby's guards ------------------------------------------------------------

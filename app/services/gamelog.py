@@ -16,7 +16,8 @@ from sqlalchemy import and_, bindparam
 from sqlmodel import Session, select
 
 from app import deadlines as dl
-from app import engine, store, tokens
+from app import engine, store, tokens, warm_states
+from app.db import after_commit
 from app.mail import notify
 from app.mail.models import AddressMail, SeatMail
 from app.services.errors import Forbidden, NotFound
@@ -139,12 +140,41 @@ def _state_from(session: Session, game: store.Game, cached: tuple[int, Any] | No
             if all(row.seq == cache_seq + i + 1 for i, row in enumerate(newer)):
                 for row in newer:
                     state, _ = engine.apply_action(state, row.seat, dict(row.action))
-                return (newer[-1].seq if newer else cache_seq), state
+                last = newer[-1] if newer else (rows[0] if cache_seq else None)
+                return _hold(game, cache_seq + len(newer), state, last)
         log.warning("state cache of game %s is stale; replaying the log", game.id)
+    session.info.setdefault(CACHE_UNUSABLE, set()).add(game.id)  # a write renews it (games._finish)
     rows = store.load_actions(session, game.id)
     state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(rows),
                           options=engine_options(game.options or {}), rules=game.rules_version)
+    # not held: the next request finds the cache unusable too, and the next move,
+    # seeing that, writes a new one (``games._finish``)
     return (rows[-1].seq if rows else 0), state
+
+
+#: ``session.info`` key: the games whose state cache this session found missing,
+#: stale, unreadable or pickled by other engine code.
+CACHE_UNUSABLE = "silver_eye_cache_unusable"
+
+
+def cache_unusable(session: Session, game_id: str) -> bool:
+    """Whether this session had to replay the game's log for want of a usable cache."""
+    return game_id in session.info.get(CACHE_UNUSABLE, ())
+
+
+def _hold(game: store.Game, seq: int, state: Any, last: Any) -> tuple[int, Any]:
+    """Keep a state read from committed rows for this process's next request
+    (``warm_states``); ``last`` is the log row ``seq`` (None at seq 0)."""
+    warm_states.put(game.id, warm_states.Warm(seq, state.clone(), game.created,
+                                              None if last is None else last.created))
+    return seq, state
+
+
+def hold_after_commit(session: Session, game: store.Game, seq: int, state: Any,
+                      logged_at: Any) -> None:
+    """Keep the state a write computed, once (and only if) its transaction commits."""
+    warm = warm_states.Warm(seq, state.clone(), game.created, logged_at)
+    after_commit(session, lambda: warm_states.put(game.id, warm))
 
 
 def _phase(state: Any) -> dict[str, Any]:

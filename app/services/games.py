@@ -20,6 +20,7 @@ from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
 from app.services.gamelog import (
     commitment_of, engine_seed, engine_options, _config, _game_info, _get_game, _phase,
+    cache_unusable, hold_after_commit,
 )
 
 log = logging.getLogger("app.services")
@@ -126,7 +127,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         hooks.after_create(session, game, state)
         seats = store.load_seats(session, game.id)
         seq, state, applied = _play_automatic(session, game, 0, state, seats)
-        _finish(session, game, seq, state)
+        _finish(session, game, None, seq, state, applied)
         created = Created(Snapshot(_game_info(game, seats, seq), state),
                           [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
     return created
@@ -136,9 +137,9 @@ def _append(session: Session, game: store.Game, seq: int, seat: int, action: dic
             source: str, before: Any) -> tuple[Any, AppliedAction]:
     """Apply and append one action at ``seq + 1``; hooks run in the same transaction."""
     after, events = engine.apply_action(before, seat, action)
-    store.append_action(session, game.id, seq + 1, seat, action, source)
+    logged_at = store.append_action(session, game.id, seq + 1, seat, action, source)
     hooks.after_action(session, game, seq + 1, seat, action, source, before, after, events)
-    return after, AppliedAction(seq + 1, seat, action, source, list(events))
+    return after, AppliedAction(seq + 1, seat, action, source, list(events), logged_at)
 
 
 def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
@@ -187,12 +188,31 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
     return seq, state, applied
 
 
-def _finish(session: Session, game: store.Game, seq: int, state: Any) -> None:
-    """Mark a finished game over and remember the state for the next request."""
-    if game.status == "running" and _phase(state).get("phase") == "over":
+#: The state cache is written when a write reaches a multiple of this many steps (and
+#: when a game is created or ends, or the move found it unusable). A worker keeps the states it computed
+#: (``warm_states``), so the cache serves only a process that holds none, which
+#: then replays at most this many rows after it (about 10 µs each); writing the
+#: blob every move cost more than the rest of the move's writes together.
+CACHE_EVERY = 16
+
+
+def _finish(session: Session, game: store.Game, from_seq: int | None, seq: int, state: Any,
+            applied: list[AppliedAction]) -> None:
+    """After a write that took the game from step ``from_seq`` (None: a new game) to
+    ``seq`` (``applied``):
+    mark a finished game over, write the cache when it is due, and keep the state
+    for this process's next request once the transaction commits."""
+    over = game.status == "running" and _phase(state).get("phase") == "over"
+    if over:
         game.status = "over"
         session.add(game)
-    store.write_cache(session, game.id, seq, state)
+    if (over or from_seq is None or seq // CACHE_EVERY != from_seq // CACHE_EVERY
+            or cache_unusable(session, game.id)):
+        store.write_cache(session, game.id, seq, state)
+    if applied:
+        hold_after_commit(session, game, seq, state, applied[-1].logged_at)
+    elif seq == 0:
+        hold_after_commit(session, game, seq, state, None)
 
 
 def rotate_link(game_id: str, seat: int) -> str:

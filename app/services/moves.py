@@ -171,7 +171,7 @@ def _submit(move_of: Any, source: str) -> Submitted:
                 seq += 1
                 mine.append(item)
             seq, state, more = _play_automatic(session, game, seq, state, seats)
-            _finish(session, game, seq, state)
+            _finish(session, game, expected_seq, seq, state, [*mine, *more])
             info = _game_info(game, seats, seq)
         return Submitted(Snapshot(info, state), [*mine, *more])
     except IntegrityError:

@@ -88,6 +88,8 @@ class AppliedAction:
     action: dict[str, Any]
     source: str
     events: list[dict[str, Any]]
+    #: When the log row was written (its ``created``).
+    logged_at: datetime | None = None
 
 
 @dataclass

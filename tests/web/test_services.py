@@ -8,7 +8,7 @@ import random
 import pytest
 from sqlmodel import Session
 
-from app import engine, hooks, services, store
+from app import engine, hooks, services, store, warm_states
 from app.db import get_engine
 from tests.conftest import random_move
 
@@ -52,6 +52,13 @@ def test_a_full_game_is_its_log_and_reveals_the_seed_at_the_end(new_game, db):
     assert "4242" in replay["how_to_verify"]
 
 
+def cold_views(game_id: str) -> list[dict]:
+    """The views of a game as a process that holds no state of it reads them (a
+    fresh worker: from the state cache and the log)."""
+    warm_states.forget()
+    return [services.snapshot(game_id).view(s) for s in (None, 0, 1)]
+
+
 def test_the_state_is_rebuilt_from_the_log_when_the_cache_is_missing_or_stale(new_game, app):
     created = new_game(seats=2)
     rng = random.Random(3)
@@ -60,23 +67,24 @@ def test_the_state_is_rebuilt_from_the_log_when_the_cache_is_missing_or_stale(ne
         seat, action = random_move(snap.state, rng)
         snap = services.submit_action(created.game_id, seat, action, snap.seq).snapshot
     expected = [snap.view(seat) for seat in (None, 0, 1)]
+    assert cold_views(created.game_id) == expected  # the cache (step 0) and twelve rows
     with Session(get_engine(app)) as session:
         row = session.get(store.StateCache, created.game_id)
         log = store.as_pairs(store.load_actions(session, created.game_id))
         row.seq, row.state = 5, pickle.dumps(engine.replay(2, 12345, log[:5]))
         session.add(row)
         session.commit()
-    assert [services.snapshot(created.game_id).view(s) for s in (None, 0, 1)] == expected
+    assert cold_views(created.game_id) == expected
     with Session(get_engine(app)) as session:
         row = session.get(store.StateCache, created.game_id)
         row.state = b"not a pickle"
         session.add(row)
         session.commit()
-    assert [services.snapshot(created.game_id).view(s) for s in (None, 0, 1)] == expected
+    assert cold_views(created.game_id) == expected
     with Session(get_engine(app)) as session:
         session.delete(session.get(store.StateCache, created.game_id))
         session.commit()
-    assert [services.snapshot(created.game_id).view(s) for s in (None, 0, 1)] == expected
+    assert cold_views(created.game_id) == expected
     # and a move made on the rebuilt state is appended as usual
     seat, action = random_move(snap.state, rng)
     assert services.submit_action(created.game_id, seat, action, snap.seq).seq == snap.seq + 1
