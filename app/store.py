@@ -340,6 +340,48 @@ def _game_with_log_from() -> Any:
             .where(Game.id == sa.bindparam("game_id")).order_by(Action.seq))
 
 
+@functools.cache
+def _seats_game_and_log_from() -> Any:
+    """The query of ``read_seats_and_game``: the seats (four columns each), the game
+    and the log from the held ``seq`` on, as seats × rows (a handful of rows)."""
+    return (select(Seat.index, Seat.name, Seat.kind, Seat.token_version, Game,  # type: ignore[call-overload]
+                   Action.seq, Action.seat, Action.action, Action.created)
+            .join(Game, Game.id == Seat.game_id)  # type: ignore[arg-type]
+            .outerjoin(Action, sa.and_(Action.game_id == Seat.game_id,  # type: ignore[arg-type]
+                                       Action.seq >= sa.bindparam("from_seq")))
+            .where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index, Action.seq))
+
+
+def read_seats_and_game(session: Session, game_id: str) -> tuple[
+        list[SeatRow], Game | None, tuple[int, Any] | None, list[Logged]] | None:
+    """A read-only request's link check and game in one query, when this process
+    holds a state of the game that still fits its log: ``(seats, game, (seq,
+    state), log from seq on)``, like ``seat_rows`` and ``read_game``. None when
+    no state is held or it no longer fits: the caller asks those two."""
+    warm = warm_states.get(game_id)
+    if warm is None:
+        return None
+    rows = list(session.exec(_seats_game_and_log_from(),
+                             params={"game_id": game_id, "from_seq": warm.seq}))
+    if not rows:
+        return [], None, None, []
+    seats = list({row[0]: SeatRow(*row[:4]) for row in rows}.values())
+    logged = list({row[5]: Logged(*row[5:]) for row in rows if row[5] is not None}.values())
+    fitting = _fitting(warm, rows[0][4], logged)
+    return None if fitting is None else (seats, rows[0][4], fitting, logged)
+
+
+def _fitting(warm: warm_states.Warm, game: Game, logged: list[Logged]) -> tuple[int, Any] | None:
+    """``(seq, a copy of the state)`` of ``warm`` if the game and the log read now are
+    the ones it was computed from (``logged`` starts at its ``seq``); else None,
+    and it is forgotten (another log under this id: a restored database)."""
+    anchor = logged[0].created if warm.seq and logged and logged[0].seq == warm.seq else None
+    if (warm.seq == 0 or anchor is not None) and warm.fits(game.created, anchor):
+        return warm.seq, warm.state.clone()
+    warm_states.forget(game.id)
+    return None
+
+
 def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, Any] | None,
                                                        list[Logged]]:
     """The game, a state to start from and the log from that state's ``seq`` on, in one query.
@@ -358,10 +400,9 @@ def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, A
         if not rows:
             return None, None, []
         logged = [Logged(*row[1:]) for row in rows if row[1] is not None]
-        anchor = logged[0].created if warm.seq and logged and logged[0].seq == warm.seq else None
-        if (warm.seq == 0 or anchor is not None) and warm.fits(rows[0][0].created, anchor):
-            return rows[0][0], (warm.seq, warm.state.clone()), logged
-        warm_states.forget(game_id)  # another log under this id (a restored database)
+        fitting = _fitting(warm, rows[0][0], logged)
+        if fitting is not None:
+            return rows[0][0], fitting, logged
     rows = list(session.exec(_game_with_cache(), params={"game_id": game_id}))
     if not rows:
         return None, None, []

@@ -191,15 +191,40 @@ def _open_seat(session: Session, token: str,
     """The checks of ``open_seat``, and every seat of the link's game (one query:
     the callers need the seats anyway, and the link's seat is among them).
     ``with_rows``: a move follows, so the seats' mail and clock rows come along."""
-    try:
-        ref = tokens.read_seat_token(token)
-    except tokens.BadToken:
-        raise Forbidden("This link is not valid: it may have been cut short or changed. "
-                        "Use the link from your most recent email.", reason="invalid")
+    ref = _signed_seat(token)
     # a move reads the seats as objects with their mail and clock rows; a
     # read-only request needs four columns of each
     seats: list[Any] = (_load_seats(session, str(ref.game), with_rows=True) if with_rows
                         else store.seat_rows(session, str(ref.game)))
+    return _checked_seat(ref, token, seats), seats
+
+
+def _open_seat_and_game(session: Session, token: str) -> tuple[SeatAccess, list[Any],
+                                                              store.Game, int, Any]:
+    """A read-only request's link check and its game: ``(access, seats, game, seq,
+    state)``, in one query when this process holds the game's state, else two."""
+    ref = _signed_seat(token)
+    read = store.read_seats_and_game(session, str(ref.game))
+    if read is None:
+        access, seats = _open_seat(session, token)
+        return (access, seats, *_load_game(session, access.game_id))
+    seats, game, held, rows = read
+    access = _checked_seat(ref, token, seats)
+    assert game is not None  # the link's seat exists, so its game does
+    return (access, seats, game, *_state_from(session, game, held, rows))
+
+
+def _signed_seat(token: str) -> tokens.SeatRef:
+    """What a seat link says, if its signature holds (no database needed)."""
+    try:
+        return tokens.read_seat_token(token)
+    except tokens.BadToken:
+        raise Forbidden("This link is not valid: it may have been cut short or changed. "
+                        "Use the link from your most recent email.", reason="invalid")
+
+
+def _checked_seat(ref: tokens.SeatRef, token: str, seats: list[Any]) -> SeatAccess:
+    """The link's seat among the game's ``seats``, if the link is still its current one."""
     seat = next((row for row in seats if row.index == ref.seat), None)
     if seat is None:
         raise Forbidden("This link does not open any seat here.", reason="unknown")
@@ -207,4 +232,4 @@ def _open_seat(session: Session, token: str,
         raise Forbidden("This link was replaced by a newer one and no longer opens your "
                         "seat. We can email the current link to the seat's address.",
                         reason="revoked", game_id=ref.game, seat=ref.seat)
-    return SeatAccess(ref.game, ref.seat, ref.version, token), seats
+    return SeatAccess(ref.game, ref.seat, ref.version, token)

@@ -11,7 +11,7 @@ from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
 from app.services.gamelog import (
     engine_seed, engine_options, _game_info, _get_game, _fresh_state, _load_game,
-    _seat_access, _open_seat,
+    _seat_access, _open_seat_and_game,
 )
 
 
@@ -40,8 +40,7 @@ def open_seat(token: str) -> SeatAccess:
 def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
     """A checked seat link and its game, read in one session."""
     with read_session() as session:
-        access, seats = _open_seat(session, token)
-        game, seq, state = _load_game(session, access.game_id)
+        access, seats, game, seq, state = _open_seat_and_game(session, token)
         return access, Snapshot(_game_info(game, seats, seq), state)
 
 
@@ -49,8 +48,7 @@ def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
     """A seat page's reading in one read session: the link checked once, the game, and
     whatever ``read(session, access)`` adds (the table's clocks, the mail box)."""
     with read_session() as session:
-        access, seats = _open_seat(session, token)
-        game, seq, state = _load_game(session, access.game_id)
+        access, seats, game, seq, state = _open_seat_and_game(session, token)
         snap = Snapshot(_game_info(game, seats, seq), state)
         return access, snap, read(session, access) if read is not None else None
 

@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from app import create_app, engine, services, store
+from app import create_app, engine, services, store, warm_states
 from app.db import get_engine, upgrade
 from tests.conftest import TEST_SECRET_KEY, random_move
 
@@ -145,11 +145,12 @@ def test_a_cache_pickled_by_other_engine_code_is_ignored(new_game, app):
     with Session(get_engine(app)) as session:
         row = session.get(store.StateCache, created.game_id)
         assert row.engine_version == engine.ENGINE_VERSION
-        # same seq, but another engine's idea of the state (here: the deal, unplayed)
-        row.state = pickle.dumps(engine.new_game(2, 12345))
+        # same seq, but another engine's idea of the state (here: another deal)
+        row.state = pickle.dumps(engine.new_game(2, 54321))
         row.engine_version = "1-0123456789abcdef"
         session.add(row)
         session.commit()
+    warm_states.forget()  # read as a fresh worker reads it: from the cache and the log
     assert [services.snapshot(created.game_id).view(s) for s in (None, 0, 1)] == expected
     result = app.test_cli_runner().invoke(args=["check-games"])
     assert result.exit_code == 0 and "differs from the replay (written by engine 1-0123" in result.output
