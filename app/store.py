@@ -367,11 +367,12 @@ def read_seats_and_game(session: Session, game_id: str) -> tuple[
         return [], None, None, []
     seats = list({row[0]: SeatRow(*row[:4]) for row in rows}.values())
     logged = list({row[5]: Logged(*row[5:]) for row in rows if row[5] is not None}.values())
-    fitting = _fitting(warm, rows[0][4], logged)
+    fitting = held_state(warm, rows[0][4], logged)
     return None if fitting is None else (seats, rows[0][4], fitting, logged)
 
 
-def _fitting(warm: warm_states.Warm, game: Game, logged: list[Logged]) -> tuple[int, Any] | None:
+def held_state(warm: warm_states.Warm, game: Game,
+               logged: list[Logged]) -> tuple[int, Any] | None:
     """``(seq, a copy of the state)`` of ``warm`` if the game and the log read now are
     the ones it was computed from (``logged`` starts at its ``seq``); else None,
     and it is forgotten (another log under this id: a restored database)."""
@@ -400,7 +401,7 @@ def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, A
         if not rows:
             return None, None, []
         logged = [Logged(*row[1:]) for row in rows if row[1] is not None]
-        fitting = _fitting(warm, rows[0][0], logged)
+        fitting = held_state(warm, rows[0][0], logged)
         if fitting is not None:
             return rows[0][0], fitting, logged
     rows = list(session.exec(_game_with_cache(), params={"game_id": game_id}))

@@ -99,12 +99,35 @@ def _load_seats(session: Session, game_id: str, with_rows: bool = False) -> list
     seat (``deadlines.remembered``, ``notify.remember_addresses``)."""
     if not with_rows:
         return store.load_seats(session, game_id)
-    rows = list(session.exec(_seats_with_rows(), params={"game_id": game_id}))
+    warm = warm_states.get(game_id)
+    if warm is None:
+        rows = list(session.exec(_seats_with_rows(), params={"game_id": game_id}))
+    else:  # the game and the log after the held state come along (seats × rows)
+        rows = list(session.exec(_seats_with_rows_and_game(),
+                                 params={"game_id": game_id, "from_seq": warm.seq}))
+        _keep_game_read(session, game_id, warm, rows)
+        rows = list({row[0].index: row for row in rows}.values())
     dl.remember_all(session, SeatMail, game_id, [row[1] for row in rows if row[1] is not None])
     dl.remember_all(session, dl.SeatClock, game_id,
                     [row[2] for row in rows if row[2] is not None])
     notify.remember_addresses(session, {row[0].email: row[3] for row in rows if row[0].email})
     return [row[0] for row in rows]
+
+
+def _keep_game_read(session: Session, game_id: str, warm: warm_states.Warm,
+                    rows: list[Any]) -> None:
+    """Keep what the seats query read of the game for ``_load_game`` in this transaction."""
+    if not rows:
+        return
+    logged = list({row[5]: store.Logged(*row[5:]) for row in rows
+                   if row[5] is not None}.values())
+    held = store.held_state(warm, rows[0][4], logged)
+    if held is not None:
+        dl.transaction_memo(session)[(GAME_READ, game_id)] = (rows[0][4], held, logged)
+
+
+#: ``transaction_memo`` key of a game read with its seats (``_keep_game_read``).
+GAME_READ = "game read with the seats"
 
 
 @functools.cache
@@ -119,9 +142,33 @@ def _seats_with_rows() -> Any:
             .where(store.Seat.game_id == bindparam("game_id")).order_by(store.Seat.index))
 
 
+@functools.cache
+def _seats_with_rows_and_game() -> Any:
+    """``_seats_with_rows`` with the game and the log from ``from_seq`` on (a move
+    in a worker that holds the game's state: its reads in one query)."""
+    return (select(store.Seat, SeatMail, dl.SeatClock, AddressMail, store.Game,
+                   store.Action.seq, store.Action.seat, store.Action.action,  # type: ignore[attr-defined]
+                   store.Action.created)
+            .join(store.Game, store.Game.id == store.Seat.game_id)  # type: ignore[arg-type]
+            .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
+                                      SeatMail.seat == store.Seat.index))
+            .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
+                                          dl.SeatClock.seat == store.Seat.index))
+            .outerjoin(AddressMail, AddressMail.address == store.Seat.email)
+            .outerjoin(store.Action, and_(store.Action.game_id == store.Seat.game_id,  # type: ignore[arg-type]
+                                          store.Action.seq >= bindparam("from_seq")))
+            .where(store.Seat.game_id == bindparam("game_id"))
+            .order_by(store.Seat.index, store.Action.seq))
+
+
 def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:
-    """The game, its step and its state, from one query when the cache is usable
-    (``store.read_game``: game, cache and the actions since, joined)."""
+    """The game, its step and its state: as the seats query of this transaction read
+    them (``_keep_game_read``), or from one query (``store.read_game``: the game
+    and the log after the held state, or the cache and the log after it)."""
+    read = dl.transaction_memo(session).pop((GAME_READ, str(game_id)), None)
+    if read is not None:
+        game, held, rows = read
+        return (game, *_state_from(session, game, held, rows))
     game, cached, rows = store.read_game(session, str(game_id))
     if game is None:
         raise NotFound("There is no game with this id.")
