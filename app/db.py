@@ -56,6 +56,7 @@ def make_engine(url: str, idle_ping_seconds: float = IDLE_PING_SECONDS,
         return engine
     kwargs.setdefault("pool_recycle", POOL_RECYCLE_SECONDS)
     engine = sa.create_engine(url, **kwargs)
+    sa.event.listen(engine, "before_cursor_execute", _refuse_writes)
     if not kwargs.get("pool_pre_ping"):
         _ping_after_idle(engine, idle_ping_seconds)
     return engine
@@ -130,12 +131,44 @@ def after_commit(session: Session, callback: Any) -> None:
 
 @contextmanager
 def read_session(engine: Engine | None = None) -> Iterator[Session]:
-    """A session that is always rolled back: reading must never write."""
-    with Session(engine or get_engine(), expire_on_commit=False) as session:
+    """A session that can only read: reading must never write.
+
+    SQLite: a transaction (one snapshot for all its statements), always rolled
+    back. PostgreSQL: its connection in autocommit, where a transaction would
+    add nothing (at READ COMMITTED each statement has its own snapshot either
+    way) but a BEGIN and a ROLLBACK, two round trips around what is usually one
+    query; and any statement other than a SELECT is refused before it is sent
+    (``_refuse_writes``), so nothing can be committed by accident either.
+    """
+    engine = engine or get_engine()
+    if engine.dialect.name != "postgresql":
+        with Session(engine, expire_on_commit=False) as session:
+            try:
+                yield session
+            finally:
+                session.rollback()
+        return
+    with engine.connect() as connection:
+        connection.execution_options(isolation_level="AUTOCOMMIT")
+        connection.info[READ_ONLY] = True
         try:
-            yield session
+            with Session(bind=connection, expire_on_commit=False) as session:
+                yield session
         finally:
-            session.rollback()
+            connection.info.pop(READ_ONLY, None)
+
+
+#: ``Connection.info`` key set while a connection serves a ``read_session``.
+READ_ONLY = "silver_eye_read_only"
+
+
+class WriteInReadSession(RuntimeError):
+    """A statement that is not a SELECT was sent in a ``read_session``: a bug."""
+
+
+def _refuse_writes(connection: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    if connection.info.get(READ_ONLY) and not statement.lstrip()[:6].upper() == "SELECT":
+        raise WriteInReadSession(f"a read-only request tried to write: {statement[:80]}")
 
 
 # -- migrations ----------------------------------------------------------------

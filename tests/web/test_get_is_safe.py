@@ -96,3 +96,24 @@ def test_every_get_route_leaves_every_table_unchanged(app, client, db, games):
                 walked += 1
     assert walked > 100
     assert db.dump() == before
+
+
+def test_a_read_session_cannot_write(app, db):
+    """What GETs read through: a write in it never lands. On PostgreSQL it runs
+    without a transaction (autocommit: no BEGIN, no ROLLBACK), so a statement
+    that is not a SELECT is refused before it is sent; on SQLite it is a
+    transaction that is always rolled back."""
+    from app import store
+    from app.db import WriteInReadSession, get_engine, read_session
+
+    postgres = get_engine(app).dialect.name == "postgresql"
+    try:
+        with read_session() as session:
+            session.add(store.UsedFormToken(id="written-in-a-read"))
+            session.flush()
+        assert not postgres, "PostgreSQL must refuse the write"
+    except WriteInReadSession:
+        assert postgres
+    assert db.count("used_form_token") == 0
+    with read_session() as session:  # and the connection reads again afterwards
+        assert session.get(store.UsedFormToken, "written-in-a-read") is None
