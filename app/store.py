@@ -159,14 +159,63 @@ def append_action(session: Session, game_id: str, seq: int, seat: int,
     if source not in ACTION_SOURCES:
         raise ValueError(f"unknown action source {source!r}")
     created = utcnow()
-    session.connection().execute(_INSERT_ACTION, {
-        "game_id": game_id, "seq": seq, "seat": seat, "action": dict(action),
-        "source": source, "created": created})
+    row = {"game_id": game_id, "seq": seq, "seat": seat, "action": dict(action),
+           "source": source, "created": created}
+    flush_log(session)
+    if session.get_bind().dialect.name == "postgresql":
+        session.info[PENDING_ROW] = row  # the next statement of the move carries it
+    else:
+        session.connection().execute(_INSERT_ACTION, row)
     return created
+
+
+#: ``session.info`` key: an action row appended but not sent yet (PostgreSQL).
+#: The statement the move sends next (``notify.seat_acted``: its mail row notes the
+#: step) carries the insert as a CTE, ``carrying_log``; anything that reads the log,
+#: and the commit, send it first (``flush_log``). A clash on ``(game_id, seq)``
+#: raises from whichever statement sends it, inside the same transaction.
+PENDING_ROW = "silver_eye_pending_action"
+
+
+def flush_log(session: Session) -> None:
+    """Send the pending action row, if any (before reading the log, and at commit)."""
+    row = session.info.pop(PENDING_ROW, None)
+    if row is not None:
+        session.connection().execute(_INSERT_ACTION, row)
+
+
+def carrying_log(session: Session, statement: Any) -> tuple[Any, dict[str, Any]]:
+    """``statement`` with the pending action row's insert added as a CTE, and the
+    parameters that adds (``log_*``); unchanged, and no parameters, when none is pending.
+    ``statement`` must be built once (its variant is cached by identity)."""
+    row = session.info.pop(PENDING_ROW, None)
+    if row is None:
+        return statement, {}
+    return _with_log_insert(statement), {f"log_{key}": value for key, value in row.items()}
+
+
+@functools.cache
+def _with_log_insert(statement: Any) -> Any:
+    table = Action.__table__  # type: ignore[attr-defined]
+    logged = sa.insert(table).values(
+        {key: sa.bindparam(f"log_{key}", type_=table.c[key].type)
+         for key in ("game_id", "seq", "seat", "action", "source", "created")}).cte("logged")
+    return statement.add_cte(logged)
+
+
+@sa.event.listens_for(Session, "before_commit")
+def _log_before_commit(session: Session) -> None:
+    flush_log(session)
+
+
+@sa.event.listens_for(Session, "after_rollback")
+def _log_dropped(session: Session) -> None:
+    session.info.pop(PENDING_ROW, None)
 
 
 def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Action]:
     """The game's actions with ``seq > after_seq``, in order."""
+    flush_log(session)
     query = (select(Action).where(Action.game_id == game_id, Action.seq > after_seq)
              .order_by(Action.seq))
     return list(session.exec(query))
@@ -174,6 +223,7 @@ def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Act
 
 def actions_since(session: Session, game_id: str, seat: int, since: datetime) -> list[Action]:
     """One seat's actions logged at ``since`` or later, oldest first (rate limits)."""
+    flush_log(session)
     query = (select(Action).where(Action.game_id == game_id, Action.seat == seat,
                                   Action.created >= since).order_by(Action.seq))
     return list(session.exec(query))
@@ -186,12 +236,14 @@ def as_utc(moment: datetime) -> datetime:
 
 def action_at(session: Session, game_id: str, seq: int) -> Action | None:
     """The action with this ``seq``, if the log has reached it."""
+    flush_log(session)
     return session.exec(
         select(Action).where(Action.game_id == game_id, Action.seq == seq)).first()
 
 
 def last_seq(session: Session, game_id: str) -> int:
     """The number of actions in the game's log (0 before the first)."""
+    flush_log(session)
     value = session.exec(
         select(sa.func.max(Action.seq)).where(Action.game_id == game_id)).one()
     return int(value or 0)
@@ -200,6 +252,7 @@ def last_seq(session: Session, game_id: str) -> int:
 def game_seq(session: Session, game_id: str) -> int | None:
     """The last step of a game in one query, or None if there is no such game
     (what a page polling for news asks every few seconds)."""
+    flush_log(session)
     newest = (select(sa.func.max(Action.seq)).where(Action.game_id == game_id)
               .scalar_subquery())
     row = session.exec(select(Game.id, newest).where(Game.id == game_id)).first()

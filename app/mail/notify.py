@@ -373,17 +373,29 @@ def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *
 def seat_acted(session: Session, game_id: str, seat: int, step: int, now: datetime) -> None:
     """The seat acted at ``step``: its unsent decision mail is superseded and its
     mail row notes the step and forgets the mail. One statement on PostgreSQL
-    (the most common move of all, a draw, would otherwise send two)."""
+    (the most common move of all, a draw, would otherwise send two), which
+    also carries the insert of the action row itself."""
     marker = seat_mail(session, game_id, seat)
-    if marker.unsent_mail_id is not None and session.get_bind().dialect.name == "postgresql":
-        session.connection().execute(_acted(), {
+    if marker.id is not None and session.get_bind().dialect.name == "postgresql":
+        # one statement, which also carries the move's action row (``store.carrying_log``)
+        statement, logged = store.carrying_log(
+            session, _acted() if marker.unsent_mail_id is not None else _noted())
+        session.connection().execute(statement, {
             "unsent_id": marker.unsent_mail_id, "now": dl.as_utc(now),
-            "marker_id": marker.id, "step": step})
+            "marker_id": marker.id, "step": step, **logged})
         set_committed_value(marker, "unsent_mail_id", None)
         set_committed_value(marker, "last_acted_step", step)
         return
     supersede_unsent(session, game_id, seat, now, clear_marker=False)
     dl.write_through(session, marker, last_acted_step=step, unsent_mail_id=None)
+
+
+@functools.cache
+def _noted() -> Any:
+    """``UPDATE seat_mail`` of a seat that acted with no unsent mail (PostgreSQL), built once."""
+    marks = SeatMail.__table__  # type: ignore[attr-defined]
+    return (update(marks).where(marks.c.id == bindparam("marker_id"))
+            .values(last_acted_step=bindparam("step"), unsent_mail_id=None))
 
 
 @functools.cache
