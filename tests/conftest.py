@@ -147,3 +147,21 @@ def random_move(state: Any, rng: random.Random) -> tuple[int, dict]:
 
     seat = rng.choice(engine.view(state, None)["to_act"])
     return seat, rng.choice(engine.legal_actions(state, seat))
+
+
+def statements_sent(app: Any, work: Callable[[], Any]) -> list[str]:
+    """The SQL ``work()`` sends through the app's engine, whitespace folded."""
+    from app.db import get_engine
+
+    sent: list[str] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(" ".join(statement.split()))
+
+    engine = get_engine(app)
+    sa.event.listen(engine, "before_cursor_execute", note)
+    try:
+        work()
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", note)
+    return sent

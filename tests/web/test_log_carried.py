@@ -8,34 +8,18 @@ from __future__ import annotations
 import random
 
 import pytest
-import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from app import services, store
 from app.db import get_engine, read_session, write_session
-from tests.conftest import random_move
-
-
-def sent_during(app, work) -> list[str]:
-    sent: list[str] = []
-
-    def note(_conn, _cursor, statement, *_args) -> None:
-        sent.append(" ".join(statement.split()))
-
-    engine = get_engine(app)
-    sa.event.listen(engine, "before_cursor_execute", note)
-    try:
-        work()
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", note)
-    return sent
+from tests.conftest import random_move, statements_sent
 
 
 def test_a_move_sends_its_action_row_with_the_mail_row_update(new_game, app, db):
     created = new_game(seats=2)
     snap = created.snapshot
     seat, action = random_move(snap.state, random.Random(1))
-    sent = sent_during(app, lambda: services.submit_action(created.game_id, seat, action,
+    sent = statements_sent(app, lambda: services.submit_action(created.game_id, seat, action,
                                                            snap.seq))
     inserts = [s for s in sent if "INSERT INTO action" in s]
     assert len(inserts) == 1

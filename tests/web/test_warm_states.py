@@ -14,23 +14,7 @@ from app import services, store, warm_states
 from app.db import after_commit, get_engine, write_session
 from app.services import games as game_service
 from app.services import moves
-from tests.conftest import random_move
-
-
-def statements_of(app, work) -> list[str]:
-    """The SQL ``work()`` sends."""
-    sent: list[str] = []
-
-    def note(_conn, _cursor, statement, *_args) -> None:
-        sent.append(statement)
-
-    engine = get_engine(app)
-    sa.event.listen(engine, "before_cursor_execute", note)
-    try:
-        work()
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", note)
-    return sent
+from tests.conftest import random_move, statements_sent
 
 
 def cold_views(game_id: str, seats: int = 2) -> list[dict]:
@@ -56,11 +40,11 @@ def cache_seq(app, game_id: str) -> int:
 def test_the_worker_that_made_the_last_move_reads_no_blob_for_the_next_request(new_game, app):
     created = new_game(seats=2)
     snap = play(created.game_id, 5, random.Random(1))
-    sent = statements_of(app, lambda: services.snapshot(created.game_id))
+    sent = statements_sent(app, lambda: services.snapshot(created.game_id))
     assert sent and not any("state_cache" in statement for statement in sent)
     assert services.snapshot(created.game_id).view(0) == snap.view(0)
     # a process without the state reads the cache (and the rows after it): same views
-    sent = statements_of(app, lambda: cold_views(created.game_id))
+    sent = statements_sent(app, lambda: cold_views(created.game_id))
     assert any("state_cache" in statement for statement in sent)
     assert cold_views(created.game_id) == [snap.view(s) for s in (None, 0, 1)]
 
