@@ -396,11 +396,14 @@ def _game_with_log_from() -> Any:
 @functools.cache
 def _seats_game_and_log_from() -> Any:
     """The query of ``read_seats_and_game``: the seats (four columns each), the game
-    and the log from the held ``seq`` on, as seats × rows (a handful of rows)."""
+    and the log from the held ``seq`` on. The log rows go with seat 0's row only
+    (every game has one), so seats + rows come back, not seats × rows; a game
+    without a seat 0 gets none, and its held state does not fit."""
     return (select(Seat.index, Seat.name, Seat.kind, Seat.token_version, Game,  # type: ignore[call-overload]
                    Action.seq, Action.seat, Action.action, Action.created)
             .join(Game, Game.id == Seat.game_id)  # type: ignore[arg-type]
             .outerjoin(Action, sa.and_(Action.game_id == Seat.game_id,  # type: ignore[arg-type]
+                                       Seat.index == 0,
                                        Action.seq >= sa.bindparam("from_seq")))
             .where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index, Action.seq))
 

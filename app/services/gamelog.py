@@ -145,7 +145,9 @@ def _seats_with_rows() -> Any:
 @functools.cache
 def _seats_with_rows_and_game() -> Any:
     """``_seats_with_rows`` with the game and the log from ``from_seq`` on (a move
-    in a worker that holds the game's state: its reads in one query)."""
+    in a worker that holds the game's state: its reads in one query). A game
+    without a seat 0 gets no log rows, so the held state does not fit and the
+    move reads the game the other way."""
     return (select(store.Seat, SeatMail, dl.SeatClock, AddressMail, store.Game,
                    store.Action.seq, store.Action.seat, store.Action.action,  # type: ignore[attr-defined]
                    store.Action.created)
@@ -155,7 +157,10 @@ def _seats_with_rows_and_game() -> Any:
             .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
                                           dl.SeatClock.seat == store.Seat.index))
             .outerjoin(AddressMail, AddressMail.address == store.Seat.email)
+            # the log rows go with seat 0's row only (every game has a seat 0): seats + rows
+            # rows come back, not seats × rows, each carrying five objects
             .outerjoin(store.Action, and_(store.Action.game_id == store.Seat.game_id,  # type: ignore[arg-type]
+                                          store.Seat.index == 0,
                                           store.Action.seq >= bindparam("from_seq")))
             .where(store.Seat.game_id == bindparam("game_id"))
             .order_by(store.Seat.index, store.Action.seq))
