@@ -28,6 +28,7 @@ import os
 import random
 import secrets
 import shutil
+import statistics
 import tempfile
 import threading
 import time
@@ -61,6 +62,20 @@ def _ms(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+#: The app's own CPU per request, by kind ("POST move", "GET actions", "POST insert"...),
+#: as the server reports it with BENCH_ENDPOINTS on (``X-Server-CPU-Ms``): what a
+#: section's /proc total cannot split between a move's POST and its GET.
+SERVER_CPU: dict[str, list[float]] = {}
+_SERVER_CPU_LOCK = threading.Lock()
+
+
+def _kind(method: str, path: str) -> str:
+    if "/bench/insert/" in path:
+        return "POST insert"
+    return f"{method} {'move' if method == 'POST' else 'actions'}" if path.endswith(
+        "/actions") else f"{method} other"
+
+
 class Client:
     """One keep-alive HTTP connection that times its POSTs."""
 
@@ -75,7 +90,25 @@ class Client:
         response = self.conn.getresponse()
         payload = response.read()
         elapsed = time.perf_counter() - start
+        cpu = response.getheader("X-Server-CPU-Ms")
+        if cpu is not None:
+            with _SERVER_CPU_LOCK:
+                SERVER_CPU.setdefault(_kind(method, path), []).append(float(cpu))
         return response.status, json.loads(payload or b"null"), elapsed
+
+
+def per_request_cpu_line() -> str:
+    """The app's CPU per request of each kind since the last call (medians), and the
+    POST's against the bare insert's: what "the POST >= 0.5x the bare insert" asks."""
+    with _SERVER_CPU_LOCK:
+        taken = {kind: statistics.median(values) for kind, values in SERVER_CPU.items()}
+        SERVER_CPU.clear()
+    parts = [f"{kind} {value:.2f} ms" for kind, value in sorted(taken.items())]
+    line = "app CPU per request (median, X-Server-CPU-Ms): " + ", ".join(parts)
+    if "POST move" in taken and "POST insert" in taken:
+        line += (f"; bare insert ÷ POST of a move: "
+                 f"{taken['POST insert'] / taken['POST move']:.2f}x")
+    return line
 
 
 def play_game(port: int, tokens: list[str], seed: int, kinds: list[str] | None = None,
@@ -289,6 +322,7 @@ def measure_setup(label: str, args: list[str], production: bool) -> dict[str, An
                 print(f"  {label} ({' '.join(args) or 'gunicorn.conf.py'}):")
                 section = Section(server.pid, admin, str(app_name))
                 each_counts: list[dict[str, int]] = [{} for _ in range(GAMES)]
+                SERVER_CPU.clear()
                 figures = {
                     "two": section.run("move = GET legal actions + POST", [
                         lambda g=g: play_game(port, two[g].tokens, g) for g in range(GAMES)]),
@@ -299,6 +333,7 @@ def measure_setup(label: str, args: list[str], production: bool) -> dict[str, An
                         lambda g=g: baseline(port, inserts[g].game_id, BASELINE_PER_THREAD)
                         for g in range(GAMES)], unit="requests"),
                 }
+                print(f"      {per_request_cpu_line()}")
                 posts = sum(c.get("POST", 0) for c in each_counts)
                 gets = sum(c.get("GET", 0) for c in each_counts)
                 print(f"      the one-request path sent {posts} POSTs and {gets} GETs: "

@@ -36,4 +36,6 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(inbound.bp)
     if app.config.get("BENCH_ENDPOINTS"):
         app.register_blueprint(api.bench_bp)
+        app.before_request(api.start_cpu_clock)
+        app.after_request(api.cpu_header)
     app.after_request(_security_headers)

@@ -6,6 +6,7 @@ POSTs take ``application/json`` only, which also keeps other sites' forms out.
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
@@ -285,6 +286,22 @@ def openapi_document(base_url: str) -> dict[str, Any]:
 # -- benchmark baseline (registered only when BENCH_ENDPOINTS is on) ----------------
 
 bench_bp = Blueprint("bench", __name__, url_prefix="/api/bench")
+
+
+def start_cpu_clock() -> None:
+    """Bench only: note this thread's CPU time as the request starts."""
+    from flask import g
+    g.bench_cpu_start = time.thread_time()
+
+
+def cpu_header(response: Any) -> Any:
+    """Bench only: the CPU this request took inside the app (``X-Server-CPU-Ms``), so the
+    benchmark can tell a POST's cost from a GET's and from the bare insert's."""
+    from flask import g
+    started = g.pop("bench_cpu_start", None)
+    if started is not None:
+        response.headers["X-Server-CPU-Ms"] = f"{(time.thread_time() - started) * 1000:.3f}"
+    return response
 
 
 @bench_bp.post("/insert/<game_id>")

@@ -121,6 +121,9 @@ def test_the_bench_baseline_exists_only_when_asked_for(app, client, database_url
     answer = bench_app.test_client().post(f"/api/bench/insert/{game.game_id}", json={"n": 1})
     bench_app.extensions["silver_eye_db"].dispose()
     assert answer.status_code == 200 and answer.get_json() == {"seq": 1}
+    # and each answer says the CPU it took, so the benchmark can tell requests apart
+    assert float(answer.headers["X-Server-CPU-Ms"]) >= 0
+    assert "X-Server-CPU-Ms" not in client.get("/api/openapi.json").headers
 
 
 def test_replay_frames_come_in_pages(app, client):
