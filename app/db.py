@@ -167,7 +167,7 @@ class WriteInReadSession(RuntimeError):
 
 
 def _refuse_writes(connection: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-    if connection.info.get(READ_ONLY) and not statement.lstrip()[:6].upper() == "SELECT":
+    if connection.info.get(READ_ONLY) and statement.lstrip()[:6].upper() != "SELECT":
         raise WriteInReadSession(f"a read-only request tried to write: {statement[:80]}")
 
 

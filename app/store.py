@@ -427,13 +427,22 @@ def read_seats_and_game(session: Session, game_id: str) -> tuple[
     return None if fitting is None else (seats, rows[0][4], fitting, logged)
 
 
+def warm_state(game: Game, seq: int, state: Any,
+               anchor: datetime | None) -> warm_states.Warm:
+    """What ``warm_states`` keeps of a game's state after ``seq`` (a copy of it), its
+    times in aware UTC; ``anchor`` is the ``created`` of log row ``seq`` (None at 0)."""
+    return warm_states.Warm(seq, state.clone(), as_utc(game.created),
+                            None if anchor is None else as_utc(anchor))
+
+
 def held_state(warm: warm_states.Warm, game: Game,
                logged: list[Logged]) -> tuple[int, Any] | None:
     """``(seq, a copy of the state)`` of ``warm`` if the game and the log read now are
     the ones it was computed from (``logged`` starts at its ``seq``); else None,
     and it is forgotten (another log under this id: a restored database)."""
     anchor = logged[0].created if warm.seq and logged and logged[0].seq == warm.seq else None
-    if (warm.seq == 0 or anchor is not None) and warm.fits(game.created, anchor):
+    if ((warm.seq == 0 or anchor is not None) and as_utc(game.created) == warm.game_created
+            and (anchor and as_utc(anchor)) == warm.anchor):
         return warm.seq, warm.state.clone()
     warm_states.forget(game.id)
     return None

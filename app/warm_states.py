@@ -10,7 +10,7 @@ appended since) and applies them, about 10 µs each.
 
 The log stays the truth. A held state is used only when the game row and the
 log row it was computed after are still there with the timestamps they had
-(``fits``): a database restored from a backup, or a test database reused
+(``store.held_state``): a database restored from a backup, or a test database reused
 under the same game id, is read afresh. States enter only from committed
 data: what a read computed from the log, or what a move computed, once its
 transaction committed (``db.write_session`` runs ``after_commit``).
@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 #: Games held per process. A state is a few tens of kilobytes in memory, so a
@@ -33,24 +33,15 @@ CAPACITY = 256
 
 @dataclass(frozen=True, slots=True)
 class Warm:
-    """A game's state after action ``seq``, and what identifies the log it came from."""
+    """A game's state after action ``seq``, and what identifies the log it came from
+    (aware UTC times, compared with the game row and log row read now:
+    ``store.held_state``)."""
 
     seq: int
     state: Any
     game_created: datetime
     #: ``created`` of the log row ``seq`` (None at seq 0: no row).
     anchor: datetime | None
-
-    def fits(self, game_created: datetime, anchor: datetime | None) -> bool:
-        """Whether the game and its row ``seq`` read now are the ones this state came from."""
-        return _utc(game_created) == _utc(self.game_created) and _utc(anchor) == _utc(self.anchor)
-
-
-def _utc(moment: datetime | None) -> datetime | None:
-    """Aware UTC (SQLite gives stored times back naive; they are UTC)."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=timezone.utc)
 
 
 _held: OrderedDict[str, Warm] = OrderedDict()
@@ -70,8 +61,7 @@ def put(game_id: str, warm: Warm) -> None:
     """Hold ``warm`` unless a later state of the same log is held already."""
     with _lock:
         held = _held.get(game_id)
-        if (held is not None and held.seq > warm.seq
-                and _utc(held.game_created) == _utc(warm.game_created)):
+        if held is not None and held.seq > warm.seq and held.game_created == warm.game_created:
             return
         _held[game_id] = warm
         _held.move_to_end(game_id)

@@ -217,15 +217,15 @@ def cache_unusable(session: Session, game_id: str) -> bool:
 def _hold(game: store.Game, seq: int, state: Any, last: Any) -> tuple[int, Any]:
     """Keep a state read from committed rows for this process's next request
     (``warm_states``); ``last`` is the log row ``seq`` (None at seq 0)."""
-    warm_states.put(game.id, warm_states.Warm(seq, state.clone(), game.created,
-                                              None if last is None else last.created))
+    warm_states.put(game.id, store.warm_state(game, seq, state,
+                                                None if last is None else last.created))
     return seq, state
 
 
 def hold_after_commit(session: Session, game: store.Game, seq: int, state: Any,
                       logged_at: Any) -> None:
     """Keep the state a write computed, once (and only if) its transaction commits."""
-    warm = warm_states.Warm(seq, state.clone(), game.created, logged_at)
+    warm = store.warm_state(game, seq, state, logged_at)
     after_commit(session, lambda: warm_states.put(game.id, warm))
 
 

@@ -188,20 +188,19 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
     return seq, state, applied
 
 
-#: The state cache is written when a write reaches a multiple of this many steps (and
-#: when a game is created or ends, or the move found it unusable). A worker keeps the states it computed
-#: (``warm_states``), so the cache serves only a process that holds none, which
-#: then replays at most this many rows after it (about 10 µs each); writing the
-#: blob every move cost more than the rest of the move's writes together.
+#: The state cache is written when a write reaches a multiple of this many steps, and
+#: when a game is created or ends or the move found the cache unusable. A worker keeps
+#: the states it computed (``warm_states``), so the cache serves only a process that
+#: holds none, which then replays at most this many rows after it (about 10 µs
+#: each); writing the blob every move cost more than the rest of the move's writes.
 CACHE_EVERY = 16
 
 
 def _finish(session: Session, game: store.Game, from_seq: int | None, seq: int, state: Any,
             applied: list[AppliedAction]) -> None:
     """After a write that took the game from step ``from_seq`` (None: a new game) to
-    ``seq`` (``applied``):
-    mark a finished game over, write the cache when it is due, and keep the state
-    for this process's next request once the transaction commits."""
+    ``seq`` (``applied``): mark a finished game over, write the cache when it is due,
+    and keep the state for this process's next request once the transaction commits."""
     over = game.status == "running" and _phase(state).get("phase") == "over"
     if over:
         game.status = "over"
