@@ -29,3 +29,9 @@ def test_a_round_summary_is_inlined_too():
     html = MAILS["round_end"].html
     chip = re.search(r'<span class="chip up"[^>]*>', html).group(0)
     assert "background: #fffbe6" in chip, "faceup-at-scoring cards stand out in every client"
+
+
+def test_the_game_over_mail_says_who_won_and_why_on_lines_of_their_own():
+    text = MAILS["game_over"].text
+    said = next(line for line in text.splitlines() if " is over." in line)
+    assert said.endswith(("won.", "won!")), said  # the reason follows on its own line
