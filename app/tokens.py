@@ -12,8 +12,10 @@ salt): a form older than a few hours is refused and shown again.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -64,15 +66,41 @@ def _secret_key(secret_key: str | None) -> str | list[str]:
     return [*fallbacks, key] if fallbacks else key
 
 
+def _keys(secret_key: str | None) -> tuple[str, ...]:
+    keys = _secret_key(secret_key)
+    return (keys,) if isinstance(keys, str) else tuple(keys)
+
+
 def _serializer(purpose: str, secret_key: str | None) -> URLSafeSerializer:
+    return _serializer_for(purpose, _keys(secret_key))
+
+
+@functools.lru_cache(maxsize=64)
+def _serializer_for(purpose: str, keys: tuple[str, ...]) -> URLSafeSerializer:
+    """One serializer per purpose and key set: every request checks a link and
+    most moves sign a few (mail links), and building one each time showed."""
     if purpose not in PURPOSES:
         raise ValueError(f"unknown token purpose {purpose!r}")
-    return URLSafeSerializer(_secret_key(secret_key), salt=f"silver-eye:{purpose}")
+    return URLSafeSerializer(list(keys) if len(keys) > 1 else keys[0],
+                             salt=f"silver-eye:{purpose}")
+
+
+#: Tokens kept per process (signed, and seat links checked): a game's few
+#: seats are signed into every mail and checked on every request.
+CACHED_TOKENS = 4096
 
 
 def sign(purpose: str, payload: Any, secret_key: str | None = None) -> str:
-    """A URL-safe signed token for a JSON-safe ``payload``."""
-    return _serializer(purpose, secret_key).dumps(payload)
+    """A URL-safe signed token for a JSON-safe ``payload``.
+
+    These tokens carry no timestamp, so the same payload under the same keys is
+    always the same token: it is made once per process and then remembered."""
+    return _signed(purpose, json.dumps(payload), _keys(secret_key))
+
+
+@functools.lru_cache(maxsize=CACHED_TOKENS)
+def _signed(purpose: str, payload: str, keys: tuple[str, ...]) -> str:
+    return _serializer_for(purpose, keys).dumps(json.loads(payload))
 
 
 def unsign(purpose: str, token: str, secret_key: str | None = None) -> Any:
@@ -89,8 +117,20 @@ def seat_token(game: str, seat: int, version: int, secret_key: str | None = None
 
 
 def read_seat_token(token: str, secret_key: str | None = None) -> SeatRef:
-    """Decode a seat link's token; the version still has to be checked in the store."""
-    payload = unsign(SEAT_LINK, token, secret_key)
+    """Decode a seat link's token; the version still has to be checked in the store.
+
+    A link that passed is remembered with the keys it passed under (every
+    request of a seat brings the same link back); a refused one is not, so
+    the cache holds only links this server made."""
+    return _seat_ref(token, _keys(secret_key))
+
+
+@functools.lru_cache(maxsize=CACHED_TOKENS)
+def _seat_ref(token: str, keys: tuple[str, ...]) -> SeatRef:
+    try:
+        payload = _serializer_for(SEAT_LINK, keys).loads(token)
+    except BadSignature as exc:
+        raise BadToken("this link is not valid") from exc
     if (not isinstance(payload, list) or len(payload) != 3 or not isinstance(payload[0], str)
             or not all(isinstance(part, int) and not isinstance(part, bool)
                        for part in payload[1:])):

@@ -50,3 +50,27 @@ def test_the_csrf_token_is_bound_to_the_seat_and_its_version_not_to_time():
 def test_unknown_purposes_are_a_programming_error():
     with pytest.raises(ValueError):
         tokens.sign("everything", [1], KEY)
+
+
+def test_a_link_read_once_is_still_refused_under_keys_that_did_not_sign_it():
+    """Checked links are remembered per key set: a link accepted before a key was
+    dropped from the rotation is refused after, and a refused one stays refused."""
+    old, new = "o" * 32, "n" * 32
+    token = tokens.seat_token("abc", 1, 3, old)
+    assert tokens.read_seat_token(token, old) == tokens.SeatRef("abc", 1, 3)  # now remembered
+    with pytest.raises(tokens.BadToken):
+        tokens.read_seat_token(token, new)
+    forged = token[:-2] + ("AA" if token[-2:] != "AA" else "BB")
+    for _ in range(2):
+        with pytest.raises(tokens.BadToken):
+            tokens.read_seat_token(forged, old)
+
+
+def test_a_remembered_signature_is_the_one_the_key_makes():
+    """Signing is remembered too (no timestamp: the same payload and key always give the
+    same token), and never across keys or purposes."""
+    first = tokens.sign(tokens.UNSUBSCRIBE, ["abc", 0, 1], KEY)
+    assert tokens.sign(tokens.UNSUBSCRIBE, ["abc", 0, 1], KEY) == first
+    assert tokens.sign(tokens.UNSUBSCRIBE, ["abc", 0, 1], "x" * 32) != first
+    assert tokens.sign(tokens.CSRF, ["abc", 0, 1], KEY) != first
+    assert tokens.unsign(tokens.UNSUBSCRIBE, first, KEY) == ["abc", 0, 1]
