@@ -55,7 +55,7 @@ def is_absent(session: Session, game: Any, seat: int) -> bool:
     """
     if getattr(game, "status", "running") != "running":
         return False
-    row = dl.remembered(session, dl.SeatClock, str(game.id), seat)
+    row = dl.peeked(session, dl.SeatClock, str(game.id), seat)
     return bool(row and row.absent)
 
 
@@ -68,6 +68,10 @@ def record_action(session: Session, game_id: str, seat: int, kind: str, source: 
     move of the player's own resets the run and ends the away-notice stretch;
     the first default of a decision window counts one timeout.
     """
+    seen = dl.peeked(session, dl.SeatClock, game_id, seat)
+    if (seen is not None and kind not in ("back", "away") and source in ("player", "mail")
+            and not (seen.consecutive_timeouts or seen.away_noticed)):
+        return  # a person's move with no run or notice to reset: most moves, nothing to write
     clock = dl.seat_clock(session, game_id, seat)
     if kind == "back":
         clock.absent, clock.consecutive_timeouts = False, 0
@@ -99,8 +103,7 @@ def went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
         select(dl.SeatClock).where(dl.SeatClock.game_id == ctx.id,
                                    dl.SeatClock.absent == True))}  # noqa: E712
     if humans and all(h in away for h in humans):
-        game.status = "abandoned"
-        session.add(game)
+        store.set_status(session, game, "abandoned")
         dl.close_open(session, ctx.id, now, "abandoned",
                       kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
         for each in humans:

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import DateTime, Index, UniqueConstraint, bindparam, insert, text, update
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import (DateTime, Index, UniqueConstraint, bindparam, insert, literal, or_,
+                        text, update)
 from sqlmodel import Field, Session, SQLModel, col, select
+
+from app.loaded import Stored, as_object, note
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
 
@@ -196,7 +198,19 @@ def transaction_memo(session: Session) -> dict[str, Any]:
 
 
 def remembered(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
-    """The one row of ``table`` for this seat; the game's rows are read once per transaction.
+    """The one row of ``table`` for this seat, as the ORM object (for code that
+    changes it through the session); ``peeked`` gives it as read, for code that
+    only reads it or writes it with ``write_through``."""
+    row = peeked(session, table, game_id, seat)
+    if isinstance(row, Stored):  # read as columns with the seats: an object from now on
+        row = _seat_rows(session)[(table.__name__, game_id, seat)] = as_object(session, row)
+    return row
+
+
+def peeked(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
+    """The one row of ``table`` for this seat, as this transaction holds it (``Stored``
+    values, or the ORM object once someone asked ``remembered`` for it); the game's
+    rows are read once per transaction.
 
     Every action reads seat clock and mail rows several times (the hook,
     each mail, ``is_absent`` for each seat that may play automatically), for
@@ -204,40 +218,45 @@ def remembered(session: Session, table: type[SQLModel], game_id: str, seat: int)
     transaction remembers which seats have none yet. Rows created since are
     registered with ``remember`` by the code that creates them.
     """
-    memo = transaction_memo(session).setdefault("seat_rows", {})
-    loaded = memo.setdefault("loaded", set())
-    if (table.__name__, game_id) not in loaded:
+    memo = _seat_rows(session)
+    loaded_games = memo.setdefault("loaded", set())
+    if (table.__name__, game_id) not in loaded_games:
         for row in session.exec(select(table).where(col(table.game_id) == game_id)):  # type: ignore[attr-defined]
             memo[(table.__name__, game_id, row.seat)] = row
-        loaded.add((table.__name__, game_id))
+        loaded_games.add((table.__name__, game_id))
     row = memo.get((table.__name__, game_id, seat))
-    if row is not None and row not in session:  # expunged meanwhile: ask again
+    if row is not None and not isinstance(row, Stored) and row not in session:
+        # expunged meanwhile: ask again
         row = session.exec(select(table).where(col(table.game_id) == game_id,  # type: ignore[attr-defined]
                                                col(table.seat) == seat)).first()  # type: ignore[attr-defined]
         memo[(table.__name__, game_id, seat)] = row
     return row
 
 
+def _seat_rows(session: Session) -> dict[Any, Any]:
+    return transaction_memo(session).setdefault("seat_rows", {})
+
+
 def remember_all(session: Session, table: type[SQLModel], game_id: str,
-                 rows: Iterable[Any]) -> None:
-    """Register every row of ``table`` a game has, read by the caller's own query
-    (the services read them with the seats), so ``remembered`` asks no more."""
-    memo = transaction_memo(session).setdefault("seat_rows", {})
-    for row in rows:
-        memo[(table.__name__, game_id, row.seat)] = row
+                 rows: Iterable[dict[str, Any]]) -> None:
+    """Register every row of ``table`` a game has, read as columns by the caller's own
+    query (the services read them with the seats), so ``peeked`` asks no more."""
+    memo = _seat_rows(session)
+    for values in rows:
+        memo[(table.__name__, game_id, values["seat"])] = Stored(table, values)
     memo.setdefault("loaded", set()).add((table.__name__, game_id))
 
 
 def write_through(session: Session, row: Any, **values: Any) -> None:
-    """Change a remembered seat row at once with one Core UPDATE, and the object
-    with it, without a unit-of-work flush: a move changes a seat's mail row
-    every time, and the flush cost more than the UPDATE it sends."""
-    if row.id is None:  # not inserted yet: let the flush write it whole
+    """Change a seat row at once with one Core UPDATE, and the row held with it
+    (``Stored`` values or the ORM object), without a unit-of-work flush: a move
+    changes a seat's mail row every time, and the flush cost more than the
+    UPDATE it sends."""
+    if row.id is None:  # an ORM object not inserted yet: let the flush write it whole
         session.flush()
-    table = type(row).__table__
+    table = (row.model if isinstance(row, Stored) else type(row)).__table__
     session.connection().execute(update(table).where(table.c.id == row.id).values(**values))
-    for key, value in values.items():
-        set_committed_value(row, key, value)
+    note(row, **values)
 
 
 def remember(session: Session, row: Any) -> None:
@@ -257,31 +276,37 @@ def seat_clock(session: Session, game_id: str, seat: int) -> SeatClock:
     return row
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A decision's deadline as ``open_decision`` wrote it: when it falls due, and the
+    step it was opened at (what the seat's turn mail names)."""
+
+    seat: int
+    opened_step: int
+    due_at: datetime
+
+
 def open_decision(session: Session, game_id: str, seat: int, step: int, now: datetime,
-                  settings: ClockSettings, *, remind: bool = True) -> Deadline:
+                  settings: ClockSettings, *, remind: bool = True) -> Opened:
     """Write the deadline (and its reminders) for a decision that just opened.
 
     A seat on vacation gets its window counted from the end of the vacation.
     """
     now = as_utc(now)
-    clock = seat_clock(session, game_id, seat)
+    clock = peeked(session, SeatClock, game_id, seat) or seat_clock(session, game_id, seat)
     start = now
     if clock.vacation_until is not None and as_utc(clock.vacation_until) > now:
         start = as_utc(clock.vacation_until)
     due = start + settings.deadline
-    deadline = Deadline(game_id=game_id, seat=seat, kind=DECISION, due_at=due,
-                        opened_step=step, opened_at=now)
     rows = [{"kind": DECISION, "due_at": due}]
     if remind:
         rows += [{"kind": REMINDER, "due_at": at} for at in settings.reminder_times(start, due)]
     # The decision and its reminders in one executemany of a statement built once
-    # (SQLAlchemy sends it as one multi-row INSERT; a ``values([...])`` statement was
-    # compiled afresh on every move). The returned row (not attached to the
-    # session) tells the caller when the decision is due.
+    # (a ``values([...])`` statement is compiled afresh on every execution).
     session.connection().execute(_INSERT_DEADLINE, [
         {"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
          "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows])
-    return deadline
+    return Opened(seat, step, due)
 
 
 _INSERT_DEADLINE = insert(Deadline.__table__)  # type: ignore[attr-defined]
@@ -291,19 +316,22 @@ def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
                seat: int | None = None, kinds: Iterable[str] = (DECISION, REMINDER)) -> int:
     """Close a game's (or one seat's) open deadlines; returns how many closed.
 
-    A Core UPDATE built once (no Deadline is held as an object to keep in step):
-    every turn that ends sends it, and the ORM's bulk update cost more than it."""
-    return session.connection().execute(_close(seat is not None), {
-        "of_game": game_id, "of_seat": seat, "of_kinds": list(kinds), "at": now,
-        "why": outcome}).rowcount
+    A Core UPDATE built once for each choice of kinds (no Deadline is held as an
+    object to keep in step): every turn that ends sends it, and the ORM's bulk
+    update cost more than it."""
+    return session.connection().execute(_close(seat is not None, tuple(kinds)), {
+        "of_game": game_id, "of_seat": seat, "at": now, "why": outcome}).rowcount
 
 
 @functools.cache
-def _close(one_seat: bool) -> Any:
+def _close(one_seat: bool, kinds: tuple[str, ...]) -> Any:
+    """The kinds are written into the statement (a handful of choices, each built
+    once): an ``IN`` of bound values is expanded afresh on every execution, which
+    was a third of the statement's cost."""
     table = Deadline.__table__  # type: ignore[attr-defined]
     statement = (update(table)
                  .where(table.c.game_id == bindparam("of_game"), table.c.done_at.is_(None),
-                        table.c.kind.in_(bindparam("of_kinds", expanding=True)))
+                        or_(*(table.c.kind == literal(kind) for kind in kinds)))
                  .values(done_at=bindparam("at"), outcome=bindparam("why")))
     return statement.where(table.c.seat == bindparam("of_seat")) if one_seat else statement
 

@@ -23,6 +23,7 @@ from sqlalchemy.orm.util import identity_key
 from sqlmodel import Field, Session, SQLModel, select
 
 from app import warm_states
+from app.loaded import Stored, note
 from app.engine.versions import ENGINE_VERSION
 
 GAME_STATUSES = ("running", "over", "abandoned")
@@ -259,6 +260,20 @@ def game_seq(session: Session, game_id: str) -> int | None:
     return None if row is None else int(row[1] or 0)
 
 
+def set_status(session: Session, game: Any, status: str) -> None:
+    """A game's new status ("over", "abandoned"), on the row the caller holds: an ORM
+    object through the session, a row a move read as values (``Stored``) with one
+    UPDATE of its own."""
+    if isinstance(game, Stored):
+        table = Game.__table__  # type: ignore[attr-defined]
+        session.connection().execute(sa.update(table).where(table.c.id == game.id)
+                                     .values(status=status))
+        note(game, status=status)
+    else:
+        game.status = status
+        session.add(game)
+
+
 def load_seats(session: Session, game_id: str) -> list[Seat]:
     """The game's seats ordered by index."""
     return list(session.exec(_seats_of_game(), params={"game_id": game_id}))
@@ -266,12 +281,14 @@ def load_seats(session: Session, game_id: str) -> list[Seat]:
 
 @dataclass(frozen=True, slots=True)
 class SeatRow:
-    """What a link check and a game's public info read of a seat: no ORM object."""
+    """What a link check, a game's public info and a move's mail read of a seat:
+    no ORM object (a read-only request leaves ``email`` out)."""
 
     index: int
     name: str
     kind: str
     token_version: int
+    email: str = ""
 
 
 def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
@@ -395,13 +412,14 @@ def _game_with_log_from() -> Any:
 
 @functools.cache
 def _seats_game_and_log_from() -> Any:
-    """The query of ``read_seats_and_game``: the seats (four columns each), the game
-    and the log from the held ``seq`` on. The log rows go with seat 0's row only
-    (every game has one), so seats + rows come back, not seats × rows; a game
-    without a seat 0 gets none, and its held state does not fit."""
-    return (select(Seat.index, Seat.name, Seat.kind, Seat.token_version, Game,  # type: ignore[call-overload]
-                   Action.seq, Action.seat, Action.action, Action.created)
-            .join(Game, Game.id == Seat.game_id)  # type: ignore[arg-type]
+    """The query of ``read_seats_and_game``, as plain columns: the seats (four columns
+    each), every column of the game and the log from the held ``seq`` on. The log rows
+    go with seat 0's row only (every game has one), so seats + rows come back, not
+    seats × rows; a game without a seat 0 gets none, and its held state does not fit."""
+    game = Game.__table__  # type: ignore[attr-defined]
+    return (sa.select(Seat.index, Seat.name, Seat.kind, Seat.token_version, *game.columns,  # type: ignore[arg-type]
+                      Action.seq, Action.seat, Action.action, Action.created)
+            .join(game, game.c.id == Seat.game_id)
             .outerjoin(Action, sa.and_(Action.game_id == Seat.game_id,  # type: ignore[arg-type]
                                        Seat.index == 0,
                                        Action.seq >= sa.bindparam("from_seq")))
@@ -409,7 +427,7 @@ def _seats_game_and_log_from() -> Any:
 
 
 def read_seats_and_game(session: Session, game_id: str) -> tuple[
-        list[SeatRow], Game | None, tuple[int, Any] | None, list[Logged]] | None:
+        list[SeatRow], Stored | None, tuple[int, Any] | None, list[Logged]] | None:
     """A read-only request's link check and game in one query, when this process
     holds a state of the game that still fits its log: ``(seats, game, (seq,
     state), log from seq on)``, like ``seat_rows`` and ``read_game``. None when
@@ -417,14 +435,18 @@ def read_seats_and_game(session: Session, game_id: str) -> tuple[
     warm = warm_states.get(game_id)
     if warm is None:
         return None
-    rows = list(session.exec(_seats_game_and_log_from(),
-                             params={"game_id": game_id, "from_seq": warm.seq}))
+    rows = session.connection().execute(_seats_game_and_log_from(),
+                                        {"game_id": game_id, "from_seq": warm.seq}).all()
     if not rows:
         return [], None, None, []
+    columns = Game.__table__.columns.keys()  # type: ignore[attr-defined]
+    log_at = 4 + len(columns)
     seats = list({row[0]: SeatRow(*row[:4]) for row in rows}.values())
-    logged = list({row[5]: Logged(*row[5:]) for row in rows if row[5] is not None}.values())
-    fitting = held_state(warm, rows[0][4], logged)
-    return None if fitting is None else (seats, rows[0][4], fitting, logged)
+    game = Stored(Game, dict(zip(columns, rows[0][4:log_at])))
+    logged = list({row[log_at]: Logged(*row[log_at:]) for row in rows
+                   if row[log_at] is not None}.values())
+    fitting = held_state(warm, game, logged)
+    return None if fitting is None else (seats, game, fitting, logged)
 
 
 def warm_state(game: Game, seq: int, state: Any,

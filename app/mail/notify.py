@@ -24,13 +24,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import bindparam, or_, update
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from app import deadlines as dl
 from app import engine, store, tokens
 from app.mail import compose
+from app.loaded import Stored, as_object, note
 from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, FAILED, MAIL_MODES, NONE, PENDING,
                              SUPERSEDED, AddressMail, Outbox, SeatMail)
@@ -154,10 +154,22 @@ class Context:
         return compose.mail_domain(self.sender)
 
 
+def remember_seats(session: Session, game_id: str, seats: list[store.SeatRow]) -> None:
+    """Register the seats a move read as rows (``store.SeatRow``), for ``Context.load``."""
+    dl.transaction_memo(session)[(SEATS_READ, game_id)] = seats
+
+
+#: ``transaction_memo`` key of a game's seats registered by ``remember_seats``.
+SEATS_READ = "seats read by the move"
+
+
 def _seats(session: Session, game: Any) -> list[Any]:
-    """The game's seats, from the session when it holds them all (the services
-    loaded them in this transaction), else with one query: every action builds
-    a context, and a query would return the very same objects."""
+    """The game's seats, as this transaction read them (``remember_seats``, or the
+    objects in the session when it holds them all), else with one query: every
+    action builds a context, and a query would return the very same rows."""
+    read = dl.transaction_memo(session).get((SEATS_READ, str(game.id)))
+    if read is not None:
+        return read  # type: ignore[no-any-return]
     held = [session.identity_map.get(identity_key(store.Seat, (str(game.id), index)))
             for index in range(int(getattr(game, "seats", 0) or 0))]
     if held and all(seat is not None for seat in held):
@@ -213,7 +225,8 @@ def read_unsubscribe_token(token: str) -> tuple[str, int]:
 
 
 def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
-    """The seat's mail row, created on first use from the lobby's preference."""
+    """The seat's mail row as the ORM object (for code that changes it through the
+    session), created on first use from the lobby's preference."""
     row = dl.remembered(session, SeatMail, game_id, seat)
     if row is None:
         mode = EVERY
@@ -226,6 +239,13 @@ def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
         session.flush()
         dl.remember(session, row)
     return row
+
+
+def mail_row(session: Session, game_id: str, seat: int) -> Any:
+    """The seat's mail row as this transaction holds it (``app.loaded.Stored`` values or
+    the object), for reading it or writing it with ``deadlines.write_through``: a
+    move asks for it several times and needs no ORM object of it."""
+    return dl.peeked(session, SeatMail, game_id, seat) or seat_mail(session, game_id, seat)
 
 
 def zone_of(name: str | None) -> ZoneInfo:
@@ -251,7 +271,7 @@ def _send(session: Session, ctx: Context, seat: int, kind: str, mail: compose.Ma
 
 def _wants(session: Session, ctx: Context, seat: int) -> str:
     """The seat's mode, or ``none`` when its address said no to all game mail."""
-    mode = seat_mail(session, ctx.id, seat).mode
+    mode = mail_row(session, ctx.id, seat).mode
     address = ctx.address(seat)
     if mode != NONE and address is not None and address_mode(session, address) == NONE:
         return NONE
@@ -278,30 +298,36 @@ def address_mode(session: Session, address: str) -> str | None:
     return row.mode if row is not None else None
 
 
-def _address_row(session: Session, address: str) -> AddressMail | None:
-    """The address's row, read once per transaction (a turn mail asks for it
+def _address_row(session: Session, address: str) -> Any:
+    """The address's row as this transaction holds it (``Stored`` values or the
+    object; None: it has none), read once per transaction (a turn mail asks for it
     several times: the seat's mode, the daily digest, the mail itself)."""
     memo = dl.transaction_memo(session).setdefault("address_rows", {})
-    if address not in memo or (memo[address] is not None and memo[address] not in session):
+    held = memo.get(address)
+    if address not in memo or (held is not None and not isinstance(held, Stored)
+                               and held not in session):
         memo[address] = session.exec(
             select(AddressMail).where(AddressMail.address == address)).first()
     return memo[address]
 
 
-def remember_addresses(session: Session, rows: dict[str, AddressMail | None]) -> None:
-    """Register address rows read by the caller's own query (the services read
-    them with a move's seats; None: the address has none), so ``_address_row``
+def remember_addresses(session: Session, rows: dict[str, dict[str, Any] | None]) -> None:
+    """Register address rows read as columns by the caller's own query (the services
+    read them with a move's seats; None: the address has none), so ``_address_row``
     asks no more. A stored address that is not in its checked form is left
     out: it is looked up under that form when asked."""
     memo = dl.transaction_memo(session).setdefault("address_rows", {})
-    for stored, row in rows.items():
+    for stored, values in rows.items():
         if checked_or_none(stored) == stored:
-            memo.setdefault(stored, row)
+            memo.setdefault(stored, None if values is None else Stored(AddressMail, values))
 
 
 def address_mail(session: Session, address: str) -> AddressMail:
-    """The address's row of preferences across games, created on first use."""
+    """The address's row of preferences across games as the ORM object (for code that
+    changes it), created on first use."""
     row = _address_row(session, address)
+    if isinstance(row, Stored):
+        row = dl.transaction_memo(session)["address_rows"][address] = as_object(session, row)
     if row is None:
         row = AddressMail(address=address)
         session.add(row)
@@ -344,7 +370,7 @@ def mail_trouble(session: Session, game_id: str, seat: int) -> list[str]:
 
 
 def _zone(session: Session, game_id: str, seat: int) -> str:
-    row = dl.remembered(session, SeatMail, game_id, seat)
+    row = dl.peeked(session, SeatMail, game_id, seat)
     return row.time_zone if row is not None else "UTC"
 
 
@@ -355,7 +381,7 @@ def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *
     sender's own check at send time. Returns how many rows changed (0 or 1).
     ``clear_marker=False``: the caller writes the seat's mail row itself, with
     ``unsent_mail_id=None`` among its own changes (one UPDATE, not two)."""
-    marker = seat_mail(session, game_id, seat)
+    marker = mail_row(session, game_id, seat)
     if marker.unsent_mail_id is None:
         return 0
     now = dl.as_utc(now)
@@ -375,7 +401,7 @@ def seat_acted(session: Session, game_id: str, seat: int, step: int, now: dateti
     mail row notes the step and forgets the mail. One statement on PostgreSQL
     (the most common move of all, a draw, would otherwise send two), which
     also carries the insert of the action row itself."""
-    marker = seat_mail(session, game_id, seat)
+    marker = mail_row(session, game_id, seat)
     if marker.id is not None and session.get_bind().dialect.name == "postgresql":
         # one statement, which also carries the move's action row (``store.carrying_log``)
         statement, logged = store.carrying_log(
@@ -383,8 +409,7 @@ def seat_acted(session: Session, game_id: str, seat: int, step: int, now: dateti
         session.connection().execute(statement, {
             "unsent_id": marker.unsent_mail_id, "now": dl.as_utc(now),
             "marker_id": marker.id, "step": step, **logged})
-        set_committed_value(marker, "unsent_mail_id", None)
-        set_committed_value(marker, "last_acted_step", step)
+        note(marker, unsent_mail_id=None, last_acted_step=step)
         return
     supersede_unsent(session, game_id, seat, now, clear_marker=False)
     dl.write_through(session, marker, last_acted_step=step, unsent_mail_id=None)
@@ -425,7 +450,7 @@ def invitation(session: Session, ctx: Context, seat: int, now: datetime) -> None
 
 
 def decision_opened(session: Session, ctx: Context, seat: int, state: Any,
-                    deadline: dl.Deadline, now: datetime) -> None:
+                    deadline: dl.Opened, now: datetime) -> None:
     """A seat started waiting on a decision: one turn mail after the grace period.
 
     Only for seats on ``every`` (digest seats are gathered by the caller's
@@ -454,7 +479,7 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
         return False
     kind = "reminder" if reminder else "digest" if digest else "turn"
     announces = None if digest else announced_decision(engine.status(state), seat, step)
-    settings = seat_mail(session, ctx.id, seat)
+    settings = mail_row(session, ctx.id, seat)
     if announces is not None and delay > timedelta(0):
         announces["compose"] = {"due": dl.as_utc(due).isoformat() if due else None,
                                 "reminder": reminder}

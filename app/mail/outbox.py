@@ -27,11 +27,11 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from sqlalchemy import bindparam, exists, func, update
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.deadlines import as_utc, write_through
+from app.loaded import note
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox, SeatMail
@@ -57,7 +57,7 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
             to: str, to_name: str, mail: Mail, idempotency: str, domain: str,
             now: datetime, unsubscribe: str | None = None, root: bool = False,
             due: datetime | None = None, announces: dict[str, Any] | None = None,
-            marker: SeatMail | None = None) -> int | None:
+            marker: Any = None) -> int | None:
     """Add one mail to the outbox in the caller's transaction (once per key): the
     new row's id, or None when the key was already there.
 
@@ -97,7 +97,7 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
             {**{f"q_{key}": value for key, value in values.items()},
              "marker_id": marker.id if marker is not None else None}).scalar()
         if row_id is not None and marker is not None:
-            set_committed_value(marker, "unsent_mail_id", row_id)
+            note(marker, unsent_mail_id=row_id)
     else:
         row_id = session.connection().execute(_insert_once(), values).scalar()
         if row_id is not None and marker is not None:

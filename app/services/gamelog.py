@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 from app import deadlines as dl
 from app import engine, store, tokens, warm_states
 from app.db import after_commit
+from app.loaded import Stored
 from app.mail import notify
 from app.mail.models import AddressMail, SeatMail
 from app.services.errors import Forbidden, NotFound
@@ -93,77 +94,125 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
     return _state_from(session, game, cached, rows)
 
 
-def _load_seats(session: Session, game_id: str, with_rows: bool = False) -> list[store.Seat]:
-    """The game's seats; ``with_rows``: in the same query their mail and clock rows
-    and their address's preferences, which the hooks of a move read for every
-    seat (``deadlines.remembered``, ``notify.remember_addresses``)."""
+def _load_seats(session: Session, game_id: str,
+                with_rows: bool = False) -> list[store.Seat] | list[store.SeatRow]:
+    """The game's seats; ``with_rows``: as plain rows, with, in the same query, their
+    mail and clock rows and their address's preferences, which the hooks of a move
+    read for every seat (``deadlines.remembered``, ``notify.remember_addresses``);
+    all of them kept as read (``app.loaded.Stored``), made ORM objects only for code
+    that changes them through the session."""
     if not with_rows:
         return store.load_seats(session, game_id)
     warm = warm_states.get(game_id)
-    if warm is None:
-        rows = list(session.exec(_seats_with_rows(), params={"game_id": game_id}))
-    else:  # the game and the log after the held state come along (seats × rows)
-        rows = list(session.exec(_seats_with_rows_and_game(),
-                                 params={"game_id": game_id, "from_seq": warm.seq}))
-        _keep_game_read(session, game_id, warm, rows)
-        rows = list({row[0].index: row for row in rows}.values())
-    dl.remember_all(session, SeatMail, game_id, [row[1] for row in rows if row[1] is not None])
-    dl.remember_all(session, dl.SeatClock, game_id,
-                    [row[2] for row in rows if row[2] is not None])
-    notify.remember_addresses(session, {row[0].email: row[3] for row in rows if row[0].email})
-    return [row[0] for row in rows]
+    read = _move_read(warm is not None)
+    rows = session.connection().execute(read.query, {
+        "game_id": game_id, "from_seq": warm.seq if warm is not None else 0}).all()
+    seats = read.seats(rows)
+    if warm is not None:  # the game and the log after the held state came along
+        _keep_game_read(session, game_id, warm, read, rows)
+    for table, model in ((_mail, SeatMail), (_clock, dl.SeatClock)):
+        dl.remember_all(session, model, game_id, read.rows_of(table(), rows))
+    notify.remember_seats(session, game_id, seats)
+    notify.remember_addresses(session, {
+        seat.email: values for seat, values in zip(seats, read.rows_of(_address(), rows, every=True))
+        if seat.email})
+    return seats
 
 
 def _keep_game_read(session: Session, game_id: str, warm: warm_states.Warm,
-                    rows: list[Any]) -> None:
+                    read: "_MoveRead", rows: list[Any]) -> None:
     """Keep what the seats query read of the game for ``_load_game`` in this transaction."""
     if not rows:
         return
-    logged = list({row[5]: store.Logged(*row[5:]) for row in rows
-                   if row[5] is not None}.values())
-    held = store.held_state(warm, rows[0][4], logged)
+    game = Stored(store.Game, read.values(_game(), rows[0]))
+    logged = read.logged(rows)
+    held = store.held_state(warm, game, logged)
     if held is not None:
-        dl.transaction_memo(session)[(GAME_READ, game_id)] = (rows[0][4], held, logged)
+        dl.transaction_memo(session)[(GAME_READ, game_id)] = (game, held, logged)
 
 
 #: ``transaction_memo`` key of a game read with its seats (``_keep_game_read``).
 GAME_READ = "game read with the seats"
 
 
-@functools.cache
-def _seats_with_rows() -> Any:
-    """The query of ``_load_seats(with_rows=True)``, built once (every move asks it)."""
-    return (select(store.Seat, SeatMail, dl.SeatClock, AddressMail)
-            .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
-                                      SeatMail.seat == store.Seat.index))
-            .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
-                                          dl.SeatClock.seat == store.Seat.index))
-            .outerjoin(AddressMail, AddressMail.address == store.Seat.email)
-            .where(store.Seat.game_id == bindparam("game_id")).order_by(store.Seat.index))
+def _mail() -> Any:
+    return SeatMail.__table__  # type: ignore[attr-defined]
+
+
+def _clock() -> Any:
+    return dl.SeatClock.__table__  # type: ignore[attr-defined]
+
+
+def _address() -> Any:
+    return AddressMail.__table__  # type: ignore[attr-defined]
+
+
+def _game() -> Any:
+    return store.Game.__table__  # type: ignore[attr-defined]
+
+
+#: What a move needs of a seat itself (``store.SeatRow``'s fields, in order).
+SEAT_COLUMNS = ("index", "name", "kind", "token_version", "email")
+LOG_COLUMNS = ("seq", "seat", "action", "created")
+
+
+class _MoveRead:
+    """The query of ``_load_seats(with_rows=True)`` as plain columns, and where each
+    table's columns sit in its rows: the seat's own, then every column of its mail,
+    clock and address rows, then (``with_game``) the game's and the log's. The log
+    rows go with seat 0's row only (every game has a seat 0), so seats + log rows
+    come back, not seats × log rows; a game without a seat 0 gets none, and its held
+    state does not fit, so the move reads the game the other way (``_load_game``)."""
+
+    def __init__(self, with_game: bool) -> None:
+        seat, action = store.Seat.__table__, store.Action.__table__  # type: ignore[attr-defined]
+        tables = [_mail(), _clock(), _address(), *([_game()] if with_game else [])]
+        columns = [seat.c[name] for name in SEAT_COLUMNS]
+        self.where: dict[Any, int] = {}
+        for table in tables:
+            self.where[table] = len(columns)
+            columns += list(table.columns)
+        self.log_at = len(columns)
+        query = (select(*columns).select_from(seat)
+                 .outerjoin(_mail(), and_(_mail().c.game_id == seat.c.game_id,
+                                          _mail().c.seat == seat.c.index))
+                 .outerjoin(_clock(), and_(_clock().c.game_id == seat.c.game_id,
+                                           _clock().c.seat == seat.c.index))
+                 .outerjoin(_address(), _address().c.address == seat.c.email))
+        order = [seat.c.index]
+        if with_game:
+            query = (query.add_columns(*(action.c[name] for name in LOG_COLUMNS))
+                     .join(_game(), _game().c.id == seat.c.game_id)
+                     .outerjoin(action, and_(action.c.game_id == seat.c.game_id,
+                                             seat.c.index == 0,
+                                             action.c.seq >= bindparam("from_seq"))))
+            order.append(action.c.seq)
+        self.query = query.where(seat.c.game_id == bindparam("game_id")).order_by(*order)
+
+    def seats(self, rows: list[Any]) -> list[store.SeatRow]:
+        return list({row[0]: store.SeatRow(*row[:len(SEAT_COLUMNS)]) for row in rows}.values())
+
+    def values(self, table: Any, row: Any) -> dict[str, Any] | None:
+        """``table``'s columns in ``row`` by name; None when the outer join found none."""
+        at = self.where[table]
+        part = row[at:at + len(table.columns)]
+        return None if part[0] is None else dict(zip(table.columns.keys(), part))
+
+    def rows_of(self, table: Any, rows: list[Any], every: bool = False) -> list[Any]:
+        """Each seat's row of ``table`` as values (``every``: None where it has none)."""
+        found = [self.values(table, row) for row in {row[0]: row for row in rows}.values()]
+        return found if every else [values for values in found if values is not None]
+
+    def logged(self, rows: list[Any]) -> list[store.Logged]:
+        at = self.log_at
+        return list({row[at]: store.Logged(*row[at:at + len(LOG_COLUMNS)])
+                     for row in rows if row[at] is not None}.values())
 
 
 @functools.cache
-def _seats_with_rows_and_game() -> Any:
-    """``_seats_with_rows`` with the game and the log from ``from_seq`` on (a move
-    in a worker that holds the game's state: its reads in one query). A game
-    without a seat 0 gets no log rows, so the held state does not fit and the
-    move reads the game the other way."""
-    return (select(store.Seat, SeatMail, dl.SeatClock, AddressMail, store.Game,
-                   store.Action.seq, store.Action.seat, store.Action.action,  # type: ignore[attr-defined]
-                   store.Action.created)
-            .join(store.Game, store.Game.id == store.Seat.game_id)  # type: ignore[arg-type]
-            .outerjoin(SeatMail, and_(SeatMail.game_id == store.Seat.game_id,
-                                      SeatMail.seat == store.Seat.index))
-            .outerjoin(dl.SeatClock, and_(dl.SeatClock.game_id == store.Seat.game_id,
-                                          dl.SeatClock.seat == store.Seat.index))
-            .outerjoin(AddressMail, AddressMail.address == store.Seat.email)
-            # the log rows go with seat 0's row only (every game has a seat 0): seats + rows
-            # rows come back, not seats × rows, each carrying five objects
-            .outerjoin(store.Action, and_(store.Action.game_id == store.Seat.game_id,  # type: ignore[arg-type]
-                                          store.Seat.index == 0,
-                                          store.Action.seq >= bindparam("from_seq")))
-            .where(store.Seat.game_id == bindparam("game_id"))
-            .order_by(store.Seat.index, store.Action.seq))
+def _move_read(with_game: bool) -> _MoveRead:
+    """Built once of each kind (every move asks one)."""
+    return _MoveRead(with_game)
 
 
 def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:

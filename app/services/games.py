@@ -203,8 +203,7 @@ def _finish(session: Session, game: store.Game, from_seq: int | None, seq: int, 
     and keep the state for this process's next request once the transaction commits."""
     over = game.status == "running" and _phase(state).get("phase") == "over"
     if over:
-        game.status = "over"
-        session.add(game)
+        store.set_status(session, game, "over")
     if (over or from_seq is None or seq // CACHE_EVERY != from_seq // CACHE_EVERY
             or cache_unusable(session, game.id)):
         store.write_cache(session, game.id, seq, state)
