@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import (DateTime, Index, UniqueConstraint, bindparam, insert, literal, or_,
-                        text, update)
+from sqlalchemy import (ARRAY, DateTime, Index, UniqueConstraint, bindparam, cast, event, func,
+                        insert, literal, or_, text, update)
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.loaded import Stored, as_object, note
@@ -301,15 +301,43 @@ def open_decision(session: Session, game_id: str, seat: int, step: int, now: dat
     rows = [{"kind": DECISION, "due_at": due}]
     if remind:
         rows += [{"kind": REMINDER, "due_at": at} for at in settings.reminder_times(start, due)]
-    # The decision and its reminders in one executemany of a statement built once
-    # (a ``values([...])`` statement is compiled afresh on every execution).
-    session.connection().execute(_INSERT_DEADLINE, [
-        {"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
-         "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows])
+    if session.get_bind().dialect.name == "postgresql":
+        # one statement: the rows as arrays, and the close a turn that just ended left
+        # waiting (``close_turn``), so a turn passing from one seat to the next is one
+        # UPDATE and one INSERT in a single round trip
+        carried = session.info.pop(PENDING_CLOSE, None)
+        session.connection().execute(_open_with_arrays(carried is not None), {
+            "new_game_id": game_id, "new_seat": seat, "new_opened_step": step,
+            "new_opened_at": now, "kinds": [row["kind"] for row in rows],
+            "dues": [row["due_at"] for row in rows], **(carried or {})})
+    else:  # one executemany of a statement built once
+        session.connection().execute(_INSERT_DEADLINE, [
+            {"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
+             "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows])
     return Opened(seat, step, due)
 
 
 _INSERT_DEADLINE = insert(Deadline.__table__)  # type: ignore[attr-defined]
+
+
+@functools.cache
+def _open_with_arrays(carrying: bool) -> Any:
+    """PostgreSQL, built once: ``INSERT INTO deadline ... SELECT ... FROM unnest(:kinds,
+    :dues)``, one row for each kind and due time (an executemany went through psycopg's
+    pipeline, which cost more than the statement, and a multi-row ``VALUES`` built
+    for each count was compiled afresh on every execution); ``carrying``: with the
+    pending close of a seat's open deadlines (``close_turn``) as a CTE."""
+    table = Deadline.__table__  # type: ignore[attr-defined]
+    each = func.unnest(cast(bindparam("kinds"), ARRAY(table.c.kind.type)),
+                       cast(bindparam("dues"), ARRAY(table.c.due_at.type))
+                       ).table_valued("kind", "due_at").render_derived(name="each")
+    # named apart from the columns, so the carried UPDATE takes none of them as its own
+    shared = {key: bindparam(f"new_{key}", type_=table.c[key].type)
+              for key in ("game_id", "seat", "opened_step", "opened_at")}
+    statement = insert(table).from_select(
+        [*shared, "kind", "due_at"], select(*shared.values(), each.c.kind, each.c.due_at))
+    return (statement.add_cte(_close(True, (DECISION, REMINDER)).cte("closed")) if carrying
+            else statement)
 
 
 def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
@@ -317,10 +345,46 @@ def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
     """Close a game's (or one seat's) open deadlines; returns how many closed.
 
     A Core UPDATE built once for each choice of kinds (no Deadline is held as an
-    object to keep in step): every turn that ends sends it, and the ORM's bulk
-    update cost more than it."""
+    object to keep in step): the ORM's bulk update cost more than it."""
+    flush_close(session)
     return session.connection().execute(_close(seat is not None, tuple(kinds)), {
         "of_game": game_id, "of_seat": seat, "at": now, "why": outcome}).rowcount
+
+
+def close_turn(session: Session, game_id: str, seat: int, now: datetime, outcome: str) -> None:
+    """A seat's turn ended: its open decision and reminders close.
+
+    On PostgreSQL the UPDATE waits for the decision the move opens next, which
+    carries it (``open_decision``): a turn that passes from one seat to another is
+    then one statement. Anything else that touches deadlines in the transaction,
+    and the commit, send it first (``flush_close``); a rollback drops it."""
+    flush_close(session)
+    if session.get_bind().dialect.name == "postgresql":
+        session.info[PENDING_CLOSE] = {"of_game": game_id, "of_seat": seat, "at": now,
+                                       "why": outcome}
+    else:
+        close_open(session, game_id, now, outcome, seat=seat)
+
+
+#: ``session.info`` key: a seat's close (``close_turn``) not sent yet (PostgreSQL).
+PENDING_CLOSE = "silver_eye_pending_close"
+
+
+def flush_close(session: Session) -> None:
+    """Send the pending close of ``close_turn``, if any."""
+    pending = session.info.pop(PENDING_CLOSE, None)
+    if pending is not None:
+        session.connection().execute(_close(True, (DECISION, REMINDER)), pending)
+
+
+@event.listens_for(Session, "before_commit")
+def _close_before_commit(session: Session) -> None:
+    flush_close(session)
+
+
+@event.listens_for(Session, "after_rollback")
+def _close_dropped(session: Session) -> None:
+    session.info.pop(PENDING_CLOSE, None)
 
 
 @functools.cache
@@ -339,6 +403,7 @@ def _close(one_seat: bool, kinds: tuple[str, ...]) -> Any:
 def open_rows(session: Session, game_id: str, seat: int | None = None,
               kind: str | None = None) -> list[Deadline]:
     """The open deadlines of a game (or a seat), earliest first."""
+    flush_close(session)
     query = select(Deadline).where(Deadline.game_id == game_id, col(Deadline.done_at).is_(None))
     if seat is not None:
         query = query.where(Deadline.seat == seat)

@@ -117,7 +117,7 @@ def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: da
 def turn_ended(session: Session, ctx: "notify.Context", seat: int, outcome: str,
                now: datetime) -> None:
     """A seat no longer has the decision: its deadline and reminders close."""
-    dl.close_open(session, ctx.id, now, outcome, seat=seat)
+    dl.close_turn(session, ctx.id, seat, now, outcome)
     notify.supersede_unsent(session, ctx.id, seat, now)
 
 

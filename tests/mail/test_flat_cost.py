@@ -134,9 +134,10 @@ def work_by_kind(calls: list[HookCall]) -> dict[tuple[str, ...], int]:
 
 def runs(kind: tuple[str, ...], *starts: str) -> bool:
     """Whether a hook of this kind ran a statement beginning with each of ``starts``
-    (or a ``WITH`` statement holding it: PostgreSQL queues a mail in one)."""
+    (or a ``WITH`` statement holding it: PostgreSQL queues a mail in one, and a
+    turn's close rides on the next decision's insert)."""
     return all(any(statement.startswith(start)
-                   or (statement.startswith("WITH") and f"({start}" in statement)
+                   or (statement.startswith("WITH") and start in statement)
                    for statement in kind) for start in starts)
 
 
