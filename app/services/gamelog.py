@@ -6,14 +6,12 @@ The log is the truth; the cache is an optimisation trusted only when it fits
 the log (see ``_state_from``)."""
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
 from typing import Any, Iterable
 
-from sqlalchemy import and_, bindparam
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from app import deadlines as dl
 from app import engine, store, tokens, warm_states
@@ -21,6 +19,7 @@ from app.db import after_commit
 from app.loaded import Stored
 from app.mail import notify
 from app.mail.models import AddressMail, SeatMail
+from app.services import move_read
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
 
@@ -96,126 +95,35 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
 
 def _load_seats(session: Session, game_id: str,
                 with_rows: bool = False) -> list[store.Seat] | list[store.SeatRow]:
-    """The game's seats; ``with_rows``: as plain rows, with, in the same query, their
-    mail and clock rows and their address's preferences, which the hooks of a move
-    read for every seat (``deadlines.remembered``, ``notify.remember_addresses``);
-    all of them kept as read (``app.loaded.Stored``), made ORM objects only for code
-    that changes them through the session."""
+    """The game's seats; ``with_rows``: as plain rows, read with their mail and clock
+    rows and their address's preferences, which the hooks of a move read for every
+    seat (``deadlines.peeked``, ``notify.remember_addresses``), in one query
+    (``move_read``), with the game and the newest log rows when this worker holds
+    the game's state."""
     if not with_rows:
         return store.load_seats(session, game_id)
     warm = warm_states.get(game_id)
-    read = _move_read(warm is not None)
-    rows = session.connection().execute(read.query, {
-        "game_id": game_id, "from_seq": warm.seq if warm is not None else 0}).all()
-    seats = read.seats(rows)
-    if warm is not None:  # the game and the log after the held state came along
-        _keep_game_read(session, game_id, warm, read, rows)
-    for table, model in ((_mail, SeatMail), (_clock, dl.SeatClock)):
-        dl.remember_all(session, model, game_id, read.rows_of(table(), rows))
-    notify.remember_seats(session, game_id, seats)
+    read = move_read.read(session, game_id, warm.seq if warm is not None else None)
+    if warm is not None and read.game is not None:
+        game = Stored(store.Game, read.game)
+        held = store.held_state(warm, game, read.logged)
+        if held is not None:  # for ``_load_game``, later in this transaction
+            dl.transaction_memo(session)[(GAME_READ, game_id)] = (game, held, read.logged)
+    for model in (SeatMail, dl.SeatClock):
+        dl.remember_all(session, model, game_id,
+                        [values for values in read.per_seat[model] if values is not None])
+    notify.remember_seats(session, game_id, read.seats)
     notify.remember_addresses(session, {
-        seat.email: values for seat, values in zip(seats, read.rows_of(_address(), rows, every=True))
+        seat.email: values for seat, values in zip(read.seats, read.per_seat[AddressMail])
         if seat.email})
-    return seats
+    return read.seats
 
 
-def _keep_game_read(session: Session, game_id: str, warm: warm_states.Warm,
-                    read: "_MoveRead", rows: list[Any]) -> None:
-    """Keep what the seats query read of the game for ``_load_game`` in this transaction."""
-    if not rows:
-        return
-    game = Stored(store.Game, read.values(_game(), rows[0]))
-    logged = read.logged(rows)
-    held = store.held_state(warm, game, logged)
-    if held is not None:
-        dl.transaction_memo(session)[(GAME_READ, game_id)] = (game, held, logged)
-
-
-#: ``transaction_memo`` key of a game read with its seats (``_keep_game_read``).
+#: ``transaction_memo`` key of a game read with its seats (``_load_seats``).
 GAME_READ = "game read with the seats"
 
 
-def _mail() -> Any:
-    return SeatMail.__table__  # type: ignore[attr-defined]
-
-
-def _clock() -> Any:
-    return dl.SeatClock.__table__  # type: ignore[attr-defined]
-
-
-def _address() -> Any:
-    return AddressMail.__table__  # type: ignore[attr-defined]
-
-
-def _game() -> Any:
-    return store.Game.__table__  # type: ignore[attr-defined]
-
-
-#: What a move needs of a seat itself (``store.SeatRow``'s fields, in order).
-SEAT_COLUMNS = ("index", "name", "kind", "token_version", "email")
-LOG_COLUMNS = ("seq", "seat", "action", "created")
-
-
-class _MoveRead:
-    """The query of ``_load_seats(with_rows=True)`` as plain columns, and where each
-    table's columns sit in its rows: the seat's own, then every column of its mail,
-    clock and address rows, then (``with_game``) the game's and the log's. The log
-    rows go with seat 0's row only (every game has a seat 0), so seats + log rows
-    come back, not seats × log rows; a game without a seat 0 gets none, and its held
-    state does not fit, so the move reads the game the other way (``_load_game``)."""
-
-    def __init__(self, with_game: bool) -> None:
-        seat, action = store.Seat.__table__, store.Action.__table__  # type: ignore[attr-defined]
-        tables = [_mail(), _clock(), _address(), *([_game()] if with_game else [])]
-        columns = [seat.c[name] for name in SEAT_COLUMNS]
-        self.where: dict[Any, int] = {}
-        for table in tables:
-            self.where[table] = len(columns)
-            columns += list(table.columns)
-        self.log_at = len(columns)
-        query = (select(*columns).select_from(seat)
-                 .outerjoin(_mail(), and_(_mail().c.game_id == seat.c.game_id,
-                                          _mail().c.seat == seat.c.index))
-                 .outerjoin(_clock(), and_(_clock().c.game_id == seat.c.game_id,
-                                           _clock().c.seat == seat.c.index))
-                 .outerjoin(_address(), _address().c.address == seat.c.email))
-        order = [seat.c.index]
-        if with_game:
-            query = (query.add_columns(*(action.c[name] for name in LOG_COLUMNS))
-                     .join(_game(), _game().c.id == seat.c.game_id)
-                     .outerjoin(action, and_(action.c.game_id == seat.c.game_id,
-                                             seat.c.index == 0,
-                                             action.c.seq >= bindparam("from_seq"))))
-            order.append(action.c.seq)
-        self.query = query.where(seat.c.game_id == bindparam("game_id")).order_by(*order)
-
-    def seats(self, rows: list[Any]) -> list[store.SeatRow]:
-        return list({row[0]: store.SeatRow(*row[:len(SEAT_COLUMNS)]) for row in rows}.values())
-
-    def values(self, table: Any, row: Any) -> dict[str, Any] | None:
-        """``table``'s columns in ``row`` by name; None when the outer join found none."""
-        at = self.where[table]
-        part = row[at:at + len(table.columns)]
-        return None if part[0] is None else dict(zip(table.columns.keys(), part))
-
-    def rows_of(self, table: Any, rows: list[Any], every: bool = False) -> list[Any]:
-        """Each seat's row of ``table`` as values (``every``: None where it has none)."""
-        found = [self.values(table, row) for row in {row[0]: row for row in rows}.values()]
-        return found if every else [values for values in found if values is not None]
-
-    def logged(self, rows: list[Any]) -> list[store.Logged]:
-        at = self.log_at
-        return list({row[at]: store.Logged(*row[at:at + len(LOG_COLUMNS)])
-                     for row in rows if row[at] is not None}.values())
-
-
-@functools.cache
-def _move_read(with_game: bool) -> _MoveRead:
-    """Built once of each kind (every move asks one)."""
-    return _MoveRead(with_game)
-
-
-def _load_game(session: Session, game_id: str) -> tuple[store.Game, int, Any]:
+def _load_game(session: Session, game_id: str) -> tuple[store.Game | Stored, int, Any]:
     """The game, its step and its state: as the seats query of this transaction read
     them (``_keep_game_read``), or from one query (``store.read_game``: the game
     and the log after the held state, or the cache and the log after it)."""
