@@ -25,16 +25,21 @@ class Stored:
     """A row of ``model``'s table as read: its columns as read-only attributes.
 
     Whoever writes one of its columns with an UPDATE of their own notes the new
-    value here (``note``), as ``set_committed_value`` does on an ORM object.
+    value here (``note``), as ``set_committed_value`` does on an ORM object. Once
+    the ORM object of the row is made (``as_object``), a ``Stored`` still held
+    somewhere reads and notes through it, so the two never disagree.
     """
 
-    __slots__ = ("model", "values")
+    __slots__ = ("model", "values", "made")
 
     def __init__(self, model: type, values: dict[str, Any]) -> None:
         self.model = model
         self.values = values
+        self.made: Any = None
 
     def __getattr__(self, name: str) -> Any:
+        if self.made is not None:
+            return getattr(self.made, name)
         try:
             return self.values[name]
         except KeyError:
@@ -48,14 +53,20 @@ def note(row: Any, **values: Any) -> None:
     """What the caller's own UPDATE just wrote, on the row it holds (either kind)."""
     if isinstance(row, Stored):
         row.values.update(values)
-    else:
-        for key, value in values.items():
-            set_committed_value(row, key, value)
+        if row.made is None:
+            return
+        row = row.made
+    for key, value in values.items():
+        set_committed_value(row, key, value)
 
 
 def as_object(session: Session, row: Any) -> Any:
     """The ORM object of ``row`` (``row`` itself when it is one; None stays None)."""
-    return loaded(session, row.model, row.values) if isinstance(row, Stored) else row
+    if not isinstance(row, Stored):
+        return row
+    if row.made is None:
+        row.made = loaded(session, row.model, row.values)
+    return row.made
 
 
 def loaded(session: Session, model: type[Model], values: Mapping[str, Any]) -> Model:

@@ -112,3 +112,21 @@ def test_an_object_made_of_read_values_is_the_one_the_session_holds(new_game):
         made.mode = "none"
     with read_session() as session:
         assert session.get(SeatMail, values["id"]).mode == "none"
+
+
+def test_a_row_held_as_values_follows_the_object_made_of_it(new_game):
+    """A hook may still hold a seat's row as values when another part of the move
+    asks for its object: what either side writes, both see."""
+    game = new_game(seats=2)
+    with write_session() as session:
+        with session.no_autoflush:
+            held = {row.seat: row.model_dump() for row in session.exec(
+                select(SeatMail).where(SeatMail.game_id == game.game_id))}
+        session.expunge_all()
+        dl.remember_all(session, SeatMail, game.game_id, held.values())
+        kept = notify.mail_row(session, game.game_id, 0)
+        as_object = notify.seat_mail(session, game.game_id, 0)
+        dl.write_through(session, kept, unsent_mail_id=None, last_acted_step=12)
+        assert as_object.last_acted_step == 12 and not session.dirty
+        as_object.mode = "digest"
+        assert kept.mode == "digest"
