@@ -76,14 +76,19 @@ def test_the_players_own_move_ends_the_run_of_timeouts(client, game_at_t0, tick)
     assert clock_row(game.game_id, seat)["absent"] is False
 
 
+def mail_rows_read_as_a_move_reads_them(session, game_id: str) -> None:
+    """The game's seat mail rows held as values in this transaction, as a move's
+    read leaves them (``gamelog._load_seats``), with no ORM object in the session."""
+    values = [row.model_dump() for row in session.exec(
+        select(SeatMail).where(SeatMail.game_id == game_id))]
+    session.expunge_all()
+    dl.remember_all(session, SeatMail, game_id, values)
+
+
 def test_a_seat_row_written_with_its_own_update_reads_back_in_the_same_transaction(new_game):
     game = new_game(seats=2)
     with write_session() as session:
-        with session.no_autoflush:
-            held = {row.seat: row.model_dump() for row in session.exec(
-                select(SeatMail).where(SeatMail.game_id == game.game_id))}
-        session.expunge_all()
-        dl.remember_all(session, SeatMail, game.game_id, held.values())
+        mail_rows_read_as_a_move_reads_them(session, game.game_id)
         row = notify.mail_row(session, game.game_id, 1)
         assert isinstance(row, Stored), "read as values: no ORM object yet"
         dl.write_through(session, row, last_acted_step=41)
@@ -119,11 +124,7 @@ def test_a_row_held_as_values_follows_the_object_made_of_it(new_game):
     asks for its object: what either side writes, both see."""
     game = new_game(seats=2)
     with write_session() as session:
-        with session.no_autoflush:
-            held = {row.seat: row.model_dump() for row in session.exec(
-                select(SeatMail).where(SeatMail.game_id == game.game_id))}
-        session.expunge_all()
-        dl.remember_all(session, SeatMail, game.game_id, held.values())
+        mail_rows_read_as_a_move_reads_them(session, game.game_id)
         kept = notify.mail_row(session, game.game_id, 0)
         as_object = notify.seat_mail(session, game.game_id, 0)
         dl.write_through(session, kept, unsent_mail_id=None, last_acted_step=12)
