@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import (ARRAY, DateTime, Index, UniqueConstraint, bindparam, cast, event, func,
+from sqlalchemy import (ARRAY, DateTime, Index, UniqueConstraint, bindparam, cast, func,
                         insert, literal, or_, text, update)
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from app.db import hold, send, take
 from app.loaded import Stored, as_object, note
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
@@ -305,7 +306,7 @@ def open_decision(session: Session, game_id: str, seat: int, step: int, now: dat
         # one statement: the rows as arrays, and the close a turn that just ended left
         # waiting (``close_turn``), so a turn passing from one seat to the next is one
         # UPDATE and one INSERT in a single round trip
-        carried = session.info.pop(PENDING_CLOSE, None)
+        carried = take(session, CLOSING)
         session.connection().execute(_open_with_arrays(carried is not None), {
             "new_game_id": game_id, "new_seat": seat, "new_opened_step": step,
             "new_opened_at": now, "kinds": [row["kind"] for row in rows],
@@ -346,7 +347,7 @@ def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
 
     A Core UPDATE built once for each choice of kinds (no Deadline is held as an
     object to keep in step): the ORM's bulk update cost more than it."""
-    flush_close(session)
+    send(session, CLOSING)
     return session.connection().execute(_close(seat is not None, tuple(kinds)), {
         "of_game": game_id, "of_seat": seat, "at": now, "why": outcome}).rowcount
 
@@ -357,34 +358,16 @@ def close_turn(session: Session, game_id: str, seat: int, now: datetime, outcome
     On PostgreSQL the UPDATE waits for the decision the move opens next, which
     carries it (``open_decision``): a turn that passes from one seat to another is
     then one statement. Anything else that touches deadlines in the transaction,
-    and the commit, send it first (``flush_close``); a rollback drops it."""
-    flush_close(session)
+    and the commit, send it first (``db.hold``); a rollback drops it."""
     if session.get_bind().dialect.name == "postgresql":
-        session.info[PENDING_CLOSE] = {"of_game": game_id, "of_seat": seat, "at": now,
-                                       "why": outcome}
+        hold(session, CLOSING, _close(True, (DECISION, REMINDER)),
+             {"of_game": game_id, "of_seat": seat, "at": now, "why": outcome})
     else:
         close_open(session, game_id, now, outcome, seat=seat)
 
 
-#: ``session.info`` key: a seat's close (``close_turn``) not sent yet (PostgreSQL).
-PENDING_CLOSE = "silver_eye_pending_close"
-
-
-def flush_close(session: Session) -> None:
-    """Send the pending close of ``close_turn``, if any."""
-    pending = session.info.pop(PENDING_CLOSE, None)
-    if pending is not None:
-        session.connection().execute(_close(True, (DECISION, REMINDER)), pending)
-
-
-@event.listens_for(Session, "before_commit")
-def _close_before_commit(session: Session) -> None:
-    flush_close(session)
-
-
-@event.listens_for(Session, "after_rollback")
-def _close_dropped(session: Session) -> None:
-    session.info.pop(PENDING_CLOSE, None)
+#: The kind of write ``db.hold`` keeps for a seat's close (``close_turn``) not sent yet.
+CLOSING = "close of a seat's deadlines"
 
 
 @functools.cache
@@ -403,7 +386,7 @@ def _close(one_seat: bool, kinds: tuple[str, ...]) -> Any:
 def open_rows(session: Session, game_id: str, seat: int | None = None,
               kind: str | None = None) -> list[Deadline]:
     """The open deadlines of a game (or a seat), earliest first."""
-    flush_close(session)
+    send(session, CLOSING)
     query = select(Deadline).where(Deadline.game_id == game_id, col(Deadline.done_at).is_(None))
     if seat is not None:
         query = query.where(Deadline.seat == seat)

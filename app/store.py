@@ -23,6 +23,7 @@ from sqlalchemy.orm.util import identity_key
 from sqlmodel import Field, Session, SQLModel, select
 
 from app import warm_states
+from app.db import hold, send, take
 from app.loaded import Stored, note
 from app.engine.versions import ENGINE_VERSION
 
@@ -150,10 +151,12 @@ _INSERT_ACTION = sa.insert(Action.__table__)  # type: ignore[attr-defined]
 
 def append_action(session: Session, game_id: str, seq: int, seat: int,
                   action: dict[str, Any], source: str = "player") -> datetime:
-    """Insert action ``seq`` of a game at once (one Core INSERT), so a clash raises here;
-    returns the row's ``created`` (what identifies it to ``warm_states``).
+    """Insert action ``seq`` of a game (one Core INSERT: at once on SQLite, carried by
+    the move's next statement on PostgreSQL, ``LOGGED``); returns the row's ``created``
+    (what identifies it to ``warm_states``).
 
-    Raises ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists. Not
+    ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists, from the statement
+    that sends the row, inside the caller's transaction. Not
     an ORM object: nothing reads the row back in the transaction that wrote
     it, and the unit of work cost more than the insert on every move.
     """
@@ -162,34 +165,32 @@ def append_action(session: Session, game_id: str, seq: int, seat: int,
     created = utcnow()
     row = {"game_id": game_id, "seq": seq, "seat": seat, "action": dict(action),
            "source": source, "created": created}
-    flush_log(session)
     if session.get_bind().dialect.name == "postgresql":
-        session.info[PENDING_ROW] = row  # the next statement of the move carries it
+        hold(session, LOGGED, _INSERT_ACTION, row)  # the next statement of the move carries it
     else:
         session.connection().execute(_INSERT_ACTION, row)
     return created
 
 
-#: ``session.info`` key: an action row appended but not sent yet (PostgreSQL).
-#: The statement the move sends next (``notify.seat_acted``: its mail row notes the
-#: step) carries the insert as a CTE, ``carrying_log``; anything that reads the log,
-#: and the commit, send it first (``flush_log``). A clash on ``(game_id, seq)``
-#: raises from whichever statement sends it, inside the same transaction.
-PENDING_ROW = "silver_eye_pending_action"
+#: The kind of write ``db.hold`` keeps for an action row appended but not sent yet
+#: (PostgreSQL). The statement the move sends next (``notify.seat_acted``: its mail
+#: row notes the step) carries the insert as a CTE, ``carrying_log``; anything that
+#: reads the log, and the commit, send it first (``flush_log``). A clash on
+#: ``(game_id, seq)`` raises from whichever statement sends it, inside the same
+#: transaction.
+LOGGED = "action row"
 
 
 def flush_log(session: Session) -> None:
-    """Send the pending action row, if any (before reading the log, and at commit)."""
-    row = session.info.pop(PENDING_ROW, None)
-    if row is not None:
-        session.connection().execute(_INSERT_ACTION, row)
+    """Send the pending action row, if any (before reading the log)."""
+    send(session, LOGGED)
 
 
 def carrying_log(session: Session, statement: Any) -> tuple[Any, dict[str, Any]]:
     """``statement`` with the pending action row's insert added as a CTE, and the
     parameters that adds (``log_*``); unchanged, and no parameters, when none is pending.
     ``statement`` must be built once (its variant is cached by identity)."""
-    row = session.info.pop(PENDING_ROW, None)
+    row = take(session, LOGGED)
     if row is None:
         return statement, {}
     return _with_log_insert(statement), {f"log_{key}": value for key, value in row.items()}
@@ -202,16 +203,6 @@ def _with_log_insert(statement: Any) -> Any:
         {key: sa.bindparam(f"log_{key}", type_=table.c[key].type)
          for key in ("game_id", "seq", "seat", "action", "source", "created")}).cte("logged")
     return statement.add_cte(logged)
-
-
-@sa.event.listens_for(Session, "before_commit")
-def _log_before_commit(session: Session) -> None:
-    flush_log(session)
-
-
-@sa.event.listens_for(Session, "after_rollback")
-def _log_dropped(session: Session) -> None:
-    session.info.pop(PENDING_ROW, None)
 
 
 def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Action]:
