@@ -1,7 +1,7 @@
 """Issue 17 (supervision): placeholder, filled in by the part of issue 17 that owns it.
 
 Revision ID: 0011
-Revises: 0010
+Revises: 0007
 Create Date: 2026-12-02
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa  # noqa: F401
 from alembic import op  # noqa: F401
 
 revision: str = "0011"
-down_revision: Union[str, Sequence[str], None] = "0010"
+down_revision: Union[str, Sequence[str], None] = "0007"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
