@@ -18,7 +18,8 @@ PENDING = "pending"
 APPLIED = "applied"      # the command became an action in the log
 ANSWERED = "answered"    # not applied: the sender was told why (or help was sent)
 IGNORED = "ignored"      # not applied and not answered (bounce, auto-reply, forged...)
-STATES = (PENDING, APPLIED, ANSWERED, IGNORED)
+DEAD = "dead"            # a transient failure outlasted its attempts: kept with its error (issue 17)
+STATES = (PENDING, APPLIED, ANSWERED, IGNORED, DEAD)
 
 
 class InboxMessage(SQLModel, table=True):
