@@ -93,9 +93,12 @@ def record_action(session: Session, game_id: str, seat: int, kind: str, source: 
 
 
 def went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
-              now: datetime) -> bool:
+              now: datetime, state: Any = None) -> bool:
     """An ``away`` entry was logged (R29): tell the others once per stretch;
-    abandon the game when no person is left. Returns whether it was abandoned."""
+    abandon the game when no person is left. Returns whether it was abandoned.
+
+    With the game's ``state``, the seat's own notice first says what the clock
+    played for it (its timeouts that led here): issue 17 item 2."""
     dl.close_open(session, ctx.id, now, "away", seat=seat,
                   kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
     humans = ctx.human_seats()
@@ -107,7 +110,7 @@ def went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
         dl.close_open(session, ctx.id, now, "abandoned",
                       kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
         for each in humans:
-            notify.notice(session, ctx, each, "abandoned", None, now)
+            notify.notice(session, ctx, each, "abandoned", None, now, state=state)
         return True
     clock = dl.seat_clock(session, ctx.id, seat)
     if clock.away_noticed:  # already told in this stretch: away/back toggles mail nothing
@@ -116,7 +119,7 @@ def went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
     session.add(clock)
     for each in humans:
         notify.notice(session, ctx, each, "you_absent" if each == seat else "absent",
-                      seat, now)
+                      seat, now, state=state)
     return False
 
 

@@ -1,5 +1,5 @@
 """``flask --app app ...`` commands: migrate, create a game, rotate a link, show a game,
-check every stored game against its replay.
+check every stored game against its replay, and ``status`` (is the mail loop alive?).
 
 They call ``app.services`` like the web pages do, so a game made here is the
 same as one made in the lobby (bots move at once, hooks send invitations).
@@ -7,6 +7,7 @@ same as one made in the lobby (bots move at once, hooks send invitations).
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import click
@@ -139,8 +140,108 @@ def check_games_command(game_ids: tuple[str, ...], quiet: bool) -> None:
         raise SystemExit(1)
 
 
+def _ago(moment: datetime | str | None, now: datetime) -> str:
+    """``2026-12-02 01:02:03 UTC (4 s ago)``, or ``never``."""
+    if moment is None:
+        return "never"
+    from app.deadlines import as_utc
+
+    moment = as_utc(datetime.fromisoformat(moment) if isinstance(moment, str) else moment)
+    return f"{moment:%Y-%m-%d %H:%M:%S} UTC ({_seconds((now - moment).total_seconds())} ago)"
+
+
+def _seconds(value: float) -> str:
+    value = max(0.0, value)
+    if value < 120:
+        return f"{value:.0f} s"
+    if value < 7200:
+        return f"{value / 60:.0f} min"
+    return f"{value / 3600:.1f} h"
+
+
+@click.command("status")
+@with_appcontext
+def status_command() -> None:
+    """Is the mail loop alive? Last tick, send and inbound apply, mail waiting, the inbox.
+
+    For operators and monitors (issue 17 item 1): exit status 1 when not ready
+    (the same checks as ``/readyz``), so a cron job or a monitor can call it.
+    Read only.
+    """
+    from sqlalchemy import func
+    from sqlmodel import Session, col, select
+
+    from app import heartbeats
+    from app.db import get_engine
+    from app.inbound.models import DEAD, STATES, InboxMessage
+    from app.mail.models import SENT, Outbox
+
+    engine = get_engine()
+    now = heartbeats.wall_now()
+    ready = heartbeats.readiness(engine, now)
+    if not ready.checks["database"]["ok"]:
+        click.echo(f"database: {ready.checks['database']['error']}")
+        click.echo("ready: no (failed: database)")
+        raise SystemExit(1)
+    beats = heartbeats.read(engine, now)
+    backlog = heartbeats.mail_backlog(engine, now)
+    with Session(engine) as session:
+        last_sent = session.exec(select(func.max(Outbox.sent_at))
+                                 .where(col(Outbox.status) == SENT)).one()
+        last_applied = session.exec(select(func.max(InboxMessage.done_at))
+                                    .where(col(InboxMessage.status) == "applied")).one()
+        by_state = dict(session.exec(select(InboxMessage.status, func.count())
+                                     .group_by(col(InboxMessage.status))).all())
+        dead = session.exec(select(InboxMessage.id, InboxMessage.received_at,
+                                   InboxMessage.attempts, InboxMessage.outcome,
+                                   InboxMessage.last_error)
+                            .where(col(InboxMessage.status) == DEAD)
+                            .order_by(col(InboxMessage.received_at).desc())
+                            .limit(DEAD_SHOWN)).all()
+        session.rollback()
+
+    def alive(name: str) -> str:
+        beat = beats.get(name)
+        if beat is None:
+            return "no heartbeat ever"
+        state = "alive" if beat.fresh else "NOT ALIVE"
+        return f"{state}, pid {beat.pid} on {beat.host}, last beat {_ago(beat.beat_at, now)}"
+
+    clock, sender, inbound = (beats.get(name) for name in (heartbeats.CLOCK, heartbeats.SENDER,
+                                                           heartbeats.INBOUND))
+    click.echo("database: reachable")
+    click.echo(f"clock:   last tick {_ago(clock and clock.detail.get('last_tick'), now)} · "
+               f"{alive(heartbeats.CLOCK)}")
+    click.echo(f"sender:  last send {_ago(last_sent, now)} · {alive(heartbeats.SENDER)}")
+    click.echo(f"inbound: last apply {_ago(inbound and inbound.detail.get('last_apply'), now)}"
+               f" · last reply applied {_ago(last_applied, now)} · {alive(heartbeats.INBOUND)}")
+    late = backlog.late_seconds(now)
+    click.echo(f"mail:    oldest due-but-unsent "
+               f"{'none' if late is None else _seconds(late)} · pending {backlog.pending} "
+               f"(held by a cap {backlog.held}) · failed {backlog.failed}")
+    click.echo("inbox:   " + " · ".join(f"{state} {by_state.get(state, 0)}"
+                                        for state in [*STATES, *sorted(set(by_state) - set(STATES))]))
+    if dead:
+        click.echo(f"dead-lettered replies (newest {len(dead)} of {by_state.get(DEAD, 0)}):")
+        for row_id, received_at, attempts, outcome, last_error in dead:
+            error = " ".join(str(last_error or outcome or "no error kept").split())
+            click.echo(f"  #{row_id} received {_ago(received_at, now)}, {attempts} attempts: "
+                       f"{error[:200]}")
+    if ready.ready:
+        click.echo("ready: yes")
+        return
+    reasons = "; ".join(f"{name}: {ready.checks[name].get('error', 'failed')}"
+                        for name in ready.failed)
+    click.echo(f"ready: no ({reasons})")
+    raise SystemExit(1)
+
+
+#: How many dead-lettered inbox rows ``status`` lists (newest first).
+DEAD_SHOWN = 10
+
+
 COMMANDS = (db_upgrade_command, create_game_command, rotate_link_command,
-            show_game_command, abandon_game_command, check_games_command)
+            show_game_command, abandon_game_command, check_games_command, status_command)
 
 
 def init_app(app: Any) -> None:

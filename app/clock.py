@@ -1,6 +1,6 @@
 """The clock process: ``python -m app.clock`` (the ``clock:`` line of the Procfile).
 
-One APScheduler BlockingScheduler with one interval job. Each tick finds the
+One APScheduler scheduler with one interval job. Each tick finds the
 due deadline rows with the partial index on ``due_at``, leases them (one
 UPDATE with ``FOR UPDATE SKIP LOCKED`` inside on PostgreSQL; SQLite runs
 writers one at a time), hands each to ``app.timeouts``, then sends the due
@@ -9,11 +9,23 @@ sender thread (``app.sender.Waker``) delivers each row within seconds of it
 becoming due. Nothing lives in the scheduler's memory: killing the process
 loses nothing, and a second clock started by mistake finds the rows leased
 or already done.
+
+Supervised (issue 17 item 1): the main thread watches the sender thread and
+the tick (``app.heartbeats.Supervisor``). Both survive a lost database (they
+back off and retry; the LISTEN connection is opened again); a sender thread
+that dies anyway is restarted, and when it keeps dying, or the tick stops
+making progress, the process exits with ``heartbeats.EXIT_GAVE_UP`` for the
+process manager to start a fresh one. The tick also sends the due mail
+whenever the sender's heartbeat is stale.
 """
 from __future__ import annotations
 
 import argparse
 import logging
+import signal
+import sys
+import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -23,7 +35,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app import deadlines as dl
-from app import digests, pruning, sender, timeouts
+from app import digests, heartbeats, pruning, sender, timeouts
 from app.db import get_engine
 from app.inbound import worker as inbound_worker
 from app.mail import outbox
@@ -45,6 +57,8 @@ class TickReport:
 
     fired: dict[str, int] = field(default_factory=dict)
     mail: outbox.SendReport = field(default_factory=outbox.SendReport)
+    #: Whether this tick sent the due mail itself (the sender thread was not alive).
+    sent_mail: bool = False
 
     @property
     def deadlines(self) -> int:
@@ -91,8 +105,12 @@ mail_backend = sender.mail_backend
 
 
 def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
-         backend: MailBackend | None = None, send_mail: bool = True) -> TickReport:
-    """One tick at ``now`` (injected in tests; wall time otherwise)."""
+         backend: MailBackend | None = None, send_mail: bool | None = True) -> TickReport:
+    """One tick at ``now`` (injected in tests; wall time otherwise).
+
+    ``send_mail=None``: send the due mail only when the sender thread's
+    heartbeat is not alive and recent (issue 17 item 1) — a sender that died,
+    hangs or runs nowhere must not mean that no mail leaves."""
     owner = owner or f"clock-{uuid.uuid4().hex[:12]}"
     report = TickReport()
     with app.app_context():
@@ -117,6 +135,9 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
                 break
         inbound_worker.apply_pending(app, now)  # replies the receiver stored (issue 11)
         digests.send_daily(now)
+        if send_mail is None:
+            send_mail = not heartbeats.alive(engine, heartbeats.SENDER)
+        report.sent_mail = send_mail
         if send_mail:
             report.mail = send_mail_due(app, now, backend=backend)
     return report
@@ -135,39 +156,98 @@ def prune(app: Any, now: datetime) -> pruning.PruneReport:
         return pruning.prune(get_engine(app), dl.as_utc(now), retention_days=days)
 
 
-def run(app: Any, seconds: float, *, waker: bool = True) -> None:
-    """Block forever, ticking every ``seconds`` (APScheduler 3.x); mail leaves
-    from the waker thread as soon as it is due (``--no-waker``: with the tick)."""
-    from apscheduler.schedulers.blocking import BlockingScheduler
+class Ticker:
+    """The scheduled tick with its heartbeat and a progress mark for the supervisor.
 
-    mail_waker = sender.Waker(app) if waker else None
-    if mail_waker is not None:
-        mail_waker.start()
+    A tick that fails (the database is gone, restarting) is logged and simply
+    tried again at the next interval; only a tick that ran to its end writes
+    the ``clock`` heartbeat, so ``/readyz`` sees a clock that cannot work.
+    ``progress`` moves whenever a tick begins or ends: a tick that hangs, or a
+    scheduler that stopped calling it, is seen by the supervisor (issue 17 item 1).
+    """
 
-    def job() -> None:
-        report = tick(app, send_mail=mail_waker is None)
-        if report.deadlines or report.mail.claimed:
-            log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
+    def __init__(self, app: Any, seconds: float, *, waker: bool) -> None:
+        self.app = app
+        self.seconds = seconds
+        self.waker = waker
+        self.progress = time.monotonic()
+        self.failures = 0
+        self.beater = heartbeats.Beater(get_engine(app), heartbeats.CLOCK, every=seconds)
+
+    def __call__(self) -> None:
+        self.progress = time.monotonic()
+        try:
+            report = tick(self.app, send_mail=None if self.waker else True)
+            self.beater.beat(force=True, last_tick=heartbeats.wall_now(),
+                             sends_mail=report.sent_mail,
+                             **({"last_send": heartbeats.wall_now()} if report.mail.sent else {}))
+        except Exception as exc:  # noqa: BLE001 - the next tick tries again
+            self.failures += 1
+            if self.failures == 1:
+                log.exception("the tick failed; trying again every %s s", self.seconds)
+            else:
+                log.warning("the tick failed again (%s in a row): %s", self.failures, exc)
+        else:
+            if self.failures:
+                log.info("the tick works again after %s failures", self.failures)
+            self.failures = 0
+            if report.deadlines or report.mail.claimed:
+                log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
+        finally:
+            self.progress = time.monotonic()
+
+
+def run(app: Any, seconds: float, *, waker: bool = True,
+        supervisor: heartbeats.Supervisor | None = None,
+        stop: threading.Event | None = None) -> int:
+    """Tick every ``seconds`` (APScheduler 3.x) until ``stop`` (SIGTERM, Ctrl-C);
+    mail leaves from the sender thread as soon as it is due (``--no-waker``: with
+    the tick), and the tick sends it too whenever the sender's heartbeat is stale.
+
+    The main thread supervises: it restarts a sender thread that died and
+    returns ``heartbeats.EXIT_GAVE_UP`` (the process exits non-zero, and the
+    process manager starts a new one) when it keeps dying or the tick stops
+    making progress. Returns 0 after a requested stop."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    supervisor = supervisor or heartbeats.Supervisor()
+    stop = stop or threading.Event()
+    ticker = Ticker(app, seconds, waker=waker)
+    if waker:
+        supervisor.add(heartbeats.SENDER, sender.Waker(app))
+    # a tick stuck this long (a hung connection) or never called again is hopeless
+    supervisor.watch_progress(heartbeats.CLOCK, lambda: ticker.progress,
+                              max(heartbeats.STUCK_SECONDS, 10 * seconds))
 
     def housekeeping() -> None:
-        prune(app, dl.now())
+        try:
+            prune(app, dl.now())
+        except Exception:  # noqa: BLE001 - the next hour tries again
+            log.exception("pruning failed; it runs again in an hour")
 
-    scheduler = BlockingScheduler(timezone="UTC")
-    scheduler.add_job(job, "interval", seconds=seconds, id="tick",
+    scheduler = BackgroundScheduler(timezone="UTC")
+    scheduler.add_job(ticker, "interval", seconds=seconds, id="tick",
                       max_instances=1, coalesce=True, next_run_time=datetime.now(timezone.utc))
     scheduler.add_job(housekeeping, "interval", hours=1, id="prune",
                       max_instances=1, coalesce=True)
     log.info("clock ticking every %s s", seconds)
+    supervisor.start()
+    scheduler.start()
+    code = 0
     try:
-        scheduler.start()
-    except (KeyboardInterrupt, SystemExit):
+        supervisor.watch(stop)
+    except heartbeats.GaveUp as exc:
+        log.error("%s: exiting so that the process manager starts a fresh clock", exc)
+        code = heartbeats.EXIT_GAVE_UP
+    except KeyboardInterrupt:
         pass
     finally:
-        if mail_waker is not None:
-            mail_waker.stop.set()
+        scheduler.shutdown(wait=False)
+        supervisor.shutdown()
+    return code
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     from app import create_app
 
     parser = argparse.ArgumentParser(prog="python -m app.clock", description=__doc__)
@@ -185,9 +265,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.once:
         report = tick(app)
         log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
-        return
-    run(app, seconds, waker=not args.no_waker)
+        return 0
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    return run(app, seconds, waker=not args.no_waker, stop=stop)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -14,18 +14,26 @@ from typing import Any
 
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
-            "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET")
+            "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET", "INBOUND_AUTHSERV_ID")
 #: Environment variables read as comma-separated lists.
 ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
 ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX",
-               "INBOUND_ANSWERS_PER_HOUR",
-               "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS")
+               "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
+               "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
+               "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
+               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 
 DEFAULT_BASE_URL = "http://127.0.0.1:5000"
+#: Readiness bounds (issue 17 item 1, ``app.heartbeats``): a loop's heartbeat older
+#: than this many seconds (or three of its own intervals, if longer) is not alive, and
+#: the clock then sends the mail itself; ``/readyz`` fails when a mail has been due
+#: and unsent longer than the second.
+DEFAULT_HEARTBEAT_STALE_SECONDS = 30
+DEFAULT_READY_MAIL_LATE_SECONDS = 600
 
 
 def default_database_url(instance_path: str | os.PathLike[str]) -> str:
@@ -82,6 +90,17 @@ def load_config(instance_path: str | os.PathLike[str],
         # of four bots is far below this, it only guards against a loop.
         "MAX_AUTOMATIC_ACTIONS": 5000,
         "BOT_STRATEGY": "greedy",
+        "HEARTBEAT_STALE_SECONDS": DEFAULT_HEARTBEAT_STALE_SECONDS,
+        "READY_MAIL_LATE_SECONDS": DEFAULT_READY_MAIL_LATE_SECONDS,
+        # Inbound mail (issue 17 items 5 and 6): a transient failure is retried this
+        # many times, then the row is dead-lettered with its error; one client IP holds
+        # at most this many SMTP connections, each closed after this many idle seconds;
+        # the authserv-id of the operator's own MTA (its Authentication-Results header
+        # is then the only one trusted; unset: the reply address is the only proof).
+        "INBOUND_MAX_ATTEMPTS": 5,
+        "INBOUND_CONNECTIONS_PER_CLIENT": 10,
+        "INBOUND_IDLE_SECONDS": 60,
+        "INBOUND_AUTHSERV_ID": None,
     }
     for key in ENV_KEYS:
         if env.get(key):

@@ -12,13 +12,21 @@ is superseded); a *round ended* (the engine's ``round_scored`` event: a mail
 to every person); *game over* (the ``game_over`` event: everything closes, a
 mail to every person); an ``away`` entry (R29); and a *decision opened* for
 every seat that started waiting (a deadline, reminders, a turn mail after the
-grace period, or the digest row). Who is waited on is the engine's
-``status(...)["to_act"]``.
+grace period, or the digest row); and a *stopped mid-turn* for an actor that
+still faces a decision of the turn right after its own move (one turn mail
+after the grace period: issue 17 item 2, no silent turn). Who is waited on is
+the engine's ``status(...)["to_act"]``.
+
+Mail to a seat written in the transaction of its own move by reply is
+conversation (issue 17 item 3, ``notify.replied``): it leaves at once and the
+hourly flood cap leaves it alone. A timeout is noted on the seat's mail row
+(``notify.seat_acted(..., played=why)``) so its next mail, its page and the
+others' news say what was played for it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session
@@ -26,7 +34,13 @@ from sqlmodel import Session
 from app import absence
 from app import deadlines as dl
 from app.mail import notify
+from app.engine.describe import AWAY, TIMED_OUT
 from app.mail.models import DIGEST as DIGEST_MODE
+
+#: Action sources of a move a person made: on their page, or by replying to a mail.
+OWN_SOURCES = ("player", "mail")
+#: Presence toggles (R29): logged by the seat, but not a move of the game.
+PRESENCE = ("away", "back")
 
 
 @dataclass(frozen=True)
@@ -42,6 +56,21 @@ class Happened:
     fresh_turns: frozenset[int]
     round_ended: int | None
     game_over: bool
+    #: The engine's ``status`` after the action (who is waited on, for what).
+    after_status: dict[str, Any]
+
+    @property
+    def own(self) -> bool:
+        """Whether the seat played this move itself (by link or reply): not the clock
+        (a timeout, R29), not a bot, not a presence toggle."""
+        return self.source in OWN_SOURCES and self.kind not in PRESENCE
+
+    @property
+    def stopped_mid_turn(self) -> bool:
+        """The actor played itself and still faces a decision of the same turn (it
+        drew, and must now discard or exchange): issue 17 item 2."""
+        return (self.own and self.seat is not None and self.seat in self.waiting_before
+                and self.seat in self.waiting_after and self.seat not in self.fresh_turns)
 
     @classmethod
     def of(cls, seq: int, seat: int | None, action: dict, source: str, before: Any,
@@ -60,7 +89,8 @@ class Happened:
                    waiting_before=waiting_before, waiting_after=waiting_after,
                    fresh_turns=fresh,
                    round_ended=scored,
-                   game_over="game_over" in types or new.get("phase") == "over")
+                   game_over="game_over" in types or new.get("phase") == "over",
+                   after_status=new)
 
 
 def after_create(session: Session, game: Any, state: Any) -> None:
@@ -80,8 +110,7 @@ def after_action(session: Session, game: Any, seq: int, seat: int | None, action
     now = dl.now()
     ctx = notify.Context.load(session, game)
     what = Happened.of(seq, seat, action, source, before, after, events)
-    if seat is not None:
-        actor_noted(session, ctx, what, now)
+    aimed = actor_noted(session, ctx, what, now) if seat is not None else False
     for lost in sorted(what.waiting_before - what.waiting_after):
         turn_ended(session, ctx, lost, "acted" if lost == seat else "moved", now)
     if what.game_over:
@@ -90,35 +119,53 @@ def after_action(session: Session, game: Any, seq: int, seat: int | None, action
     if what.round_ended is not None:
         round_ended(session, ctx, after, what.round_ended, now)
     if what.kind == "away" and seat is not None:
-        if absence.went_away(session, ctx, game, seat, now):
+        if absence.went_away(session, ctx, game, seat, now, state=after):
             return  # abandoned: nobody is waited on any more
     for each in sorted(what.waiting_after - what.waiting_before):
         decision_opened(session, ctx, each, after, seq, now)
     for each in sorted(what.fresh_turns):
-        turn_ended(session, ctx, each, "acted" if each == seat else "moved", now)
-        # no mail when the seat itself just acted: it is on its page
+        mine = each == seat
+        # the seat itself may have just acted (its round-start peek): the mail waits
+        # out the grace period like any other, superseded if it goes on from its page
+        # (its waiting mail was re-aimed at this turn when it had one: ``aimed``)
+        turn_ended(session, ctx, each, "acted" if mine else "moved", now,
+                   mail=not (mine and aimed))
         decision_opened(session, ctx, each, after, seq, now,
-                        mail=not (each == seat and source == "player"))
+                        mail=not (mine and (aimed or _on_page(ctx, what))))
+    if what.stopped_mid_turn and not _on_page(ctx, what) and not aimed:
+        stopped_mid_turn(session, ctx, what, after, now)
 
 
 # -- the steps -----------------------------------------------------------------------
 
-def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: datetime) -> None:
+def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: datetime) -> bool:
     """The actor's marker for "since you last played" and its R29 bookkeeping.
 
     A seat that acted is no longer waiting for the decision its unsent turn
-    mail announced, so that mail is superseded.
+    mail announced, so that mail is superseded. Only a move of its own moves its
+    "since you last played" on: what the clock played for it stays news for it
+    (issue 17 item 2). Returns whether the seat's unsent turn mail was re-aimed at
+    the decision it still faces (``stopped_mid_turn`` then writes none).
     """
     assert what.seat is not None
-    notify.seat_acted(session, ctx.id, what.seat, what.seq, now)
+    if what.source == "mail":  # what it asked for by replying is conversation (item 3)
+        notify.note_reply(session, ctx.id, what.seat)
+    played = None
+    if what.source == "timeout":  # R29: the clock, or the seat is away
+        played = AWAY if absence.is_absent(session, ctx.game, what.seat) else TIMED_OUT
+    aimed = notify.seat_acted(session, ctx.id, what.seat, what.seq, now, own=what.own,
+                              played=played, aim=_mid_turn_aim(session, ctx, what, now))
     absence.record_action(session, ctx.id, what.seat, what.kind, what.source, now)
+    return aimed
 
 
 def turn_ended(session: Session, ctx: "notify.Context", seat: int, outcome: str,
-               now: datetime) -> None:
-    """A seat no longer has the decision: its deadline and reminders close."""
+               now: datetime, *, mail: bool = True) -> None:
+    """A seat no longer has the decision: its deadline and reminders close, and its
+    unsent mail is superseded (``mail`` False: it was re-aimed at the next one)."""
     dl.close_turn(session, ctx.id, seat, now, outcome)
-    notify.supersede_unsent(session, ctx.id, seat, now)
+    if mail:
+        notify.supersede_unsent(session, ctx.id, seat, now)
 
 
 def round_ended(session: Session, ctx: "notify.Context", state: Any, round_no: int,
@@ -152,6 +199,36 @@ def decision_opened(session: Session, ctx: "notify.Context", seat: int, state: A
         notify.decision_opened(session, ctx, seat, state, deadline, now)
 
 
+def _mid_turn_aim(session: Session, ctx: "notify.Context", what: Happened,
+                  now: datetime) -> tuple[dict[str, Any], datetime] | None:
+    """What the actor's waiting turn mail should announce if the actor stops here, on
+    its page, still facing a decision (mid-turn, or the turn its round-start peek
+    began): ``notify.seat_acted`` re-aims the mail at it. None when no such mail is
+    wanted or it must be written anew (a move by reply is answered at once)."""
+    seat = what.seat
+    if (seat is None or what.source != "player"
+            or not (what.stopped_mid_turn or seat in what.fresh_turns)
+            or _on_page(ctx, what) or not ctx.is_human(seat)
+            or absence.is_absent(session, ctx.game, seat)
+            or notify.mode_of(session, ctx, seat) != notify.EVERY):
+        return None
+    announces = notify.announced_decision(what.after_status, seat, what.seq)
+    announces["compose"] = {"due": None, "reminder": False}
+    return announces, dl.as_utc(now) + ctx.delay
+
+
+def stopped_mid_turn(session: Session, ctx: "notify.Context", what: Happened, state: Any,
+                     now: datetime) -> None:
+    """The actor still faces a decision right after its own move: one turn mail for
+    it after the grace period (people only, present only, issue 17 item 2). Its
+    deadline is the one the turn opened with; nothing here reopens it."""
+    seat = what.seat
+    assert seat is not None
+    if not ctx.is_human(seat) or absence.is_absent(session, ctx.game, seat):
+        return
+    notify.stopped_mid_turn(session, ctx, seat, state, what.seq, now)  # (digest seats: none)
+
+
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
     """Someone asked on a 403 page to have a fresh link mailed to this seat.
 
@@ -160,6 +237,14 @@ def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
     """
     ctx = notify.Context.load(session, game)
     notify.fresh_link(session, ctx, seat, dl.now())
+
+
+def _on_page(ctx: "notify.Context", what: Happened) -> bool:
+    """Whether the actor is known to be at its page still: it moved there just now and
+    the game has no grace period (0: every decision is mailed as it opens), so there
+    is no time in which to tell a player who walked away from one who goes on; a
+    mail at each of its steps would only repeat the page it is looking at."""
+    return what.source == "player" and ctx.delay <= timedelta(0)
 
 
 def is_absent(session: Session, game: Any, seat: int) -> bool:

@@ -1,23 +1,29 @@
 """A seat's mail and clock settings, and an address's settings across games.
 
-- per seat: every decision, a digest, or none (but invitations); its time zone;
+- per seat: every decision, a digest, or none (but links asked for); its time zone;
 - per address: "one digest a day across all my games" (``daily``), which
-  gathers every game where that address is waited on into one mail.
+  gathers every game where that address is waited on into one mail; and
+  whether it may be invited to new games at all (issue 17 item 7: the
+  invitation's one-click link refuses them, from every creator; the games
+  page allows them again).
 
 Changing them touches no game state and writes no action. One-click
 unsubscribe (RFC 8058) sets the seat's mode to ``none``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
-from sqlmodel import Session, select
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
 from app import absence, services, store
 from app import deadlines as dl
 from app.db import read_session, write_session
-from app.mail import notify
+from app.mail import invitations, notify
 from app.mail.addresses import checked_or_none
 from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME,
                              AddressMail, SeatMail)
@@ -25,12 +31,12 @@ from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NO
 MODE_WORDS = {
     EVERY: "a mail for every decision",
     DIGEST: "at most one mail a day with everything since the last one",
-    NONE: "no mail, except invitations and links you ask for",
+    NONE: "no mail from this game, except links you ask for",
 }
 ADDRESS_MODE_WORDS = {
     PER_GAME: "as chosen in each game",
     DAILY: "one digest a day across all my games",
-    NONE: "no mail about any of my games, except invitations and links I ask for",
+    NONE: "no mail about any of my games, except links I ask for",
 }
 
 
@@ -39,14 +45,19 @@ def set_mode(game_id: str, seat: int, mode: str) -> str:
     if mode not in MAIL_MODES:
         raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
     with write_session() as session:
-        row = _seat_mail_row(session, game_id, seat)
-        row.mode = mode
-        row.updated_at = dl.now()
-        session.add(row)
-        if mode != DIGEST:  # a pending digest would now mail someone who said no
-            dl.close_open(session, str(game_id), dl.now(), "cancelled", seat=int(seat),
-                          kinds=(dl.DIGEST,))
+        _store_mode(session, game_id, seat, mode)
     return mode
+
+
+def _store_mode(session: Session, game_id: str, seat: int, mode: str) -> None:
+    """``set_mode`` inside the caller's transaction."""
+    row = _seat_mail_row(session, game_id, seat)
+    row.mode = mode
+    row.updated_at = dl.now()
+    session.add(row)
+    if mode != DIGEST:  # a pending digest would now mail someone who said no
+        dl.close_open(session, str(game_id), dl.now(), "cancelled", seat=int(seat),
+                      kinds=(dl.DIGEST,))
 
 
 def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:
@@ -108,8 +119,9 @@ def mode_of(game_id: str, seat: int) -> str:
 
 
 def unsubscribe(token: str) -> tuple[str, int] | str:
-    """One-click unsubscribe (RFC 8058): a seat's link stops that seat's mail but
-    invitations; the daily digest's link stops the address's game mail."""
+    """One-click unsubscribe (RFC 8058): a seat's link stops that seat's mail; the
+    daily digest's link stops the address's game mail (invitations to new games
+    are stopped by the invitation's own link: ``refuse_invitations``)."""
     target = read_token(token)
     if isinstance(target, str):
         with write_session() as session:
@@ -156,15 +168,17 @@ def describe(mode: str) -> str:
     return MODE_WORDS.get(mode, MODE_WORDS[EVERY])
 
 
-def status(game_id: str, seat: int, session: Session | None = None) -> dict[str, Any]:
+def status(game_id: str, seat: int, session: Session | None = None,
+           view: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the seat page's mail and clock box shows (read only).
 
-    The seat page passes the one session it reads everything with; other
-    callers get a read session of their own.
+    The seat page passes the one session it reads everything with, and the seat's
+    view it made (for what the clock played for the seat: ``notify.mail_trouble``);
+    other callers get a read session of their own.
     """
     if session is None:
         with read_session() as own:
-            return status(game_id, seat, own)
+            return status(game_id, seat, own, view)
     game_id, seat = str(game_id), int(seat)
     game = session.get(store.Game, game_id)
     running = bool(game is not None and game.status == "running")
@@ -181,7 +195,7 @@ def status(game_id: str, seat: int, session: Session | None = None) -> dict[str,
     across = session.exec(select(AddressMail).where(
         AddressMail.address == address)).first() if address else None
     address_mode = across.mode if across is not None else PER_GAME
-    mail_trouble = notify.mail_trouble(session, game_id, seat)
+    mail_trouble = notify.mail_trouble(session, game_id, seat, view)
     clock = absence.seat_clock_state(game_id, seat, session=session)
     tz = notify.zone_of(zone)
     for key in ("deadline", "vacation_until"):
@@ -198,3 +212,113 @@ def _common_zones(current: str) -> list[str]:
     """Every zone ``zoneinfo`` knows, sorted (the form's list), current one included."""
     zones = sorted(z for z in available_timezones() if "/" in z or z == "UTC")
     return zones if current in zones else [current, *zones]
+
+
+# -- invitations (issue 17 item 7) -------------------------------------------------------
+
+@dataclass(frozen=True)
+class InvitationGuard:
+    """What the invitation's "no more invitations" page shows."""
+
+    address: str
+    game_name: str
+    #: Whether the one click also stopped the invited seat's mail (it does while
+    #: that seat is still at this address).
+    game_mail_stopped: bool
+    refused_at: datetime | None
+
+
+def read_guard(token: str) -> invitations.GuardRef:
+    """The address and seat of an invitation's link; ``Forbidden`` with words if not ours."""
+    from app import tokens
+
+    try:
+        return invitations.read_guard_token(token)
+    except tokens.BadToken:
+        raise services.Forbidden("This link is not valid: it may have been cut short. Use "
+                                 "the link at the end of your invitation mail.",
+                                 reason="invitations") from None
+
+
+def guard_status(token: str) -> InvitationGuard:
+    """What the link's page says before anything is done (a GET: read only)."""
+    ref = read_guard(token)
+    with read_session() as session:
+        return _guard(session, ref, stopped=False)
+
+
+def refuse_invitations(token: str) -> InvitationGuard:
+    """One click (RFC 8058) of an invitation: no creator here may invite this address
+    again, and the invited seat gets no more mail from its game (a person invited by
+    a stranger wants neither; a player who wants the game can switch its mail back
+    on, or undo both at once: ``allow_invitations``). Pressing it again changes
+    nothing more (the first moment is kept)."""
+    ref = read_guard(token)
+    with write_session() as session:
+        _refuse(session, ref.address)
+        stopped = _invited_seat(session, ref) is not None
+        if stopped:
+            _store_mode(session, ref.game_id, ref.seat, NONE)
+        return _guard(session, ref, stopped=stopped)
+
+
+def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> None:
+    """Undo ``refuse_invitations``: creators may invite this address again; with the
+    invitation's ``ref`` (its page's undo button) the invited seat's mail, stopped by
+    the same click, comes back on too."""
+    with write_session() as session:
+        rows = session.exec(select(AddressMail).where(
+            func.lower(col(AddressMail.address)) == address.lower(),
+            col(AddressMail.no_invitations_at).is_not(None))).all()
+        for row in rows:
+            row.no_invitations_at = None
+            row.updated_at = dl.now()
+            session.add(row)
+        if ref is not None and _invited_seat(session, ref) is not None:
+            if _seat_mail_row(session, ref.game_id, ref.seat).mode == NONE:
+                _store_mode(session, ref.game_id, ref.seat, EVERY)
+
+
+def refuse_invitations_of(address: str) -> None:
+    """From the games page: no more invitations to this address (no game's mail changes)."""
+    with write_session() as session:
+        _refuse(session, address)
+
+
+def _refuse(session: Session, address: str) -> None:
+    """Note that ``address`` refuses invitations (the first moment it asked is kept)."""
+    row = notify.address_mail(session, _stored_address(session, address))
+    if row.no_invitations_at is None:
+        row.no_invitations_at = dl.now()
+        row.updated_at = dl.now()
+        session.add(row)
+
+
+def invitations_refused_at(address: str) -> datetime | None:
+    """When ``address`` refused invitations (None: they are welcome); read only."""
+    with read_session() as session:
+        return invitations.refused_at(session, address)
+
+
+def _stored_address(session: Session, address: str) -> str:
+    """The address as the seats store it (``addresses.normalise`` keeps the case of the
+    local part; the games page's address is folded), so its row is the one the mail
+    code reads; the address itself when no seat has it."""
+    seat = session.exec(select(store.Seat.email).where(
+        func.lower(col(store.Seat.email)) == address.lower())).first()
+    return seat or address
+
+
+def _invited_seat(session: Session, ref: invitations.GuardRef) -> store.Seat | None:
+    """The seat the invitation invited, while it is still at the link's address."""
+    seat = session.get(store.Seat, (ref.game_id, ref.seat))
+    if seat is None or (seat.email or "").lower() != ref.address.lower():
+        return None
+    return seat
+
+
+def _guard(session: Session, ref: invitations.GuardRef, *, stopped: bool) -> InvitationGuard:
+    game = session.get(store.Game, ref.game_id)
+    return InvitationGuard(address=ref.address, game_name=game.name if game is not None else "",
+                           game_mail_stopped=stopped,
+                           refused_at=invitations.refused_at(session, ref.address))

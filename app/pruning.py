@@ -11,6 +11,11 @@ is done:
   after the row is gone; pending rows are never touched.
 - deadline rows closed longer ago than the same retention (the clock only
   reads open rows, through a partial index).
+- inbox rows finished (applied, answered, ignored, dead) longer ago than the
+  same retention (issue 17 item 5: inbound mail used to be kept for ever).
+  Pending rows are never touched. A Message-ID forgotten this way could be
+  stored again if a relay re-delivered it a month later; its reply address
+  then names a step long gone, and it is answered, not applied.
 
 (Used lobby form tokens, the one lobby table that grows, are forgotten by the
 lobby itself as new ones come: ``store.use_form_token``.)
@@ -85,6 +90,12 @@ def prune(engine: Engine, now: datetime, *, retention_days: float = DEFAULT_RETE
     if "deadline" in tables:
         report.deleted["deadline"] = _delete_in_batches(
             engine, "deadline", "done_at IS NOT NULL AND done_at < :cutoff",
+            {"cutoff": cutoff}, batch, keep_newest=True)
+    if "inbox" in tables:
+        # keep_newest: SQLite would hand the next reply the id of a pruned newest row,
+        # and an id that names two messages in the logs misleads whoever reads them
+        report.deleted["inbox"] = _delete_in_batches(
+            engine, "inbox", "status <> 'pending' AND done_at IS NOT NULL AND done_at < :cutoff",
             {"cutoff": cutoff}, batch, keep_newest=True)
     if report.total:
         log.info("pruned %s", report.deleted)

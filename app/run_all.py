@@ -1,9 +1,13 @@
 """``python -m app.run_all`` (what ``make run`` starts): migrate, then web, inbound, clock.
 
-The web server (gunicorn, two workers, 127.0.0.1 only) and the clock process
-(``python -m app.clock``) run as child processes; Ctrl-C or SIGTERM stops
-both, and if one of them dies the other is stopped too, so nothing is left
-running half-way.
+The web server (gunicorn, two workers, 127.0.0.1 only), the inbound receiver
+(``python -m app.inbound``) and the clock process (``python -m app.clock``) run
+as child processes; Ctrl-C or SIGTERM stops them all, and if one of them dies
+the others are stopped too and this exits non-zero, so nothing is left running
+half-way. The clock and the receiver heal what they can themselves (a lost
+database, a dead sender thread) and exit non-zero when they cannot (issue 17
+item 1: ``app.heartbeats.EXIT_GAVE_UP``), which ends ``make run`` here and has a
+process manager restart them in production.
 """
 from __future__ import annotations
 

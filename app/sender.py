@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import logging
 import select as select_module
+import smtplib
 import threading
+import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
-from sqlalchemy import case, func
+from sqlalchemy import case, func, update
 from sqlmodel import Session, col, select
 
 from app import deadlines as dl
-from app import engine, services, store
+from app import engine, heartbeats, services, store
 from app.db import get_engine, read_session
 from app.mail import outbox
-from app.mail.backends import MailBackend, backend_from_config
+from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
 from app.mail import notify
 from app.mail.compose import Mail, decision_of
 from app.mail.models import PENDING, Outbox
@@ -41,6 +43,14 @@ DEFAULT_PER_ADDRESS_PER_HOUR = 60
 POLL_SECONDS = 0.1
 #: The longest a waker sleeps without looking (a missed NOTIFY costs at most this).
 MAX_SLEEP_SECONDS = 30.0
+#: A quiet LISTEN connection is pinged this often (seconds), so a dead one is found.
+LISTEN_PING_SECONDS = 30.0
+#: A failed sender step is retried after 0.5 s, then 1 s, 2 s, ... at most 5 s: a
+#: database back from a restart gets its mail out within seconds (issue 17 item 1).
+RETRY_FIRST_SECONDS = 0.5
+RETRY_CAP_SECONDS = 5.0
+#: While the SMTP server cannot be reached, the sender asks this often whether it is back.
+SMTP_PROBE_SECONDS = 2.0
 
 
 def still_holds(row: Outbox) -> bool:
@@ -96,9 +106,10 @@ def mail_backend(app: Any) -> MailBackend:
     return backend_from_config(app.config, app.config.get("INSTANCE_PATH") or app.instance_path)
 
 
-def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None
-                  ) -> outbox.SendReport:
-    """Send every due outbox row, batch after batch."""
+def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None,
+                  on_sent: Callable[[Outbox], None] | None = None) -> outbox.SendReport:
+    """Send every due outbox row, batch after batch; ``on_sent(row)`` after each
+    mail handed over (the sender thread counts it as progress, issue 17 item 1)."""
     total = outbox.SendReport()
     with app.app_context():
         backend = backend or mail_backend(app)
@@ -107,7 +118,7 @@ def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None
         while True:
             part = outbox.send_due(get_engine(app), backend, now, sender=sender,
                                    still_holds=still_holds, compose_late=compose_late,
-                                   per_address_hour=cap)
+                                   per_address_hour=cap, on_sent=on_sent)
             for name in ("claimed", "sent", "retried", "failed", "superseded", "held"):
                 setattr(total, name, getattr(total, name) + getattr(part, name))
             if part.claimed < outbox.BATCH:
@@ -126,7 +137,18 @@ def next_due(app: Any) -> datetime | None:
 
 
 class Waker:
-    """Sends mail as soon as it is due: woken by commits (PostgreSQL) or a short poll."""
+    """Sends mail as soon as it is due: woken by commits (PostgreSQL) or a short poll.
+
+    It survives what a restart, a failover or a dropped idle connection does
+    to it (issue 17 item 1): any failure of a step (the database, SMTP, the
+    ``LISTEN`` connection) is logged and retried with a backoff of
+    ``RETRY_FIRST_SECONDS`` doubling up to ``RETRY_CAP_SECONDS``, and a lost
+    ``LISTEN`` connection is opened again. Each step writes the ``sender``
+    heartbeat (at most every ``heartbeats.BEAT_SECONDS``), which the clock
+    reads to decide whether it must send mail itself; ``progress`` tells the
+    supervisor that the loop still turns. Only what gets past ``Exception``
+    ends the thread, and then the supervisor (``app.clock``) restarts it.
+    """
 
     def __init__(self, app: Any, backend: MailBackend | None = None,
                  poll: float = POLL_SECONDS) -> None:
@@ -135,60 +157,201 @@ class Waker:
         self.poll = poll
         self.stop = threading.Event()
         self.reports: list[outbox.SendReport] = []
+        self.progress = time.monotonic()
+        self.failures = 0
         self._listener: Any = None
+        self._listened_at = 0.0
+        self._unreachable_since: float | None = None
+        self._check_put_off = False
+        self._probed_at = 0.0
+        self._beater = heartbeats.Beater(get_engine(app), heartbeats.SENDER)
 
     # -- PostgreSQL LISTEN --------------------------------------------------------
 
     def _listen(self) -> None:
+        """Open the ``LISTEN`` connection if there is none (PostgreSQL only); raises
+        when the database cannot be reached, for the loop to back off."""
+        if self._listener is not None:
+            return
         engine = get_engine(self.app)
         if engine.dialect.name != "postgresql":
             return
         import psycopg
 
         url = engine.url.set(drivername="postgresql")
-        conn = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
-        conn.execute(f"LISTEN {outbox.CHANNEL}")
+        conn = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True,
+                               connect_timeout=10)
+        try:
+            conn.execute(f"LISTEN {outbox.CHANNEL}")
+        except BaseException:
+            conn.close()
+            raise
         self._listener = conn
+        self._listened_at = time.monotonic()
 
-    def _wait(self, seconds: float) -> None:
-        """Sleep up to ``seconds``; a NOTIFY (PostgreSQL) or ``stop`` ends it early."""
-        seconds = max(0.0, seconds)
-        if self._listener is None:
-            self.stop.wait(min(seconds, self.poll))
-            return
-        conn = self._listener
-        ready, _, _ = select_module.select([conn.fileno()], [], [], min(seconds, 1.0))
-        if ready:
-            for _ in conn.notifies(timeout=0):
+    def _unlisten(self) -> None:
+        conn, self._listener = self._listener, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - it is gone either way
                 pass
 
-    def run(self) -> None:
-        """Loop until ``stop`` is set: send what is due, sleep until the next is."""
+    def _wait(self, seconds: float) -> None:
+        """Sleep up to ``seconds``; a NOTIFY (PostgreSQL) or ``stop`` ends it early.
+
+        A ``LISTEN`` connection that broke (the server restarted, the backend was
+        terminated) is dropped here and opened again by the next step; one that
+        sat quiet ``LISTEN_PING_SECONDS`` is pinged, so a link that died without
+        a word is found too."""
+        seconds = max(0.0, seconds)
+        conn = self._listener
+        if conn is None:
+            self.stop.wait(min(seconds, self.poll if get_engine(self.app).dialect.name
+                               != "postgresql" else 1.0))
+            return
+        try:
+            ready, _, _ = select_module.select([conn.fileno()], [], [], min(seconds, 1.0))
+            if ready:
+                for _ in conn.notifies(timeout=0):
+                    pass
+                self._listened_at = time.monotonic()
+            elif time.monotonic() - self._listened_at > LISTEN_PING_SECONDS:
+                conn.execute("SELECT 1")
+                self._listened_at = time.monotonic()
+        except Exception as exc:  # noqa: BLE001 - psycopg.OperationalError, OSError, ...
+            log.warning("the mail sender's LISTEN connection was lost (%s); reconnecting",
+                        exc)
+            self._unlisten()
+
+    def step(self) -> float | None:
+        """Send what is due now; return how long to sleep (None: look again at once)."""
         self._listen()
+        upcoming = next_due(self.app)
+        now = datetime.now(timezone.utc)
+        if upcoming is not None and upcoming <= now:
+            report = send_mail_due(self.app, now, backend=self.backend,
+                                   on_sent=self._sent)
+            if report.claimed:
+                self.reports.append(report)
+                log.info("mail: %s", report)
+                if report.retried and not report.sent and self._unreachable_since is None \
+                        and self._mail_server_unreachable():
+                    self._went_down()
+                self._beater.beat()
+                return None  # there may be more
+        if self._unreachable_since is not None or self._check_put_off:
+            self._probe_mail_server()
+        self._beater.beat()  # after the work: a heartbeat says a step went through
+        left = MAX_SLEEP_SECONDS if upcoming is None else \
+            (upcoming - datetime.now(timezone.utc)).total_seconds()
+        if self._unreachable_since is not None:
+            left = min(left, SMTP_PROBE_SECONDS)
+        return min(max(left, self.poll), MAX_SLEEP_SECONDS)
+
+    # -- an SMTP outage -------------------------------------------------------------
+
+    def _mail_server_unreachable(self) -> bool:
+        """Whether the SMTP server refuses connections now (never true for the file
+        mailbox, or a test's backend)."""
+        backend = self.backend or mail_backend(self.app)
+        if not isinstance(backend, SmtpBackend):
+            return False
+        try:
+            backend._connect().quit()  # the backend's own way in (TLS, login)
+        except (smtplib.SMTPException, OSError):
+            return True
+        return False
+
+    def _probe_mail_server(self) -> None:
+        """While the SMTP server is down, ask every ``SMTP_PROBE_SECONDS`` whether it is
+        back; when it is, the mail its outage pushed back (the outbox's backoff: 30 s,
+        1 min, 2 min...) is due again at once, so it leaves within seconds of the
+        server's return instead of minutes later (issue 17 item 1)."""
+        if time.monotonic() - self._probed_at < SMTP_PROBE_SECONDS:
+            return
+        self._probed_at = time.monotonic()
+        if self._mail_server_unreachable():
+            if self._unreachable_since is None:
+                self._went_down()
+            return
+        now = datetime.now(timezone.utc)
+        with Session(get_engine(self.app)) as session:
+            brought = session.exec(update(Outbox)  # type: ignore[call-overload]
+                                   .where(col(Outbox.status) == PENDING,
+                                          col(Outbox.attempts) > 0,
+                                          col(Outbox.next_attempt_at) > now,
+                                          col(Outbox.held_until).is_(None))
+                                   .values(next_attempt_at=now)
+                                   .execution_options(synchronize_session=False)).rowcount
+            session.commit()
+        if brought:
+            log.info("the mail server answers; %s mails put off by failed attempts go now",
+                     brought)
+        self._unreachable_since = None
+        self._check_put_off = False
+
+    def _went_down(self) -> None:
+        self._unreachable_since = self._probed_at = time.monotonic()
+        log.warning("the mail server cannot be reached; its mail goes out as soon as it "
+                    "answers again")
+
+    def died(self, error: str) -> None:
+        """The thread ended on ``error``: the heartbeat says so at once, so the clock's
+        tick sends the mail from now on instead of waiting for it to go stale."""
+        self._beater.died(error)
+
+    def _sent(self, _row: Outbox) -> None:
+        self.progress = time.monotonic()
+        self._beater.detail["last_send"] = datetime.now(timezone.utc).isoformat()
+
+    def run(self) -> None:
+        """Loop until ``stop`` is set: send what is due, sleep until the next is.
+
+        A sender that starts (a restarted clock, a restarted thread) first asks
+        the mail server as after an outage: what an earlier sender was made to
+        put off goes at once if the server answers now."""
+        self._check_put_off = True
         try:
             while not self.stop.is_set():
+                self.progress = time.monotonic()
                 try:
-                    upcoming = next_due(self.app)
-                    now = datetime.now(timezone.utc)
-                    if upcoming is not None and upcoming <= now:
-                        report = send_mail_due(self.app, now, backend=self.backend)
-                        if report.claimed:
-                            self.reports.append(report)
-                            log.info("mail: %s", report)
-                            continue  # there may be more
-                except Exception:  # noqa: BLE001 - a bad mail must not stop the sender
-                    log.exception("sending mail failed; trying again shortly")
-                    self.stop.wait(1.0)
+                    sleep = self.step()
+                except Exception as exc:  # noqa: BLE001 - a bad mail or a lost database
+                    self.failures += 1
+                    delay = retry_delay(self.failures)
+                    if self.failures == 1:
+                        log.exception("sending mail failed; trying again in %.1f s", delay)
+                    else:
+                        log.warning("sending mail failed again (%s in a row: %s); "
+                                    "trying again in %.1f s", self.failures, exc, delay)
+                    if _connection_lost(exc):
+                        self._unlisten()
+                    self.stop.wait(delay)
                     continue
-                left = MAX_SLEEP_SECONDS if upcoming is None else \
-                    (upcoming - datetime.now(timezone.utc)).total_seconds()
-                self._wait(min(max(left, self.poll), MAX_SLEEP_SECONDS))
+                if self.failures:
+                    log.info("the mail sender works again after %s failures", self.failures)
+                    self.failures = 0
+                if sleep is not None:
+                    self._wait(sleep)
         finally:
-            if self._listener is not None:
-                self._listener.close()
+            self._unlisten()
 
     def start(self) -> threading.Thread:
         thread = threading.Thread(target=self.run, name="mail-waker", daemon=True)
         thread.start()
         return thread
 
+
+def retry_delay(failures: int) -> float:
+    """The backoff after ``failures`` failed steps in a row: 0.5 s, 1 s, 2 s, ... 5 s."""
+    return min(RETRY_FIRST_SECONDS * 2 ** max(failures - 1, 0), RETRY_CAP_SECONDS)
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database went away (then the LISTEN link went too)."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, DBAPIError):
+        return bool(exc.connection_invalidated) or "OperationalError" in type(exc.orig).__name__
+    return type(exc).__name__ == "OperationalError"

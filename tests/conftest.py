@@ -126,14 +126,15 @@ PEOPLE = [("Ann", "ann@example.com"), ("Bob", "bob@example.com"),
 
 @pytest.fixture
 def new_game(app) -> Callable[..., Any]:
-    """Make a game through the service: ``new_game(seats=2, bots=(), **options)``."""
+    """Make a game through the service: ``new_game(seats=2, bots=(), **options)``
+    (``people``: other (name, address) pairs than ``PEOPLE``)."""
     from app import services
 
     def make(seats: int = 2, bots: tuple[int, ...] = (), seed: str | None = "12345",
-             **options: Any) -> Any:
+             people: list[tuple[str, str]] | None = None, **options: Any) -> Any:
         players = []
         for index in range(seats):
-            name, email = PEOPLE[index]
+            name, email = (people or PEOPLE)[index]
             players.append({"name": name, "email": email, "kind": "human"}
                            if index not in bots else {"name": f"Robo{index}", "kind": "bot"})
         return services.create_game(players, options, name="Test game", seed=seed)

@@ -11,9 +11,11 @@ Other code and outside tests use only these names:
     replay(seats, seed, actions, decks=None, options=None, rules=None) -> state
     RULES_VERSION, SUPPORTED_RULES, ENGINE_VERSION         # see versions.py
     describe(event, names) -> str
+    still_means(state_at_mail, state_now, seat, action) -> Meaning   # a late reply (issue 17)
 """
 from . import cards
 from .describe import describe
+from .meaning import Meaning, Named, still_means
 from .rules import apply_action, default_action, legal_actions, new_game, replay, to_act
 from .state import IllegalAction, State
 from .versions import ENGINE_VERSION, RULES_VERSION, SUPPORTED_RULES
@@ -21,4 +23,4 @@ from .views import status, view
 
 __all__ = ["cards", "describe", "apply_action", "default_action", "legal_actions", "new_game",
            "replay", "status", "to_act", "IllegalAction", "State", "view", "ENGINE_VERSION",
-           "RULES_VERSION", "SUPPORTED_RULES"]
+           "RULES_VERSION", "SUPPORTED_RULES", "Meaning", "Named", "still_means"]

@@ -259,3 +259,77 @@ def move_result(results: Sequence[tuple[Mapping[str, Any], Sequence[Event]]],
     said = [own_result(action, events, view, names, me) for action, events in results
             if not (swapped and action.get("type") == "undermine" and not events)]
     return " ".join(s for s in said if s)
+
+
+# -- what the server played for a seat (issue 17 item 2) ---------------------------------
+
+#: Why the server played a seat's decision: its deadline passed, or it is away (R29).
+TIMED_OUT, AWAY = "deadline", "away"
+
+#: Events a timeout can leave for the seat it played for, as passive clauses
+#: (``{you}``/``{your}`` name the seat from the reader's side).
+_PLAYED = {
+    "pass": "{your} turn was passed",
+    "kept": "the card {you} drew could not be discarded, so it joined the right end of "
+            "{your} village facedown",
+    "pick": "the top card of the deck was taken",
+}
+
+
+def _played_clause(event: Event, you: str, your: str) -> str | None:
+    """One event of a timeout as a clause, or None when it is not one a timeout makes."""
+    kind = event.get("type")
+    if kind in _PLAYED:
+        return _PLAYED[str(kind)].format(you=you, your=your)
+    card = event.get("card")
+    known = bool(card) and card.get("id") is not None  # type: ignore[union-attr]
+    if kind == "discard":
+        return (f"{your} {card_words(card)} was discarded" if known
+                else f"the card {you} drew was discarded")
+    if kind == "put_back":
+        return (f"the {card_words(card)} {you} took went back on the discard pile" if known
+                else f"the card {you} took went back on the discard pile")
+    if kind == "peek":
+        positions = list(event.get("positions") or [])
+        verb = "was" if len(positions) == 1 else "were"
+        return f"{_spots(positions)} of {your} village {verb} looked at"
+    if kind == "skip":
+        return f"the {str(event.get('what') or 'choice').replace('_', ' ')} was declined"
+    return None
+
+
+def played_for(events: Sequence[Event], names: Sequence[str], seat: int, me: int | None,
+               why: str = TIMED_OUT) -> list[str]:
+    """What the server played for ``seat`` in one logged step (a timeout, R29), in words
+    for reader ``me``: "Time ran out: your 10 Dracula was discarded for you." for the
+    seat itself, "Time ran out for Eve: their 10 Dracula was discarded." for the others
+    (``why`` AWAY: "You were away: ..."). Built from the step's public events only, like
+    every sentence here; events of the step that a timeout does not make (the round
+    ending with it) follow as sentences of their own."""
+    lead, rest = played_parts(events, names, seat, me, why)
+    return [lead, *rest] if lead else rest
+
+
+def played_parts(events: Sequence[Event], names: Sequence[str], seat: int, me: int | None,
+                 why: str = TIMED_OUT) -> tuple[str | None, list[str]]:
+    """``played_for`` in two parts: the sentence of what was played (None when the step
+    holds nothing a timeout makes) and the sentences of the step's other events."""
+    mine = me == seat
+    name = names[seat] if 0 <= seat < len(names) else f"Seat {seat + 1}"
+    you, your = ("you", "your") if mine else ("they", "their")
+    clauses: list[str] = []
+    rest: list[str] = []
+    for event in events:
+        clause = _played_clause(event, you, your) if event.get("seat") == seat else None
+        if clause is None:
+            rest.append(event_sentence(event, names, me))
+        else:
+            clauses.append(clause)
+    rest = [line for line in rest if line]
+    if not clauses:
+        return None, rest
+    if why == AWAY:
+        lead = "You were away" if mine else f"{name} was away"
+    else:
+        lead = "Time ran out" if mine else f"Time ran out for {name}"
+    return f"{lead}: {', then '.join(clauses)}{' for you' if mine else ''}.", rest

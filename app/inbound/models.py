@@ -13,7 +13,9 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-#: Row states. ``pending`` rows wait for the worker; every other state is final.
+#: Row states. ``pending`` rows wait for the worker; every other state is final, and a
+#: row always reaches one (issue 17 item 5): unreadable mail is ignored at once, a
+#: transient failure is retried a few times (``INBOUND_MAX_ATTEMPTS``) and then dead.
 PENDING = "pending"
 APPLIED = "applied"      # the command became an action in the log
 ANSWERED = "answered"    # not applied: the sender was told why (or help was sent)
@@ -56,3 +58,6 @@ class InboxMessage(SQLModel, table=True):
     lease_owner: str | None = Field(default=None, max_length=64)
     lease_until: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
     done_at: datetime | None = Field(default=None, sa_type=sa.DateTime(timezone=True))
+    #: The last transient failure in full (issue 17 item 5): kept on a dead row so an
+    #: operator (``flask status``) sees why it was given up; None when nothing failed.
+    last_error: str | None = Field(default=None, sa_type=sa.Text, nullable=True)

@@ -7,12 +7,21 @@ text (HTML reduced to text without its quoted blocks; quoted history and
 signatures cut by ``mail-parser-reply``), then the first line that reads as
 a command wins. ``machine_reason`` says why a message must never be
 answered (auto-replies, bounces, list mail), so two robots cannot loop.
+
+``read`` does all of that at once and turns any failure into ``Unreadable``
+(issue 17 item 5): reading is a pure function of the bytes, so a message
+whose From does not parse (a display name encoding CR/LF made the parser
+raise, and the row was retried for ever) fails the same way every time and
+is finished at once instead of retried. ``authentication`` reads the
+``Authentication-Results`` headers (RFC 8601) of the operator's own MTA
+(issue 17 item 6).
 """
 from __future__ import annotations
 
 import email
 import email.policy
 import re
+from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import getaddresses
 from html.parser import HTMLParser
@@ -202,3 +211,171 @@ def command_of(message: EmailMessage) -> Parsed:
             return from_subject  # "D" typed into the subject of an empty mail
         return Parsed("", problem="The reply has no text we could read.")
     return first
+
+
+# -- all of it, once (issue 17 item 5) ------------------------------------------------
+
+class Unreadable(Exception):
+    """A message that cannot be read; the same bytes fail the same way every time."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything the worker needs from one message, read before anything is decided."""
+
+    message: EmailMessage
+    machine: str | None
+    sender: str
+    recipients: list[str]
+    command: Parsed
+    #: The results of the trusted Authentication-Results headers (None: none trusted).
+    authentication: list[AuthResult] | None = None
+
+
+def read(raw: bytes, envelope_from: str | None, envelope_to: list[str], *,
+         authserv_id: str | None = None) -> Reading:
+    """Read one message whole, or raise ``Unreadable`` saying which part would not read.
+
+    Every exception counts (the email package raises ValueError, IndexError,
+    AttributeError, HeaderParseError... on hostile headers): nothing here
+    touches the database or the network, so none of them is worth a retry.
+    """
+    step = "the message does not parse"
+    try:
+        message = message_of(raw)
+        step = "the From header does not parse"
+        from_address = sender(message)
+        step = "a recipient header does not parse"
+        recipients = addressed_to(message, envelope_to)
+        step = "a header does not parse"
+        machine = machine_reason(message, envelope_from)
+        step = "the text cannot be read"
+        command = command_of(message)
+        step = "the Authentication-Results header does not parse"
+        results = authentication(message, authserv_id) if authserv_id else None
+    except Exception as exc:  # noqa: BLE001 - see the docstring: permanent by nature
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise Unreadable(f"{step} ({detail})"[:240]) from exc
+    return Reading(message, machine, from_address, recipients, command, results)
+
+
+# -- Authentication-Results (RFC 8601; issue 17 item 6) ---------------------------------
+
+@dataclass(frozen=True)
+class AuthResult:
+    """One ``method=result`` of an Authentication-Results header, with its properties."""
+
+    method: str
+    result: str
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+def _without_comments(value: str) -> str:
+    """The header value without its (possibly nested) comments, quoted strings kept."""
+    out: list[str] = []
+    depth = 0
+    quoted = escaped = False
+    for char in value:
+        if escaped:
+            escaped = False
+            if depth == 0:
+                out.append(char)
+            continue
+        if char == "\\":
+            escaped = True
+            if depth == 0:
+                out.append(char)
+            continue
+        if quoted:
+            quoted = char != '"'
+            out.append(char)
+        elif char == '"' and depth == 0:
+            quoted = True
+            out.append(char)
+        elif char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    return "".join(out)
+
+
+_PAIR = re.compile(r'([A-Za-z0-9_.\-/]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s;]*)')
+
+
+def parse_authentication_results(value: str) -> tuple[str, list[AuthResult]]:
+    """``(authserv-id, results)`` of one header value (RFC 8601 section 2.2).
+
+    ``mx.example.org 1; dmarc=pass header.from=example.org; dkim=pass
+    header.d=example.org`` gives the id ``mx.example.org`` and two results;
+    ``none`` (nothing was checked) gives none.
+    """
+    segments = _without_comments(" ".join(str(value).split())).split(";")
+    authserv_id = (segments[0].split() or [""])[0].strip().lower()
+    results: list[AuthResult] = []
+    for segment in segments[1:]:
+        pairs = [(name.lower(), text.strip('"')) for name, text in _PAIR.findall(segment)]
+        if not pairs:
+            continue
+        (method, result), props = pairs[0], dict(pairs[1:])
+        results.append(AuthResult(method.split("/")[0], result.lower(), props))
+    return authserv_id, results
+
+
+def authentication(message: EmailMessage, authserv_id: str) -> list[AuthResult] | None:
+    """The results of the topmost Authentication-Results header(s) carrying ``authserv_id``.
+
+    The operator's MTA adds its header on top; anything below it came with the
+    message and may be the sender's own invention, even with our id (RFC 8601
+    section 5 asks the MTA to delete those; we do not count on it). So only the
+    first header with our id is taken, with the ones right after it that carry
+    our id too (an MTA whose DKIM, SPF and DMARC checks each add one); the run
+    ends at the first header of another id. None when no header carries our id.
+    """
+    wanted = authserv_id.strip().lower()
+    taken: list[AuthResult] | None = None
+    for name, value in message.raw_items():
+        if name.lower() != "authentication-results":
+            continue
+        found, results = parse_authentication_results(str(value))
+        if found == wanted:
+            taken = (taken or []) + results
+        elif taken is not None:
+            break
+    return taken
+
+
+def _aligned(domain: str, other: str) -> bool:
+    """Relaxed alignment without a public suffix list: the same domain, or one inside the other."""
+    domain, other = domain.lower().rstrip("."), other.lower().rstrip(".").split("@")[-1]
+    return bool(other) and (domain == other or domain.endswith("." + other)
+                            or other.endswith("." + domain))
+
+
+def authenticated(results: list[AuthResult], domain: str) -> tuple[bool, str]:
+    """Whether the trusted results vouch for mail from ``domain``, and the verdict in short.
+
+    DMARC decides where it was checked for that domain (pass or fail); without
+    a DMARC verdict (``none``: the domain publishes no policy), a DKIM pass with
+    ``header.d`` aligned to the domain, or else an SPF pass whose
+    ``smtp.mailfrom`` is aligned, will do. Anything else is not vouched for.
+    """
+    for result in results:
+        if result.method == "dmarc" and _aligned(domain, result.properties.get(
+                "header.from", domain)):
+            if result.result == "pass":
+                return True, "dmarc=pass"
+            if result.result == "fail":
+                return False, "dmarc=fail"
+            break
+    for result in results:
+        if result.method == "dkim" and result.result == "pass" and _aligned(
+                domain, result.properties.get("header.d", "")):
+            return True, f"dkim=pass header.d={result.properties['header.d']}"
+    for result in results:
+        if result.method == "spf" and result.result == "pass" and _aligned(
+                domain, result.properties.get("smtp.mailfrom", "")):
+            return True, "spf=pass"
+    seen = ", ".join(f"{r.method}={r.result}" for r in results) or "no results"
+    return False, f"not vouched for ({seen})"[:120]

@@ -1,11 +1,19 @@
 """The SMTP receiver: aiosmtpd taking replies for ``MAIL_DOMAIN`` into the inbox.
 
-It accepts only recipients in our mail domain (anything else is 550 at RCPT
-time: this is no open relay), refuses messages over 1 MB (the SIZE limit,
-552) and messages with too many MIME parts (552 after DATA), and answers 250
+It accepts only reply addresses of ours, ``play+<token>@MAIL_DOMAIN`` whose
+token's signature verifies (anything else is 550 at RCPT time: no open relay,
+and no storage for whatever local part a stranger makes up, issue 17 item 5),
+refuses messages over 1 MB (the SIZE limit, 552), with too many MIME parts
+(552) or nested too deep (554) after DATA, always permanently: the same bytes
+would be refused again, and a 4xx makes an MTA retry for days. It answers 250
 only once the raw message is committed to the inbox. Then, unless told not
 to, it applies that row at once on a worker thread of its own, so a reply
 turns into a move within a moment; the clock applies whatever is left.
+
+One client IP holds at most ``INBOUND_CONNECTIONS_PER_CLIENT`` connections
+(the next is told ``421`` and closed), and a connection idle for
+``INBOUND_IDLE_SECONDS`` is closed (aiosmtpd's ``timeout``): 900 idle
+connections from one client used to be held open.
 """
 from __future__ import annotations
 
@@ -15,13 +23,20 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP
 
 from app.inbound import inbox, worker
 from app.mail import reply_address as address
+from app.mail.notify import setting
 
 log = logging.getLogger("app.inbound")
 
 DEFAULT_INBOUND_SMTP = "127.0.0.1:2525"
+#: Connections one client IP may hold at once (``INBOUND_CONNECTIONS_PER_CLIENT``): an MTA
+#: delivering a queue opens a few; a hundred idle ones are someone holding the door.
+DEFAULT_CONNECTIONS_PER_CLIENT = 10
+#: Seconds a connection may sit idle before it is closed (``INBOUND_IDLE_SECONDS``).
+DEFAULT_IDLE_SECONDS = 60
 
 
 def host_port(value: str | None) -> tuple[str, int]:
@@ -46,8 +61,9 @@ class InboxHandler:
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, rcpt: str,
                           rcpt_options: list[str]) -> str:
-        domain = rcpt.rsplit("@", 1)[-1].lower().rstrip(".") if "@" in rcpt else ""
-        if domain != self.domain:
+        with self.app.app_context():  # the signing keys; no database on the event loop
+            ours = inbox.is_reply_address(rcpt)
+        if not ours:
             return "550 5.1.1 No such mailbox here (we only take replies to our mail)"
         if len(envelope.rcpt_tos) >= 5:
             return "452 4.5.3 Too many recipients"
@@ -64,7 +80,7 @@ class InboxHandler:
                                                 envelope.mail_from or "",
                                                 list(envelope.rcpt_tos))
         except inbox.Refused as exc:
-            return f"552 5.3.4 Refused: {exc}"
+            return f"{exc.smtp} Refused: {exc}"
         except Exception:  # noqa: BLE001 - the database is down: let the sender retry
             log.exception("could not store an inbound message")
             return "451 4.3.0 Could not store the message now; please try again later"
@@ -91,9 +107,96 @@ class InboxHandler:
         self.applying.shutdown(wait=True)
 
 
+class Door:
+    """The connections each client IP holds on one listener (touched on its loop thread only)."""
+
+    def __init__(self, per_client: int) -> None:
+        self.per_client = per_client
+        self.open_by_ip: dict[str, int] = {}
+        self.refusing: set[str] = set()  # IPs told 421 since they last held none: logged once
+
+    def enter(self, ip: str) -> bool:
+        """Count a new connection of ``ip``; whether it stays within the cap."""
+        count = self.open_by_ip.get(ip, 0) + 1
+        self.open_by_ip[ip] = count
+        if count <= self.per_client:
+            return True
+        if ip not in self.refusing:
+            self.refusing.add(ip)
+            log.warning("refusing connections from %s: it holds %s (at most %s)", ip,
+                        count - 1, self.per_client)
+        return False
+
+    def leave(self, ip: str) -> None:
+        left = self.open_by_ip.get(ip, 1) - 1
+        if left > 0:
+            self.open_by_ip[ip] = left
+        else:
+            self.open_by_ip.pop(ip, None)
+            self.refusing.discard(ip)
+
+
+class CappedSMTP(SMTP):
+    """aiosmtpd's SMTP session, refusing a client IP past its share of connections.
+
+    A connection past the cap gets ``421`` (RFC 5321: "service not available,
+    closing transmission channel"), which an MTA retries later, and is closed
+    at once; idle ones are closed by aiosmtpd's own ``timeout``. (``_handle_client``
+    is aiosmtpd 1.x's session coroutine; the greeting is the first thing it sends.)
+    """
+
+    def __init__(self, handler: Any, *, door: Door, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.door = door
+        self.client_ip: str | None = None
+        self.admitted = True
+
+    def connection_made(self, transport: Any) -> None:
+        first = self.client_ip is None and self.transport is None  # not a STARTTLS re-entry
+        super().connection_made(transport)
+        if first:
+            peer = transport.get_extra_info("peername")
+            self.client_ip = str(peer[0]) if peer else "?"
+            self.admitted = self.door.enter(self.client_ip)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self.client_ip is not None:
+            self.door.leave(self.client_ip)
+            self.client_ip = None
+        super().connection_lost(error)
+
+    async def _handle_client(self) -> None:
+        if not self.admitted:
+            try:
+                await self.push("421 4.7.0 Too many connections from your address; "
+                                "try again later")
+            except ConnectionError:
+                pass  # it hung up first: nothing to tell
+            if self.transport is not None:
+                self.transport.close()
+            return
+        await super()._handle_client()
+
+
+class InboxController(Controller):
+    """aiosmtpd's threaded controller, making ``CappedSMTP`` sessions that share one door."""
+
+    def __init__(self, handler: InboxHandler, *, per_client: int, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.door = Door(per_client)
+
+    def factory(self) -> SMTP:
+        return CappedSMTP(self.handler, door=self.door, **self.SMTP_kwargs)
+
+
 def controller(app: Any, host: str, port: int, *, apply: bool = True) -> Controller:
     """A started-on-demand aiosmtpd controller (``.start()``/``.stop()``) for the inbox."""
     handler = InboxHandler(app, apply=apply)
-    return Controller(handler, hostname=host, port=port, data_size_limit=inbox.MAX_BYTES,
-                      enable_SMTPUTF8=True, server_hostname=handler.domain,
-                      ident="Silver Eye Post inbound")
+    with app.app_context():
+        per_client = int(setting("INBOUND_CONNECTIONS_PER_CLIENT",
+                                 DEFAULT_CONNECTIONS_PER_CLIENT))
+        idle = float(setting("INBOUND_IDLE_SECONDS", DEFAULT_IDLE_SECONDS))
+    return InboxController(handler, per_client=per_client, hostname=host, port=port,
+                           data_size_limit=inbox.MAX_BYTES, enable_SMTPUTF8=True,
+                           server_hostname=handler.domain, timeout=idle,
+                           ident="Silver Eye Post inbound")

@@ -124,12 +124,22 @@ def _number(word: str, what: str) -> int:
     return int(word)
 
 
+def _from_one(word: str, what: str) -> int:
+    """A number people count from 1 (a card, a player, a pile card), as the engine's 0-based
+    index: "0" or "-2" is refused here, in the menu's words, not by the engine in its own
+    (issue 17 item 4: the mail says "Cards count from 1", the answer said "0 to 4")."""
+    number = _number(word, what)
+    if number < 1:
+        raise ValueError(f'"{word}" is not {what}: numbers count from 1, as in the menu.')
+    return number - 1
+
+
 def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
     action: dict[str, Any] = {"type": verb}
     if verb == "undermine" and words[:1] == ["pile"]:
         if len(words) != 2:
             raise ValueError('Say which pile card, like "undermine pile 2".')
-        action["pile"] = _number(words[1], "a pile card number (1 = bottom)") - 1
+        action["pile"] = _from_one(words[1], "a pile card number (1 = bottom)")
         return action
     if verb == "exchange":
         return _exchange(action, words)
@@ -142,7 +152,7 @@ def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
                 continue
             raise ValueError(f'"{verb}" needs {_WANTS[name]}.')
         if name == "positions":
-            action[name] = [_number(w, "a card number") - 1 for w in words]
+            action[name] = [_from_one(w, "a card number") for w in words]
             words = []
         elif name == "end":
             if words[0] not in ("left", "right", "l", "r"):
@@ -151,7 +161,7 @@ def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
         elif name == "value":
             action[name] = _number(words.pop(0), "a card value")
         else:
-            action[name] = _number(words.pop(0), _WANTS[name]) - 1
+            action[name] = _from_one(words.pop(0), _WANTS[name])
     if words:
         raise ValueError(f'"{" ".join(words)}" is more than "{verb}" takes.')
     return action
@@ -168,9 +178,9 @@ def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
     while words:
         word = words.pop(0)
         if re.fullmatch(r"\d{1,3}", word):
-            positions.append(int(word) - 1)
+            positions.append(_from_one(word, "a card number"))
         elif word == "into" and words:
-            action["into"] = _number(words.pop(0), "a card number") - 1
+            action["into"] = _from_one(words.pop(0), "a card number")
         elif word in ("left", "right", "l", "r"):
             action["end"] = "left" if word.startswith("l") else "right"
         elif word not in ("and", "with", "for", "card", "cards", "my", "number", "numbers"):
@@ -179,3 +189,58 @@ def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
         raise ValueError('Say which of your cards, like "X 2" or "X 2 5".')
     action["positions"] = positions
     return action
+
+
+# -- the engine's words, counted as people count ----------------------------------
+
+def _plus_one(match: re.Match[str], template: str) -> str:
+    numbers = [int(n) for n in match.groups()]
+    return template.format(*numbers, *(n + 1 for n in numbers))
+
+
+#: The engine's messages that name a 0-based number, and how a mail says them
+#: (issue 17 item 4: "no card at position 8 ... (0 to 4)" under "Cards count from 1").
+#: In each template ``{0}``.. are the numbers as the engine said them, ``{k}``..
+#: (k = how many it said) the same plus one.
+_ENGINE_NUMBERS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), template) for pattern, template in (
+        (r"There is no card at position (\d+): that village has (\d+) cards \(0 to -?\d+\)\.",
+         "There is no card #{2}: that village has {1} cards (#1 to #{1})."),
+        (r"You have no card at position (\d+): your village has (\d+) cards \(0 to -?\d+\)\.",
+         "You have no card #{2}: your village has {1} cards (#1 to #{1})."),
+        (r"There is no village (\d+): villages are numbered 0 to (\d+)\.",
+         "There is no player {2}: players are numbered 1 to {3}."),
+        (r"There is no seat (\d+) in this game\.", "There is no player {1} in this game."),
+        (r"It's not your turn: seat (\d+) is playing\.",
+         "It's not your turn: player {1} is playing."),
+        (r"Position (\d+) is not one of your facedown cards\.",
+         "Card #{1} is not one of your facedown cards."),
+        (r"The pile has (\d+) cards \(0 = bottom to -?\d+ = top\)\.",
+         "The pile has {0} cards (1 = bottom to {0} = top)."),
+        (r"The deck has (\d+) cards \(0 = top to -?\d+\)\.",
+         "The deck has {0} cards (1 = top to {0})."),
+        (r"This page is ahead of the game: step (\d+) has not happened \(the game is at "
+         r"step (\d+)\)\.", "This reply answers a mail about a position the game has "
+                             "not reached."),
+    ))
+_ENGINE_PHRASES = (
+    ('like {"type": "peek", "positions": [0, 1]}', 'like "peek 1 2"'),
+    ("Positions are whole numbers, 0 for your leftmost card.",
+     "Cards are numbered from 1, your leftmost card."),
+    ("Say which of your cards to exchange: 'positions' is a list like [0] or [1, 3].",
+     'Say which of your cards to exchange, like "X 1" or "X 2 4".'),
+    ("'into' must be one of the positions you exchange.",
+     '"into" must be one of the cards you exchange.'),
+)
+_SAY_WHICH = re.compile(r"Say which (.+?) with a whole number in '\w+'\.")
+
+
+def mail_words(message: str) -> str:
+    """An engine (or service) refusal as a mail says it: every card, player, pile and
+    deck number counted from 1, as the menu counts, and commands instead of JSON."""
+    text = str(message)
+    for pattern, template in _ENGINE_NUMBERS:
+        text = pattern.sub(lambda m, t=template: _plus_one(m, t), text)
+    for engine_words, words in _ENGINE_PHRASES:
+        text = text.replace(engine_words, words)
+    return _SAY_WHICH.sub(lambda m: f"Say which {m.group(1)} by its number (from 1).", text)

@@ -26,7 +26,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from app.deadlines import as_utc
 from app.engine import words
-from app.engine.describe import event_sentence
+from app.engine.describe import event_sentence, played_parts
 from app.engine.summary import last_summary
 from app.mail.layout import inline_styles
 from app.mail.menu import build as build_menu  # issue 11: the moves as reply commands
@@ -153,17 +153,61 @@ def scores_info(view: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def since_lines(view: dict[str, Any], after_step: int, names: list[str],
-                seat: int | None = None) -> list[str]:
-    """The public events of the view's log after ``after_step``, in words: the same
-    sentences the seat's page shows (its own deeds say "you")."""
-    lines = []
-    # The previous round's log too: a seat that last acted before a round
-    # ended hears how that round finished.
+#: Steps the server played for a seat (issue 17 item 2): ``{step: (seat, why)}``, why
+#: being ``describe.TIMED_OUT`` or ``describe.AWAY`` (``app.mail.notify.played_steps``).
+Played = dict[int, tuple[int, str]]
+
+
+def _steps_after(view: dict[str, Any], after_step: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    """The public events of the view's logs after ``after_step``, grouped by step.
+
+    The previous round's log too: a seat that last acted before a round ended
+    hears how that round finished."""
+    groups: list[tuple[int, list[dict[str, Any]]]] = []
     for event in [*(view.get("previous_log") or []), *(view.get("log") or [])]:
-        if int(event.get("step") or 0) > after_step:
-            lines.append(event_sentence(event, names, seat))
+        step = int(event.get("step") or 0)
+        if step <= after_step:
+            continue
+        if groups and groups[-1][0] == step:
+            groups[-1][1].append(event)
+        else:
+            groups.append((step, [event]))
+    return groups
+
+
+def since_lines(view: dict[str, Any], after_step: int, names: list[str],
+                seat: int | None = None, played: Played | None = None) -> list[str]:
+    """The public events of the view's log after ``after_step``, in words: the same
+    sentences the seat's page shows (its own deeds say "you").
+
+    A step the server played for another seat says so ("Time ran out for Eve:
+    their 10 Dracula was discarded."); one it played for the reader itself is
+    left to ``played_lines``, which the mail says first.
+    """
+    played = played or {}
+    lines: list[str] = []
+    for step, events in _steps_after(view, after_step):
+        if step in played:
+            who, why = played[step]
+            lead, rest = played_parts(events, names, who, seat, why)
+            lines.extend([*([lead] if lead and who != seat else []), *rest])
+            continue
+        lines.extend(event_sentence(event, names, seat) for event in events)
     return [line for line in lines if line]
+
+
+def played_lines(view: dict[str, Any], after_step: int, names: list[str], seat: int,
+                 played: Played | None) -> list[str]:
+    """What the server played for ``seat`` itself after ``after_step``, and why, in its
+    own words ("Time ran out: your 10 Dracula was discarded for you."): the first thing
+    its next mail and its page say (issue 17 item 2)."""
+    lines: list[str] = []
+    for step, events in _steps_after(view, after_step):
+        who, why = (played or {}).get(step, (None, ""))
+        if who == seat:
+            lead, _ = played_parts(events, names, seat, seat, why)
+            lines.extend([lead] if lead else [])
+    return lines
 
 
 def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
@@ -217,36 +261,24 @@ def decision_words(pending: str | None) -> str:
     return DECISION_WORDS.get(pending, "you have a decision to make")
 
 
-def decision_of(view: dict[str, Any], seat: int) -> str | None:
-    """The short name of the decision ``seat`` faces in ``view`` (None: nothing).
-
-    The view's ``pending`` is the current player's decision; the round-start
-    peek and round-end choices can belong to other seats.
-    """
-    if seat not in (view.get("to_act") or []):
-        return None
-    if seat in (view.get("peeks_pending") or []):
-        return "peek"
-    detail = view.get("pending_detail") or {}
-    if view.get("pending") == "simon_claims":   # R47: the seats in to_act may claim
-        return "simon_claims"
-    if view.get("phase") == "resolve" and detail.get("seat") == seat:
-        return view.get("pending")
-    if view.get("current") == seat:
-        return view.get("pending")
-    return ""
+# The short name of the decision a seat faces in a view (None: nothing): one definition,
+# the engine's, by which late replies are judged too (issue 17 item 4).
+from app.engine.meaning import decision_of  # noqa: E402,F401
 
 
 def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: int,
               due: datetime | None, now: datetime, link: str, unsubscribe: str,
               reminder: bool = False, digest: bool = False,
-              zone: tzinfo | None = None, reply_address: str | None = None) -> Mail:
+              zone: tzinfo | None = None, reply_address: str | None = None,
+              played: Played | None = None) -> Mail:
     """The mail of a seat with a pending decision (also its reminders and digests).
 
     The subject says what is asked and where: "Round 2 · your draw",
     "Round 3 · Twister: turn two cards"; deadlines are in the seat's zone.
     With a ``reply_address`` (the signed seat-and-step address of issue 11)
     the mail ends with the moves as reply commands and replies go there.
+    ``played``: the steps the server played for a seat (issue 17 item 2): what it
+    played for this seat is said first, what it played for others in the news.
     """
     names = game.names
     round_no = view.get("round")
@@ -267,7 +299,9 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
         village=village_info(view, seat), hand=card_info(hand) if hand else None,
         discard_top=card_info(discard[-1]) if discard else None,
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
-        since=since_lines(view, since_step, names, seat), deadline=deadline_words(due, now, zone),
+        since=since_lines(view, since_step, names, seat, played),
+        played=played_lines(view, since_step, names, seat, played),
+        deadline=deadline_words(due, now, zone),
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=[names[s] for s in (view.get("to_act") or []) if s != seat],
     ), reply_to=menu.address if menu else None)
@@ -325,8 +359,9 @@ def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
 
 
 def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, link: str,
-                unsubscribe: str, absent_after: int = 3) -> Mail:
-    """absent (about someone), you_absent, abandoned, fresh_link."""
+                unsubscribe: str, absent_after: int = 3, played: list[str] | None = None) -> Mail:
+    """absent (about someone), you_absent, abandoned, fresh_link; ``played``: what the
+    server played for this seat since it last played (``played_lines``, issue 17 item 2)."""
     subjects = {
         "absent": f"{game.names[about] if about is not None else 'a player'} is away",
         "you_absent": "you are marked away",
@@ -336,7 +371,8 @@ def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, li
     return render("notice", subject_for(game, subjects[notice]), game=game, seat=seat,
                   name=game.names[seat], notice=notice,
                   about=game.names[about] if about is not None else None,
-                  absent_after=absent_after, link=link, unsubscribe=unsubscribe)
+                  absent_after=absent_after, link=link, unsubscribe=unsubscribe,
+                  played=played or [])
 
 
 # -- headers and the message ------------------------------------------------------

@@ -41,6 +41,10 @@ class Outbox(SQLModel, table=True):
         Index("ix_outbox_to_sent", "to", "sent_at",
               sqlite_where=text("status = 'sent'"),
               postgresql_where=text("status = 'sent'")),
+        # Held mail nobody was told of yet (issue 17 item 3): nearly always empty,
+        # so asking it for every mail that leaves costs an index probe.
+        Index("ix_outbox_held_untold", "to",
+              sqlite_where=text("held_untold"), postgresql_where=text("held_untold")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -69,8 +73,19 @@ class Outbox(SQLModel, table=True):
     #: or ``{"what": "absent", "seat": 0}``; the sender checks it and marks the
     #: row ``superseded`` instead of sending a mail about a position that is gone.
     announces: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
-    #: Set while the per-address hourly cap holds this mail back (shown to the game).
+    #: Set while a cap (the per-address hourly one, or a stranger's day) holds this
+    #: mail back (shown to the game).
     held_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: Mail the person asked for by replying (issue 17 item 3: the answer to a reply,
+    #: the turn mail after their own move made by reply): bounded by their own reply
+    #: rate, so the per-address hourly cap neither holds it nor counts it.
+    conversation: bool = False
+    #: A cap held this row and no mail told the person yet: the next mail of the same
+    #: seat that leaves says "we held N mails because ..." and clears it (issue 17 item 3).
+    held_untold: bool = False
+    #: Which cap held it: ``hour`` (``MAIL_PER_ADDRESS_PER_HOUR``) or ``stranger``
+    #: (an address that never acted: ``app.mail.trust``).
+    held_why: str | None = Field(default=None, max_length=16)
 
 
 class SeatMail(SQLModel, table=True):
@@ -98,11 +113,16 @@ class SeatMail(SQLModel, table=True):
     #: it may be unsent: the one row an action supersedes, found by its id, so
     #: the cost does not grow with the mail a long game has written.
     unsent_mail_id: int | None = None
+    #: The steps the server played for this seat (its timeouts, R29), newest last, as
+    #: ``[step, why]`` (why: ``deadline`` or ``away``): its next mail and its page say
+    #: what was played for it, the others' mails say it too (issue 17 item 2).
+    played: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 #: Address-wide preferences: each game as the seat chose, one digest a day
 #: gathering every game where the address is waited on, or no game mail at
-#: all (but invitations and links asked for: the digest's one-click unsubscribe).
+#: all (but links asked for: the digest's one-click unsubscribe). Invitations to
+#: new games are refused separately (``AddressMail.no_invitations_at``).
 PER_GAME, DAILY = "per_game", "daily"
 ADDRESS_MODES = (PER_GAME, DAILY, NONE)
 
@@ -120,3 +140,8 @@ class AddressMail(SQLModel, table=True):
     #: When the last daily digest went out (one a day at most).
     last_digest_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: When the address asked for no more invitations (issue 17 item 7: the one-click
+    #: link of an invitation, or its games page); None: invitations are welcome. Every
+    #: creator's next game seating this address is refused with words
+    #: (``app.mail.invitations``); the address can undo it from its games page.
+    no_invitations_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))

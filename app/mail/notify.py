@@ -12,6 +12,11 @@ the game's ``turn_mail_delay_seconds``) and carries what it announces (seat,
 step, round, decision): the sender re-checks that at send time and marks the
 row ``superseded`` when the decision is gone; a newer mail for the same seat,
 or the seat acting, supersedes an unsent one at once.
+
+Issue 17: a seat that stops mid-turn gets one mail for the decision it faces
+(``stopped_mid_turn``); what the clock played for a seat is told in words in its
+next mail, on its page and in the others' news (``played_steps``); mail that a
+move by reply asked for is conversation (``replied``).
 """
 from __future__ import annotations
 
@@ -265,8 +270,28 @@ def _send(session: Session, ctx: Context, seat: int, kind: str, mail: compose.Ma
     row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
                   to_name=ctx.info.names[seat], mail=mail, idempotency=key,
                   domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat), root=root,
-                  due=due, announces=announces)
+                  due=due, announces=announces,
+                  conversation=replied(session, ctx.id, seat))
     return row is not None
+
+
+#: ``transaction_memo`` key of the seats that moved by reply in this transaction.
+REPLIED = "seats that moved by reply"
+
+
+def note_reply(session: Session, game_id: str, seat: int) -> None:
+    """``seat`` made a move by replying to a mail in this transaction (source ``mail``)."""
+    dl.transaction_memo(session).setdefault(REPLIED, set()).add((str(game_id), int(seat)))
+
+
+def replied(session: Session, game_id: str, seat: int) -> bool:
+    """Whether mail to ``seat`` written now is conversation (issue 17 item 3): the seat
+    moved by reply in this very transaction, so this mail is what its reply asked
+    for (the next decision after the bots moved, the round's end it caused). Such mail
+    leaves at once (the player waits in their mail client, not on a page) and is
+    bounded by their own replies, not by the per-address hourly cap."""
+    memo = dl.transaction_memo(session).get(REPLIED)
+    return bool(memo) and (str(game_id), int(seat)) in memo
 
 
 def _wants(session: Session, ctx: Context, seat: int) -> str:
@@ -336,16 +361,23 @@ def address_mail(session: Session, address: str) -> AddressMail:
     return row
 
 
-def mail_trouble(session: Session, game_id: str, seat: int) -> list[str]:
-    """Sentences for a seat page about mail that did not go out.
+def mail_trouble(session: Session, game_id: str, seat: int,
+                 view: dict[str, Any] | None = None) -> list[str]:
+    """Sentences for the top of a seat page: what the server did without the seat.
 
-    The game's creator (its first person: the lobby's first row) hears of
-    every seat whose mail failed for good ("Bob's mail bounces"); each seat
-    hears when the per-address hourly cap holds its own mail back.
+    First what the server played for this seat since it last played (issue 17
+    item 2: "Time ran out: your 10 Dracula was discarded for you."), until its next
+    move. Then mail that did not go out: the game's creator (its first person:
+    the lobby's first row) hears of every seat whose mail failed for good ("Bob's
+    mail bounces"); each seat hears when a cap holds its own mail back, and that
+    one mail of the position then will follow (issue 17 item 3). Read only.
+    ``view``: the seat's view, which the seat page has already made (without it,
+    the played-for-you lines are left out: no second load of the game).
     """
     seats = store.load_seats(session, game_id)
     people = [s.index for s in seats if s.kind == "human"]
-    lines: list[str] = []
+    lines: list[str] = ([] if view is None else
+                        _played_on_page(session, game_id, seat, seats, view))
     if people and seat == people[0]:
         failed = session.exec(select(Outbox).where(
             col(Outbox.game_id) == game_id, col(Outbox.status) == FAILED)
@@ -363,10 +395,32 @@ def mail_trouble(session: Session, game_id: str, seat: int) -> list[str]:
         col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None))
         .order_by(col(Outbox.held_until))).first()
     if held is not None and held.held_until is not None:
+        why = ("your address has not played a move here yet and got the most mails we send "
+               "in a day to such an address" if held.held_why == "stranger"
+               else "your address got the most mails we send in an hour")
         lines.append("Mail to you is held back until "
                      f"{compose.local_time_words(held.held_until, zone_of(_zone(session, game_id, seat)))}: "
-                     "your address got the most mails we send in an hour.")
+                     f"{why}. Then one mail shows where the game stands.")
     return lines
+
+
+def _played_on_page(session: Session, game_id: str, seat: int, seats: list[Any],
+                    view: dict[str, Any]) -> list[str]:
+    """What the server played for ``seat`` since it last played, from its own view."""
+    row = dl.peeked(session, SeatMail, game_id, seat)
+    since = int(row.last_acted_step or 0) if row is not None else 0
+    if not _did_since(view, seat, since):
+        return []
+    names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
+    return compose.played_lines(view, since, names, seat,
+                                played_steps(session, game_id, 0, since, only=seat))
+
+
+def _did_since(view: dict[str, Any], seat: int, since: int) -> bool:
+    """Whether the view's logs hold an event of ``seat`` after step ``since`` (if not,
+    nothing was played for it, and the log need not be asked)."""
+    return any(event.get("seat") == seat and int(event.get("step") or 0) > since
+               for event in [*(view.get("previous_log") or []), *(view.get("log") or [])])
 
 
 def _zone(session: Session, game_id: str, seat: int) -> str:
@@ -396,12 +450,41 @@ def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *
     return changed
 
 
-def seat_acted(session: Session, game_id: str, seat: int, step: int, now: datetime) -> None:
+#: Timeouts a seat's mail row remembers (``SeatMail.played``): more than a seat that
+#: is away has in the two rounds a mail or a page tells of.
+PLAYED_KEPT = 40
+
+
+def seat_acted(session: Session, game_id: str, seat: int, step: int, now: datetime, *,
+               own: bool = True, played: str | None = None,
+               aim: tuple[dict[str, Any], datetime] | None = None) -> bool:
     """The seat acted at ``step``: its unsent decision mail is superseded and its
     mail row notes the step and forgets the mail. One statement on PostgreSQL
     (the most common move of all, a draw, would otherwise send two), which
-    also carries the insert of the action row itself."""
+    also carries the insert of the action row itself.
+
+    ``own`` False (the server played it: a timeout, R29; or a presence toggle): the
+    mail is superseded all the same, but the step the seat last *played* stays, so
+    its next mail's "since you last played" still holds what was played for it;
+    ``played`` (why the server played it: ``describe.TIMED_OUT`` or ``AWAY``) notes
+    the step in the row's ``played`` for the mails and the page that tell of it
+    (issue 17 item 2).
+
+    ``aim``: ``(announces, due)`` of the mail the seat should get if it stops here
+    (it still faces a decision of its turn: ``stopped_mid_turn``). Its unsent turn
+    mail, still waiting out the grace period (the seat went on from its page), is
+    then re-aimed at that decision instead of being superseded: the same number of
+    statements as before, where a new row would add one to every draw. Returns
+    whether it was re-aimed (else the caller writes a new row, if it wants one)."""
     marker = mail_row(session, game_id, seat)
+    if aim is not None and own and marker.unsent_mail_id is not None:
+        return _aim(session, marker, step, now, *aim)
+    if not own:
+        kept = [*(marker.played or []), *([[int(step), played]] if played else [])]
+        supersede_unsent(session, game_id, seat, now, clear_marker=False)
+        dl.write_through(session, marker, unsent_mail_id=None,
+                         **({"played": kept[-PLAYED_KEPT:]} if played else {}))
+        return False
     if marker.id is not None and session.get_bind().dialect.name == "postgresql":
         # one statement, which also carries the move's action row (``store.carrying_log``)
         statement, logged = store.carrying_log(
@@ -410,9 +493,70 @@ def seat_acted(session: Session, game_id: str, seat: int, step: int, now: dateti
             "unsent_id": marker.unsent_mail_id, "now": dl.as_utc(now),
             "marker_id": marker.id, "step": step, **logged})
         note(marker, unsent_mail_id=None, last_acted_step=step)
-        return
+        return False
     supersede_unsent(session, game_id, seat, now, clear_marker=False)
     dl.write_through(session, marker, last_acted_step=step, unsent_mail_id=None)
+    return False
+
+
+def _aim(session: Session, marker: Any, step: int, now: datetime, announces: dict[str, Any],
+         due: datetime) -> bool:
+    """``seat_acted`` with a mail to re-aim: the unsent row, if it is a turn mail still
+    pending and not being sent, now announces ``announces`` and leaves at ``due``;
+    any other unsent row is superseded. The seat's mail row notes the step and
+    keeps the row only if it was re-aimed. One statement on PostgreSQL (carrying
+    the action row), two elsewhere: as many as superseding it took."""
+    now = dl.as_utc(now)
+    values = {"unsent_id": marker.unsent_mail_id, "now": now, "aim": announces,
+              "due": dl.as_utc(due), "marker_id": marker.id, "step": step}
+    if marker.id is not None and session.get_bind().dialect.name == "postgresql":
+        statement, logged = store.carrying_log(session, _aimed())
+        kept = session.connection().execute(statement, {**values, **logged}).scalar()
+        note(marker, unsent_mail_id=kept, last_acted_step=step)
+        return kept is not None
+    outbox = Outbox.__table__  # type: ignore[attr-defined]
+    aimed = session.connection().execute(
+        update(outbox).where(*_aimable(outbox))
+        .values(announces=announces, next_attempt_at=dl.as_utc(due), created_at=now),
+        values).rowcount == 1
+    if not aimed:
+        supersede_unsent(session, str(marker.game_id), int(marker.seat), now, clear_marker=False)
+    dl.write_through(session, marker, last_acted_step=step,
+                     unsent_mail_id=marker.unsent_mail_id if aimed else None)
+    return aimed
+
+
+def _aimable(outbox: Any) -> list[Any]:
+    """The unsent row is a turn mail still pending, and no sender holds it."""
+    return [outbox.c.id == bindparam("unsent_id"), outbox.c.status == PENDING,
+            outbox.c.kind == "turn",
+            or_(outbox.c.lease_until.is_(None), outbox.c.lease_until < bindparam("now"))]
+
+
+@functools.cache
+def _aimed() -> Any:
+    """PostgreSQL, built once: re-aim the unsent turn mail, or supersede any other
+    unsent row, and note the step, in one statement::
+
+        WITH aimed AS (UPDATE outbox SET announces = :aim, ... WHERE <aimable> RETURNING id),
+             superseded AS (UPDATE outbox SET status = 'superseded' ...
+                            WHERE id = :unsent_id AND kind <> 'turn' ...)
+        UPDATE seat_mail SET last_acted_step = :step,
+                             unsent_mail_id = (SELECT id FROM aimed) ... RETURNING unsent_mail_id
+
+    (the two CTEs never touch the same row: a statement may change a row once)."""
+    outbox, marks = Outbox.__table__, SeatMail.__table__  # type: ignore[attr-defined]
+    aimed = (update(outbox).where(*_aimable(outbox))
+             .values(announces=bindparam("aim", type_=outbox.c.announces.type),
+                     next_attempt_at=bindparam("due", type_=outbox.c.next_attempt_at.type),
+                     created_at=bindparam("now", type_=outbox.c.created_at.type))
+             .returning(outbox.c.id).cte("aimed"))
+    superseded = _superseding(outbox, outbox.c.kind != "turn")
+    return (update(marks).where(marks.c.id == bindparam("marker_id"))
+            .values(last_acted_step=bindparam("step"),
+                    unsent_mail_id=select(aimed.c.id).scalar_subquery())
+            .returning(marks.c.unsent_mail_id)
+            .add_cte(aimed).add_cte(superseded))
 
 
 @functools.cache
@@ -427,26 +571,42 @@ def _noted() -> Any:
 def _acted() -> Any:
     """``WITH superseded AS (UPDATE outbox ...) UPDATE seat_mail ...`` (PostgreSQL), built once."""
     outbox, marks = Outbox.__table__, SeatMail.__table__  # type: ignore[attr-defined]
-    superseded = (update(outbox)
-                  .where(outbox.c.id == bindparam("unsent_id"), outbox.c.status == PENDING,
-                         or_(outbox.c.lease_until.is_(None),
-                             outbox.c.lease_until < bindparam("now")))
-                  .values(status=SUPERSEDED,
-                          last_error="superseded: the decision it announced changed")
-                  .cte("superseded"))
     return (update(marks).where(marks.c.id == bindparam("marker_id"))
             .values(last_acted_step=bindparam("step"), unsent_mail_id=None)
-            .add_cte(superseded))
+            .add_cte(_superseding(outbox)))
+
+
+def _superseding(outbox: Any, *also: Any) -> Any:
+    """The CTE ``superseded``: the unsent row (``:unsent_id``), if pending and no sender
+    holds it, marked ``superseded`` (``also``: further conditions)."""
+    return (update(outbox)
+            .where(outbox.c.id == bindparam("unsent_id"), outbox.c.status == PENDING, *also,
+                   or_(outbox.c.lease_until.is_(None), outbox.c.lease_until < bindparam("now")))
+            .values(status=SUPERSEDED, last_error="superseded: the decision it announced changed")
+            .cte("superseded"))
 
 
 # -- the mails -----------------------------------------------------------------
 
 def invitation(session: Session, ctx: Context, seat: int, now: datetime) -> None:
-    """Sent to every person with an address, whatever their preference."""
-    mail = compose.invitation_mail(ctx.info, seat, link=ctx.link(seat),
-                                   unsubscribe=ctx.unsubscribe(seat),
+    """Sent to every person with an address, whatever their preference.
+
+    Its one-click unsubscribe (``List-Unsubscribe`` + ``List-Unsubscribe-Post``,
+    RFC 8058) is "no more invitations to this address" (issue 17 item 7): a person
+    invited by a stranger presses their mail client's Unsubscribe and hears from no
+    creator here again, and not from this game (``app.mail.invitations``).
+    """
+    from app.mail import invitations
+
+    to = ctx.address(seat)
+    if to is None:
+        return
+    guard = invitations.guard_url(ctx.info.base_url, to, ctx.id, seat, ctx.secret)
+    mail = compose.invitation_mail(ctx.info, seat, link=ctx.link(seat), unsubscribe=guard,
                                    deadline_hours=ctx.settings.deadline.total_seconds() / 3600)
-    _send(session, ctx, seat, "invitation", mail, f"invite:{ctx.id}:{seat}", now, root=True)
+    enqueue(session, game_id=ctx.id, seat=seat, kind="invitation", to=to,
+            to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
+            domain=ctx.domain, now=now, unsubscribe=guard, root=True)
 
 
 def decision_opened(session: Session, ctx: Context, seat: int, state: Any,
@@ -459,20 +619,45 @@ def decision_opened(session: Session, ctx: Context, seat: int, state: Any,
     if mode_of(session, ctx, seat) != EVERY:
         return
     supersede_unsent(session, ctx.id, seat, now)
+    talk = replied(session, ctx.id, seat)
     turn(session, ctx, seat, state, deadline.due_at, now,
          key=f"turn:{ctx.id}:{seat}:{deadline.opened_step}",
-         step=deadline.opened_step, delay=ctx.delay)
+         step=deadline.opened_step, delay=timedelta(0) if talk else ctx.delay,
+         conversation=talk)
+
+
+def stopped_mid_turn(session: Session, ctx: Context, seat: int, state: Any, step: int,
+                     now: datetime) -> None:
+    """The seat acted at ``step`` and still faces a decision of the same turn (it drew,
+    and must now discard or exchange): one turn mail after the grace period for the
+    decision it faces now (issue 17 item 2: "one mail per waiting stretch" counts
+    from the seat's last action). A seat that goes on from its open page supersedes
+    it before it leaves, as it does every unsent mail; one that closed the tab hears
+    of the card in its hand instead of nothing until the halfway reminder. A move
+    made by reply gets it at once, as conversation (the player waits for it).
+
+    Its deadline is the decision's, read when the mail is composed (``late_turn_mail``),
+    so the move itself reads nothing more."""
+    if mode_of(session, ctx, seat) != EVERY:
+        return
+    talk = replied(session, ctx.id, seat)
+    turn(session, ctx, seat, state, None, now, key=f"turn:{ctx.id}:{seat}:{step}", step=step,
+         delay=timedelta(0) if talk else ctx.delay, conversation=talk, due_later=not talk)
 
 
 def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | None,
          now: datetime, *, key: str, step: int, reminder: bool = False, digest: bool = False,
-         delay: timedelta = timedelta(0)) -> bool:
+         delay: timedelta = timedelta(0), conversation: bool = False,
+         due_later: bool = False) -> bool:
     """Enqueue a seat's turn mail (or reminder, or digest) under ``key``.
 
     A mail that waits out a grace period (``delay``) is composed when it
     leaves (``late_turn_mail``, called by the sender): most never leave,
     because the seat acts from its open page first, and composing them on the
     move's path cost more than the rest of the move's mail work together.
+    ``conversation``: the mail follows the seat's own move by reply (issue 17
+    item 3). ``due_later``: ``due`` is not known here (a decision that opened
+    earlier in the turn): the mail reads its deadline when it is composed.
     """
     to = ctx.address(seat)
     if to is None:
@@ -485,12 +670,38 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
                                 "reminder": reminder}
         mail = compose.Mail(subject=COMPOSED_AT_SEND, text="", html="")
     else:
-        mail = _turn_mail(ctx, seat, state, settings, due, now, reminder=reminder, digest=digest)
+        if due is None and due_later:
+            due = decision_due(session, ctx.id, seat)
+        mail = _turn_mail(ctx, seat, state, settings, due, now, reminder=reminder, digest=digest,
+                          session=session)
     row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
                   to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
                   now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
-                  announces=announces, marker=settings if announces is not None else None)
+                  announces=announces, marker=settings if announces is not None else None,
+                  conversation=conversation)
     return row is not None
+
+
+def decision_due(session: Session, game_id: str, seat: int) -> datetime | None:
+    """When the seat's open decision falls due (None: it has no open decision row)."""
+    rows = dl.open_rows(session, game_id, seat, dl.DECISION)
+    return dl.as_utc(rows[0].due_at) if rows else None
+
+
+def played_steps(session: Session, game_id: str, seats: int, after_step: int,
+                 only: int | None = None) -> compose.Played:
+    """The steps after ``after_step`` that the server played for a seat, and why
+    (issue 17 item 2): ``{step: (seat, why)}``, from each seat's mail row, which
+    notes its timeouts as they are logged (``seat_acted``); ``only``: that seat's.
+    No read of the log: a move holds these rows already, a sender reads the game's
+    in one query."""
+    played: compose.Played = {}
+    for seat in ([only] if only is not None else range(int(seats))):
+        row = dl.peeked(session, SeatMail, game_id, seat)
+        for step, why in (row.played or []) if row is not None else []:
+            if int(step) > after_step:
+                played[int(step)] = (seat, str(why))
+    return played
 
 
 #: The subject an outbox row holds until its turn mail is composed at send time.
@@ -498,13 +709,19 @@ COMPOSED_AT_SEND = "(composed when it is sent)"
 
 
 def _turn_mail(ctx: Context, seat: int, state: Any, settings: SeatMail, due: datetime | None,
-               now: datetime, *, reminder: bool = False, digest: bool = False) -> compose.Mail:
+               now: datetime, *, reminder: bool = False, digest: bool = False,
+               session: Session | None = None) -> compose.Mail:
+    """The turn mail from the seat's view; with a ``session``, it also says what the
+    server played for the seat and the others since the seat last played."""
     view = engine.view(state, seat)
-    return compose.turn_mail(ctx.info, seat, view, since_step=settings.last_acted_step,
+    since = int(settings.last_acted_step or 0)
+    played = (played_steps(session, ctx.id, len(ctx.seats), since)
+              if session is not None else None)
+    return compose.turn_mail(ctx.info, seat, view, since_step=since,
                              due=due, now=now, link=ctx.link(seat),
                              unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
                              digest=digest, zone=zone_of(settings.time_zone),
-                             reply_address=ctx.reply_address(seat, view))
+                             reply_address=ctx.reply_address(seat, view), played=played)
 
 
 def late_turn_mail(session: Session, game: Any, seat: int, state: Any,
@@ -517,9 +734,10 @@ def late_turn_mail(session: Session, game: Any, seat: int, state: Any,
     """
     ctx = Context.load(session, game)
     said = announces.get("compose") or {}
-    due = datetime.fromisoformat(said["due"]) if said.get("due") else None
+    due = (datetime.fromisoformat(said["due"]) if said.get("due")
+           else decision_due(session, ctx.id, seat))  # a mid-turn or held mail reads it now
     return _turn_mail(ctx, seat, state, seat_mail(session, ctx.id, seat), due, now,
-                      reminder=bool(said.get("reminder")))
+                      reminder=bool(said.get("reminder")), session=session)
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,
@@ -569,18 +787,36 @@ def game_over(session: Session, ctx: Context, seat: int, state: Any, now: dateti
 
 
 def notice(session: Session, ctx: Context, seat: int, what: str, about: int | None,
-           now: datetime) -> None:
-    """absent / you_absent / abandoned notices (not for seats that asked for no mail)."""
+           now: datetime, state: Any = None) -> None:
+    """absent / you_absent / abandoned notices (not for seats that asked for no mail).
+
+    With the game's ``state``, the seat's own notice (``you_absent``, ``abandoned``)
+    first says what the server played for it since it last played: for a seat
+    marked away after its timeouts, this is the next mail (issue 17 item 2)."""
     if _wants(session, ctx, seat) == NONE:
         return
     step = store.last_seq(session, ctx.id)
+    played = (played_for_seat(session, ctx, seat, state)
+              if state is not None and what in ("you_absent", "abandoned") else [])
     mail = compose.notice_mail(ctx.info, seat, what, about=about, link=ctx.link(seat),
                                unsubscribe=ctx.unsubscribe(seat),
-                               absent_after=ctx.settings.absent_after)
+                               absent_after=ctx.settings.absent_after, played=played)
     # "X is away" must still be true when it leaves (X may be back already).
     announces = {"what": "absent", "seat": about} if about is not None else None
     _send(session, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now,
           announces=announces)
+
+
+def played_for_seat(session: Session, ctx: Context, seat: int, state: Any) -> list[str]:
+    """What the server played for ``seat`` since it last played, in its own words
+    ("Time ran out: your 10 Dracula was discarded for you."), from its view."""
+    view = engine.view(state, seat)
+    row = dl.peeked(session, SeatMail, ctx.id, seat)
+    since = int(row.last_acted_step or 0) if row is not None else 0
+    if not _did_since(view, seat, since):
+        return []
+    return compose.played_lines(view, since, ctx.info.names, seat,
+                                played_steps(session, ctx.id, 0, since, only=seat))
 
 
 def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool:

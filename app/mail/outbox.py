@@ -11,27 +11,37 @@ later with the same Message-ID.
 
 Before a claimed row leaves, the caller's ``still_holds`` check (``app.sender``)
 is asked whether what the mail announces is still true; a row whose decision
-is gone is marked ``superseded`` (kept, never sent). A per-address hourly cap
-(``per_address_hour``) holds back a row whose recipient already got that many
-mails in the last hour, across all games: it stays pending, ``held_until``
-says until when, and the game shows it.
+is gone is marked ``superseded`` (kept, never sent). Two caps hold a row back
+(it stays pending, ``held_until`` says until when, and the seat page shows it):
+the per-address hourly cap (``per_address_hour``: that many mails in the last
+hour, across all games; conversation mail, asked for by replying, is neither
+held nor counted by it) and the stranger's day (``stranger_day``: an address
+that never acted gets ``trust.STRANGER_MAILS_PER_DAY`` mails in any 24 hours).
+Issue 17 item 3: what a cap holds never fails silently and never becomes a
+queue of stale mails. A held decision mail is composed when it leaves (the
+position then) and collapses the older held ones of its seat; the first mail
+of that seat to leave says "We held N mails to you because ...; this is where
+the game stands now" (``held_untold`` marks what has not been told yet).
 """
 from __future__ import annotations
 
 import functools
 import logging
+import re
 import smtplib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from html import escape
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import bindparam, exists, func, update
+from sqlalchemy import bindparam, exists, func, or_, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.deadlines import as_utc, write_through
 from app.loaded import note
+from app.mail import trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox, SeatMail
@@ -57,13 +67,16 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
             to: str, to_name: str, mail: Mail, idempotency: str, domain: str,
             now: datetime, unsubscribe: str | None = None, root: bool = False,
             due: datetime | None = None, announces: dict[str, Any] | None = None,
-            marker: Any = None) -> int | None:
+            marker: Any = None, conversation: bool = False) -> int | None:
     """Add one mail to the outbox in the caller's transaction (once per key): the
     new row's id, or None when the key was already there.
 
     ``due``: when it may leave (default ``now``); ``announces``: what must
     still hold then; ``marker``: the seat's mail row, which then names this
-    row as its unsent mail (``unsent_mail_id``). A sender is woken when the
+    row as its unsent mail (``unsent_mail_id``); ``conversation``: mail the person
+    asked for by replying (issue 17 item 3: the answer to a reply, the turn mail
+    after their own move made by reply), which the per-address hourly cap neither
+    holds nor counts (their own reply rate bounds it). A sender is woken when the
     caller's transaction commits: on PostgreSQL the insert itself calls
     ``pg_notify`` (delivered at commit, dropped on rollback, folded into one
     per transaction), and sets the marker in the same statement, so a turn
@@ -88,7 +101,8 @@ def enqueue(session: Session, *, game_id: str | None, seat: int | None, kind: st
               "lease_owner": None, "lease_until": None, "sent_at": None,
               "message_id": headers["Message-ID"], "idempotency": idempotency,
               "last_error": None, "created_at": as_utc(now), "announces": announces,
-              "held_until": None}
+              "held_until": None, "conversation": bool(conversation), "held_untold": False,
+              "held_why": None}
     # One statement: a key already in the outbox (an earlier call, or a racing
     # transaction) inserts nothing and says so, without a SELECT before it.
     if session.get_bind().dialect.name == "postgresql":
@@ -199,13 +213,97 @@ def _finish(engine: Engine, row_id: int, owner: str, **values: Any) -> None:
 
 
 def sent_in_last_hour(engine: Engine, to: str, now: datetime) -> list[datetime]:
-    """When mails to ``to`` went out in the hour before ``now`` (oldest first)."""
+    """When mails to ``to`` that the hourly cap counts went out in the hour before
+    ``now`` (oldest first): conversation mail (issue 17 item 3) is not among them."""
+    return sent_since(engine, to, as_utc(now) - HOUR, conversation=False)
+
+
+def sent_since(engine: Engine, to: str, since: datetime, *,
+               conversation: bool | None = None) -> list[datetime]:
+    """When mails to ``to`` went out after ``since`` (oldest first); ``conversation``
+    False/True: only rows that are not / are conversation (None: all)."""
+    query = select(Outbox.sent_at).where(col(Outbox.to) == to, col(Outbox.status) == SENT,
+                                         col(Outbox.sent_at) > as_utc(since))
+    if conversation is not None:
+        query = query.where(col(Outbox.conversation) == conversation)
     with Session(engine) as session:
-        rows = session.exec(select(Outbox.sent_at).where(
-            col(Outbox.to) == to, col(Outbox.status) == SENT,
-            col(Outbox.sent_at) > as_utc(now) - timedelta(hours=1))
-            .order_by(col(Outbox.sent_at))).all()
+        rows = session.exec(query.order_by(col(Outbox.sent_at))).all()
     return [as_utc(at) for at in rows if at is not None]
+
+
+HOUR = timedelta(hours=1)
+#: Which cap held a row (``Outbox.held_why``).
+HELD_HOUR, HELD_STRANGER = "hour", "stranger"
+
+
+@dataclass
+class _Caps:
+    """The caps of one ``send_due`` batch, with what it learnt per address.
+
+    ``per_address_hour``: at most that many mails an hour to one address, but
+    conversation (issue 11's reply play is bounded by the player's own replies).
+    ``stranger_day``: at most that many mails in 24 hours to an address that never
+    acted (``app.mail.trust``; issue 17 item 3), conversation included. Both are
+    counted from sent rows when first needed for an address, then kept in step
+    with what this batch sends; ``has_acted`` is asked once per address a batch
+    and only for the rows that may be held by it.
+    """
+
+    engine: Engine
+    now: datetime
+    per_address_hour: int | None
+    stranger_day: int | None
+    hour: dict[str, list[datetime]] = field(default_factory=dict)
+    day: dict[str, list[datetime]] = field(default_factory=dict)
+    acted: dict[str, bool] = field(default_factory=dict)
+
+    def holds(self, row: Outbox) -> tuple[datetime, str, str] | None:
+        """``(until, why, words)`` when a cap holds ``row`` now; None: it may leave."""
+        held: list[tuple[datetime, str, str]] = []
+        if self.per_address_hour is not None and not row.conversation:
+            times = self.hour.setdefault(row.to, sent_in_last_hour(self.engine, row.to,
+                                                                   self.now))
+            if len(times) >= self.per_address_hour:
+                held.append((times[len(times) - self.per_address_hour] + HOUR, HELD_HOUR,
+                             f"held back: {len(times)} mails to this address in the last "
+                             f"hour (at most {self.per_address_hour})"))
+        if self.stranger_day is not None and not self._acted(row.to):
+            times = self.day.setdefault(row.to, sent_since(self.engine, row.to,
+                                                           self.now - trust.DAY))
+            if len(times) >= self.stranger_day:
+                held.append((times[len(times) - self.stranger_day] + trust.DAY, HELD_STRANGER,
+                             f"held back: this address never played and got {len(times)} "
+                             f"mails in 24 hours (at most {self.stranger_day})"))
+        return max(held, key=lambda each: each[0]) if held else None
+
+    def _acted(self, to: str) -> bool:
+        if to not in self.acted:
+            with Session(self.engine) as session:
+                self.acted[to] = trust.has_acted(session, to)
+        return self.acted[to]
+
+    def sent(self, row: Outbox) -> None:
+        """Count a mail this batch handed over."""
+        if row.to in self.hour and not row.conversation:
+            self.hour[row.to].append(self.now)
+        if row.to in self.day:
+            self.day[row.to].append(self.now)
+
+    def words(self, why: str | None, count: int, game: bool) -> str:
+        """What the first mail after a hold says (issue 17 item 3)."""
+        mails = "1 mail" if count == 1 else f"{count} mails"
+        where = "the game stands" if game else "your games stand"
+        if why == HELD_STRANGER:
+            limit = self.stranger_day or trust.STRANGER_MAILS_PER_DAY
+            because = (f"this address has not played a move here yet and had {limit} mails "
+                       "from us in the last 24 hours, the most we send to an address that "
+                       "has not played")
+        else:
+            cap = self.per_address_hour
+            had = f"{cap} mail{'' if cap == 1 else 's'}" if cap else "the most mails"
+            because = (f"your address had {had} from us in the last hour, the most we send "
+                       "to one address in an hour")
+        return f"We held {mails} to you because {because}; this is where {where} now."
 
 
 def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str,
@@ -213,14 +311,20 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
              on_sent: Callable[[Outbox], None] | None = None,
              still_holds: Callable[[Outbox], bool] | None = None,
              compose_late: Callable[[Outbox, datetime], Mail | None] | None = None,
-             per_address_hour: int | None = None) -> SendReport:
+             per_address_hour: int | None = None,
+             stranger_day: int | None = trust.STRANGER_MAILS_PER_DAY) -> SendReport:
     """Send every due outbox row (up to ``limit``); each row at most once.
 
     ``still_holds(row)`` False: the row is marked ``superseded`` instead.
     ``compose_late(row, now)``: the mail of a row enqueued without one (a turn mail
     that waited out its grace period, ``composed_at_send``); what it returns
     is stored in the row when it is sent. ``per_address_hour``: at most that
-    many mails to one address an hour.
+    many mails to one address an hour (conversation mail aside);
+    ``stranger_day``: at most that many a day to an address that never acted
+    (None: no such limit). A held row stays pending until the cap frees it, a
+    held decision mail collapses the older held ones of its seat and is composed
+    when it leaves (the position then, not a queue of stale ones), and the first
+    mail of that seat that leaves says how many were held and why (issue 17 item 3).
     """
     now = as_utc(now)
     owner = owner or f"sender-{uuid.uuid4().hex[:16]}"
@@ -229,15 +333,23 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
     if not rows:
         return report
     broken: BaseException | None = None
-    recent: dict[str, list[datetime]] = {}
+    caps = _Caps(engine, now, per_address_hour, stranger_day)
+    untold = _untold_addresses(engine, {row.to for row in rows})
     with backend:
         for row in rows:
             assert row.id is not None
             attempts = row.attempts + 1
             if row.announces and still_holds is not None and not still_holds(row):
+                # (held_untold stays: the next mail of the seat says it was held)
                 _finish(engine, row.id, owner, status=SUPERSEDED, held_until=None,
                         last_error="superseded: what it announced no longer held at send time")
                 report.superseded += 1
+                continue
+            hold = caps.holds(row)
+            if hold is not None:  # before composing: a held mail is composed when it leaves
+                report.superseded += _hold(engine, row, owner, *hold)
+                untold.add(row.to)
+                report.held += 1
                 continue
             written: dict[str, Any] = {}
             if composed_at_send(row):
@@ -249,17 +361,18 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                 written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
                            "headers": {**(row.headers or {}),
                                        **({"Reply-To": mail.reply_to} if mail.reply_to else {})}}
-                for name, value in written.items():
-                    setattr(row, name, value)
-            if per_address_hour is not None:
-                times = recent.setdefault(row.to, sent_in_last_hour(engine, row.to, now))
-                if len(times) >= per_address_hour:
-                    free_at = times[len(times) - per_address_hour] + timedelta(hours=1)
-                    _finish(engine, row.id, owner, next_attempt_at=free_at, held_until=free_at,
-                            last_error=f"held back: {len(times)} mails to this address in the "
-                                       f"last hour (at most {per_address_hour})")
-                    report.held += 1
-                    continue
+            told: list[tuple[int, bool]] = []
+            if row.to in untold:
+                told = _held_of_seat(engine, row, now)
+                if told or row.held_untold:
+                    count = len(told) + (1 if row.held_untold else 0)
+                    why = row.held_why or _why_of(engine, told)
+                    notice = caps.words(why, count, row.game_id is not None)
+                    text, html = _with_notice(written.get("text", row.text),
+                                              written.get("html", row.html), notice)
+                    written.update(text=text, html=html)
+            for name, value in written.items():
+                setattr(row, name, value)
             if broken is not None:  # the server is gone: do not hammer it
                 _retry_or_fail(engine, row.id, owner, attempts, now, broken, report)
                 continue
@@ -281,13 +394,137 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                     broken = exc
             else:
                 _finish(engine, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
-                        last_error=None, held_until=None, **written)
+                        last_error=None, held_until=None, held_untold=False, **written)
                 report.sent += 1
-                if per_address_hour is not None:
-                    recent.setdefault(row.to, []).append(now)
+                if told:
+                    report.superseded += _told(engine, row, told, now)
+                caps.sent(row)
                 if on_sent is not None:
                     on_sent(row)
     return report
+
+
+def _is_decision(announces: dict[str, Any] | None) -> bool:
+    return (announces or {}).get("what") == "decision"
+
+
+def _same_seat(row: Outbox) -> list[Any]:
+    """The conditions naming the rows to the same address about the same seat."""
+    return [col(Outbox.to) == row.to,
+            col(Outbox.game_id).is_(None) if row.game_id is None
+            else col(Outbox.game_id) == row.game_id,
+            col(Outbox.seat).is_(None) if row.seat is None else col(Outbox.seat) == row.seat]
+
+
+def _hold(engine: Engine, row: Outbox, owner: str, until: datetime, why: str,
+          words: str) -> int:
+    """Keep ``row`` pending until ``until``; returns how many older held rows it collapsed.
+
+    A held decision mail (turn, reminder) is composed when it leaves, so it shows
+    the position then; the older held decision mails of the same seat are
+    superseded by it (one mail of the current position, not a queue of stale ones).
+    Mails about something that happened (a round's end, the game's end, a notice)
+    are kept: each is a fact, not a position.
+    """
+    assert row.id is not None
+    values: dict[str, Any] = {"next_attempt_at": until, "held_until": until,
+                              "held_untold": True, "held_why": why, "last_error": words}
+    collapsed = 0
+    with Session(engine) as session:
+        if _is_decision(row.announces):
+            if not composed_at_send(row):
+                values["announces"] = {**(row.announces or {}), "compose": {
+                    "due": None, "reminder": row.kind == "reminder"}}
+            older = [held_id for held_id, announces in session.exec(
+                select(Outbox.id, Outbox.announces).where(
+                    *_same_seat(row), col(Outbox.status) == PENDING,
+                    col(Outbox.held_until).is_not(None), col(Outbox.id) < row.id,
+                    col(Outbox.lease_until).is_(None))).all() if _is_decision(announces)]
+            if older:
+                collapsed = session.exec(update(Outbox)  # type: ignore[call-overload]
+                                         .where(col(Outbox.id).in_(older),
+                                                col(Outbox.status) == PENDING,
+                                                col(Outbox.lease_until).is_(None))
+                                         .values(status=SUPERSEDED, held_until=None,
+                                                 last_error=f"collapsed into the newer mail "
+                                                            f"{row.id} while held")).rowcount
+        session.exec(update(Outbox)  # type: ignore[call-overload]
+                     .where(col(Outbox.id) == row.id, col(Outbox.lease_owner) == owner)
+                     .values(lease_owner=None, lease_until=None, **values))
+        session.commit()
+    return int(collapsed or 0)
+
+
+def _untold_addresses(engine: Engine, addresses: set[str]) -> set[str]:
+    """Which of ``addresses`` have held mail nobody was told of (the partial index
+    ``ix_outbox_held_untold``: one probe per batch, nearly always empty)."""
+    with Session(engine) as session:
+        return set(session.exec(select(Outbox.to).where(
+            col(Outbox.held_untold), col(Outbox.to).in_(sorted(addresses)))).all())
+
+
+def _held_of_seat(engine: Engine, row: Outbox, now: datetime) -> list[tuple[int, bool]]:
+    """The other held rows of ``row``'s seat that ``row`` tells of when it leaves:
+    ``(id, collapse)``. Those that never left (superseded while held: the seat's
+    decision changed, a newer mail replaced them) and, when ``row`` is a decision
+    mail, the still-pending held decision mails it makes stale (``collapse``). A
+    held mail about something that happened stays, and tells of itself."""
+    with Session(engine) as session:
+        found = session.exec(select(Outbox.id, Outbox.status, Outbox.announces,
+                                    Outbox.lease_until).where(
+            *_same_seat(row), col(Outbox.held_untold), col(Outbox.id) != row.id)).all()
+    told = []
+    for held_id, status, announces, lease in found:
+        collapse = (status == PENDING and _is_decision(announces) and _is_decision(row.announces)
+                    and (lease is None or as_utc(lease) < now))
+        if status != PENDING or collapse:
+            told.append((held_id, collapse))
+    return told
+
+
+def _why_of(engine: Engine, told: list[tuple[int, bool]]) -> str | None:
+    if not told:
+        return None
+    with Session(engine) as session:
+        return session.exec(select(Outbox.held_why).where(
+            col(Outbox.id) == max(held_id for held_id, _ in told))).first()
+
+
+def _told(engine: Engine, row: Outbox, told: list[tuple[int, bool]], now: datetime) -> int:
+    """``row`` left saying that ``told`` were held: they are told, and the stale decision
+    mails among them superseded; returns how many were superseded."""
+    with Session(engine) as session:
+        session.exec(update(Outbox)  # type: ignore[call-overload]
+                     .where(col(Outbox.id).in_([held_id for held_id, _ in told]))
+                     .values(held_untold=False))
+        stale = [held_id for held_id, collapse in told if collapse]
+        superseded = 0
+        if stale:
+            superseded = session.exec(update(Outbox)  # type: ignore[call-overload]
+                                      .where(col(Outbox.id).in_(stale),
+                                             col(Outbox.status) == PENDING,
+                                             or_(col(Outbox.lease_until).is_(None),
+                                                 col(Outbox.lease_until) < now))
+                                      .values(status=SUPERSEDED, held_until=None,
+                                              last_error=f"collapsed into mail {row.id}, "
+                                                         "which left first")).rowcount
+        session.commit()
+    return int(superseded or 0)
+
+
+#: Where the held-mail notice goes in an HTML mail: after the brand line of the layout.
+_BRAND_LINE = re.compile(r'(<p\b[^>]*class="brand"[^>]*>.*?</p>)', re.S)
+
+
+def _with_notice(text: str, html: str | None, notice: str) -> tuple[str, str | None]:
+    """The mail's bodies with ``notice`` on top (text) or under the brand line (HTML)."""
+    text = f"{notice}\n\n{text}"
+    if html:
+        paragraph = f'<p class="note"><strong>{escape(notice)}</strong></p>'
+        html, found = _BRAND_LINE.subn(lambda m: m.group(1) + paragraph, html, count=1)
+        if not found:
+            html = paragraph + html
+    return text, html
 
 
 def composed_at_send(row: Outbox) -> bool:

@@ -9,7 +9,10 @@ refuses invitations beyond that up front, with words to the creator, and the
 sender holds the rest.
 
 One home for the two questions, asked by the lobby (``app.web.lobby`` /
-``app.services.games``) and by the sender (``app.mail.outbox``).
+``app.services.games``) and by the sender (``app.mail.outbox``). Addresses are
+compared case-folded: a stored address keeps its local part's case (RFC 5321
+lets a server tell ``Ann`` from ``ann``; none of the ones people use do), and a
+limit that ``ANN@`` and ``Ann@`` could each spend would be no limit.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ def has_acted(session: Session, address: str) -> bool:
     moved = (select(store.Action.id)
              .join(store.Seat, (col(store.Seat.game_id) == col(store.Action.game_id))
                    & (col(store.Seat.index) == col(store.Action.seat)))
-             .where(col(store.Seat.email) == address,
+             .where(func.lower(col(store.Seat.email)) == address.lower(),
                     col(store.Action.source).in_(OWN_SOURCES)))
     return bool(session.execute(select(exists(moved))).scalar())
 
@@ -45,7 +48,7 @@ def mails_in_day(session: Session, address: str, now: datetime) -> int:
     sent (superseded rows never leave, so they do not count)."""
     return int(session.execute(
         select(func.count()).select_from(Outbox)
-        .where(col(Outbox.to) == address, col(Outbox.created_at) > now - DAY,
+        .where(func.lower(col(Outbox.to)) == address.lower(), col(Outbox.created_at) > now - DAY,
                col(Outbox.status) != SUPERSEDED)).scalar() or 0)
 
 

@@ -60,6 +60,7 @@ from app.services.reading import (  # noqa: F401
     game_info,
     seat_tokens,
     replay_frames,
+    state_and_log_after,
     replay_index,
     replay_page,
     ReplayPage,

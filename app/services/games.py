@@ -11,10 +11,11 @@ from typing import Any
 
 from sqlmodel import Session
 
+from app import deadlines as dl
 from app import engine, hooks, store, tokens
 from app import options as game_options
 from app.db import write_session
-from app.mail import addresses
+from app.mail import addresses, invitations, trust
 from app.mail.compose import BRAND
 from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
@@ -70,7 +71,31 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
         cleaned.append({"name": name, "email": email, "kind": kind, "preferences": prefs})
     if len({p["name"].casefold() for p in cleaned}) != len(cleaned):
         raise BadRequest("Two players have the same name; please tell them apart.")
+    _one_seat_per_address(cleaned)
     return cleaned
+
+
+def _one_seat_per_address(cleaned: list[dict[str, Any]]) -> None:
+    """One address holds at most one seat of a game (issue 17 item 7).
+
+    A game that seated one address three times tripled every mail to it, and
+    let one creator rent a victim's inbox faster. Addresses are compared as
+    ``addresses.normalise`` stores them and without regard to case
+    (``ANN@example.org`` is the same inbox as ``ann@example.org``).
+    """
+    first: dict[str, int] = {}
+    for index, player in enumerate(cleaned):
+        if not player["email"]:
+            continue
+        key = player["email"].casefold()
+        if key in first:
+            earlier = first[key]
+            raise BadRequest(
+                f"Seats {earlier + 1} and {index + 1} ({cleaned[earlier]['name']} and "
+                f"{player['name']}) have the same address, {player['email']}: one address "
+                "holds one seat of a game. Give each player their own address, or leave one "
+                "empty and hand that seat's link over yourself.")
+        first[key] = index
 
 
 def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
@@ -88,7 +113,10 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     many games in the last hour (counted in the same transaction, under a lock
     on the creator key, so racing workers cannot all see "one more is fine").
     ``form_token_id``: the lobby form's token, good for one game only.
-    Options outside ``app.options``' ranges raise ``BadRequest``.
+    Options outside ``app.options``' ranges raise ``BadRequest``; so do, with words
+    naming the seat (issue 17 item 7), one address on two seats, an address that
+    asked for no more invitations, and a game that would take an address that never
+    played over ``trust.STRANGER_MAILS_PER_DAY`` mails in a day.
     """
     cleaned = _clean_players(players)
     try:
@@ -116,6 +144,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         if form_token_id is not None and not store.use_form_token(
                 session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
             raise BadRequest(FORM_USED)
+        strangers = _guard_invitees(session, cleaned)
         game = store.Game(name=name or BRAND, options=options, seed=seed,
                           commitment=commitment_of(seed), seats=len(cleaned),
                           created_by=creator or None, rules_version=state.rules)
@@ -127,10 +156,61 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         hooks.after_create(session, game, state)
         seats = store.load_seats(session, game.id)
         seq, state, applied = _play_automatic(session, game, 0, state, seats)
+        _within_stranger_mail(session, cleaned, strangers)
         _finish(session, game, None, seq, state, applied)
         created = Created(Snapshot(_game_info(game, seats, seq), state),
                           [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
     return created
+
+
+def _guard_invitees(session: Session, cleaned: list[dict[str, Any]]) -> dict[int, int]:
+    """Refuse a seat whose address asked for no more invitations; note each stranger's
+    mail so far today (issue 17 item 7). Returns ``{seat index: mails in the last day}``
+    for the seats whose address never played (``trust.has_acted``).
+
+    Each address is locked first (sorted, so two creations never wait on each other in
+    a circle), so two games created at once for one stranger cannot both see room for
+    one more mail. The whole game is refused, not created without that seat: the
+    creator gets the form back as typed, with the seat named, and decides (a game
+    quietly short of a player, or with a seat nobody was told of, would surprise them).
+    """
+    seated = [(index, player) for index, player in enumerate(cleaned) if player["email"]]
+    for key in sorted({player["email"].lower() for _, player in seated}):
+        if not store.lock_creator(session, f"invitee:{key}"):
+            raise TooMany("The server is busy starting other games; please try again in "
+                          "a minute.")
+    now = dl.now()
+    strangers: dict[int, int] = {}
+    for index, player in seated:
+        if invitations.refused_at(session, player["email"]) is not None:
+            raise BadRequest(invitations.refused_words(player["name"], index, player["email"]))
+        if not trust.has_acted(session, player["email"]):
+            strangers[index] = trust.mails_in_day(session, player["email"], now)
+    for index, had in strangers.items():
+        if had >= trust.STRANGER_MAILS_PER_DAY:
+            player = cleaned[index]
+            raise BadRequest(invitations.too_many_words(
+                player["name"], index, player["email"], had, 0, trust.STRANGER_MAILS_PER_DAY))
+    return strangers
+
+
+def _within_stranger_mail(session: Session, cleaned: list[dict[str, Any]],
+                          strangers: dict[int, int]) -> None:
+    """After the new game wrote its mail (invitations, a first turn mail, what bots
+    caused): refuse it if a stranger would now have more than a day's mail. Counted
+    from what was queued rather than guessed: a round opens with every seat's peek, so
+    a new game usually queues two (the invitation and that first turn mail)."""
+    if not strangers:
+        return
+    session.flush()
+    now = dl.now()
+    for index, had in strangers.items():
+        player = cleaned[index]
+        total = trust.mails_in_day(session, player["email"], now)
+        if total > trust.STRANGER_MAILS_PER_DAY:
+            raise BadRequest(invitations.too_many_words(
+                player["name"], index, player["email"], had, total - had,
+                trust.STRANGER_MAILS_PER_DAY))
 
 
 def _append(session: Session, game: store.Game, seq: int, seat: int, action: dict[str, Any],

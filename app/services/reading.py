@@ -46,11 +46,11 @@ def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
 
 def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
     """A seat page's reading in one read session: the link checked once, the game, and
-    whatever ``read(session, access)`` adds (the table's clocks, the mail box)."""
+    whatever ``read(session, access, snap)`` adds (the table's clocks, the mail box)."""
     with read_session() as session:
         access, seats, game, seq, state = _open_seat_and_game(session, token)
         snap = Snapshot(_game_info(game, seats, seq), state)
-        return access, snap, read(session, access) if read is not None else None
+        return access, snap, read(session, access, snap) if read is not None else None
 
 
 def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
@@ -170,6 +170,25 @@ def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
             f"options={log.options!r}, rules={log.rules}) rebuilds every deal and every move "
             f"(under rules version {log.rules}, the one the game was created with).")
     return result
+
+
+def state_and_log_after(game_id: str, step: int) -> tuple[Any, list[tuple[int, int, dict[str, Any], str]]]:
+    """The state at ``step`` and the log rows after it (seq, seat, action, source).
+
+    For a reply to a mail written at ``step`` (issue 17 item 4): the engine
+    compares the seat's position then with its position now
+    (``engine.still_means``), and the rows say who moved in between.
+    """
+    with read_session() as session:
+        log = _read_log(session, game_id)
+    state = log.dealt
+    later = []
+    for seq, actor, action, source in log.steps:
+        if seq <= step:
+            state, _ = engine.apply_action(state, actor, action)
+        else:
+            later.append((seq, actor, action, source))
+    return state, later
 
 
 def replay_index(game_id: str) -> tuple[GameInfo, list[StepLine]]:

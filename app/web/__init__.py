@@ -34,6 +34,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(mail_routes.bp)
     from app.web import inbound  # play by replying: POST /inbound/mail, /help/mail
     app.register_blueprint(inbound.bp)
+    from app.web import health  # /healthz and /readyz for monitors (issue 17 item 1)
+    app.register_blueprint(health.bp)
     if app.config.get("BENCH_ENDPOINTS"):
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)

@@ -4,7 +4,10 @@
 raw RFC 5322 message as the body, the shared secret in ``X-Inbound-Secret``
 (config ``INBOUND_SECRET``; without one the route is off), optionally the
 envelope in ``X-Envelope-From`` / ``X-Envelope-To``. It stores the message
-in the same inbox as the SMTP receiver and applies it at once.
+in the same inbox as the SMTP receiver and applies it at once. What the receiver
+refuses is refused here too, with a 4xx and words, never a 500 (issue 17 item 5):
+413 over 1 MB, 422 for too many MIME parts, parts nested too deep (measured without
+recursion before anything parses the message) or no reply address of ours.
 ``GET /help/mail`` documents the commands.
 """
 from __future__ import annotations
@@ -13,6 +16,7 @@ import hmac
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, render_template, request
+from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import deadlines as dl
@@ -51,13 +55,24 @@ def receive() -> Any:
     domain = mail_domain()
     if rcpt and not any(r.rsplit("@", 1)[-1].lower().rstrip(".") == domain for r in rcpt):
         return _error(422, f"None of the recipients is in our mail domain ({domain}).")
+    if rcpt and not any(inbox.is_reply_address(r) for r in rcpt):
+        return _error(422, "None of the recipients is a reply address of ours "
+                           f"(play+<token>@{domain}).")
     try:
         stored = inbox.store(get_engine(), raw, via="http", mail_from=mail_from, rcpt=rcpt,
                              now=dl.now())
     except inbox.Refused as exc:
-        return _error(413 if "big" in str(exc) else 422, f"Refused: {exc}.")
+        return _error(exc.http, f"Refused: {exc}.")
+    except SQLAlchemyError:
+        current_app.logger.exception("could not store an inbound message")
+        answer, status = _error(503, "The message could not be stored now; send it again later.")
+        answer.headers["Retry-After"] = "60"
+        return answer, status
     if not stored.duplicate:
-        worker.apply_pending(current_app._get_current_object(), only=stored.id)
+        try:
+            worker.apply_pending(current_app._get_current_object(), only=stored.id)
+        except Exception:  # noqa: BLE001 - it is stored: the clock applies it later
+            current_app.logger.exception("applying inbox row %s failed", stored.id)
     return jsonify({"stored": True, "duplicate": stored.duplicate, "id": stored.id}), 202
 
 

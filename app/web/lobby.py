@@ -13,7 +13,9 @@ a signed, timestamped token (``tokens.lobby_form_token``) checked on POST and
 good for one game, and each address may start only a few games an hour,
 counted in the database under a lock on a keyed hash of the address (never the
 address itself), so every worker process sees the same count, even at once.
-The options typed in are checked by ``app.options``, like every other caller's.
+The options typed in are checked by ``app.options``, like every other caller's;
+the seats by ``services.create_game`` (one address per seat, an address that
+refused invitations, a never-played address's mail for the day: issue 17 item 7).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app import options as game_options
 from app import services, tokens
+from app.mail import trust
 from app.web import view_helpers
 
 bp = Blueprint("lobby", __name__)
@@ -213,7 +216,9 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
                            form_token=tokens.lobby_form_token(),
                            limits={"deadline_max": game_options.DEADLINE_MAX_HOURS,
                                    "absent_max": game_options.ABSENT_AFTER_MAX,
-                                   "max_reminders": game_options.MAX_REMINDERS}), status
+                                   "max_reminders": game_options.MAX_REMINDERS,
+                                   # issue 17 item 7: what a never-played address may get
+                                   "stranger_mails": trust.STRANGER_MAILS_PER_DAY}), status
 
 
 # -- the guards ------------------------------------------------------------------

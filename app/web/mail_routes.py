@@ -2,6 +2,10 @@
 
 - ``GET /unsubscribe/<token>`` only shows a confirm form (mail scanners open
   links); ``POST`` is the RFC 8058 one-click unsubscribe.
+- ``GET /invitations/<token>`` (an invitation's ``List-Unsubscribe``) asks, and
+  ``POST`` is its one click: no more invitations to that address, from any
+  creator (issue 17 item 7); ``POST .../undo`` and ``POST
+  /my-games/<token>/invitations`` (the games page) change it back or again.
 - ``POST /play/<token>/prefs|back|vacation`` change a seat's mail preference
   (its mode, its time zone, its address's mode across games), log "I'm back",
   or pause its clock; each checks the seat's CSRF token.
@@ -15,10 +19,10 @@ from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
-from flask import (Blueprint, abort, current_app, flash, redirect, render_template,
+from flask import (Blueprint, abort, current_app, flash, g, redirect, render_template,
                    request, url_for)
 
-from app import absence, preferences, services
+from app import absence, my_games, preferences, services
 from app.mail.compose import local_time_words
 from app.mail.notify import zone_of
 from app.web import seat_forms
@@ -30,12 +34,19 @@ EML_NAME = re.compile(r"^\d{9}-[a-z_]+\.eml$")
 
 @bp.app_template_global("seat_mail_status")
 def seat_mail_status(token: str) -> dict[str, Any] | None:
-    """For the seat page's partial: the seat's mail mode and clock (None if the link fails)."""
-    try:
-        access = services.open_seat(token)
-        return preferences.status(access.game_id, access.seat)
-    except services.ServiceError:
-        return None
+    """For the seat page's partials: the seat's mail mode and clock (None if the link fails).
+
+    Read once per request (``g``): the page asks twice, for the notices at its top
+    (issue 17 items 2 and 3) and for its mail settings, and one request opens one
+    read session."""
+    memo: dict[str, dict[str, Any] | None] = g.setdefault("seat_mail_status", {})
+    if token not in memo:
+        try:
+            access = services.open_seat(token)
+            memo[token] = preferences.status(access.game_id, access.seat)
+        except services.ServiceError:
+            memo[token] = None
+    return memo[token]
 
 
 # -- unsubscribe (RFC 8058) ----------------------------------------------------------
@@ -65,6 +76,58 @@ def unsubscribe_form(token: str) -> Any:
 def unsubscribe(token: str) -> Any:
     """One click (a mail client posting ``List-Unsubscribe=One-Click``) or the form."""
     return _unsubscribe_page(token, preferences.unsubscribe(token), done=True)
+
+
+# -- invitations (issue 17 item 7) ------------------------------------------------------
+
+def _invitations_page(token: str, guard: preferences.InvitationGuard, state: str) -> Any:
+    return render_template("mail/invitations_page.html", token=token, guard=guard,
+                           state=state, no_referrer=True)
+
+
+@bp.get("/invitations/<token>")
+def invitations_form(token: str) -> Any:
+    """Ask before doing anything: a GET never changes state (mail scanners open links)."""
+    return _invitations_page(token, preferences.guard_status(token), "ask")
+
+
+@bp.post("/invitations/<token>")
+def invitations_refuse(token: str) -> Any:
+    """One click (a mail client posting ``List-Unsubscribe=One-Click``, RFC 8058) or
+    the page's button: the same, whatever the body says."""
+    return _invitations_page(token, preferences.refuse_invitations(token), "done")
+
+
+@bp.post("/invitations/<token>/undo")
+def invitations_undo(token: str) -> Any:
+    """The done page's undo: invitations welcome again, the game's mail back on."""
+    ref = preferences.read_guard(token)
+    preferences.allow_invitations(ref.address, ref)
+    return _invitations_page(token, preferences.guard_status(token), "undone")
+
+
+@bp.post("/my-games/<token>/invitations")
+def my_games_invitations(token: str) -> Any:
+    """The games page's switch: ``choice=allow`` or ``choice=refuse`` (its own link proves
+    the address); anything else is refused and changes nothing."""
+    address = my_games.read_link(token, str(current_app.config["SECRET_KEY"]))
+    choice = request.form.get("choice", "")
+    if choice == "allow":
+        preferences.allow_invitations(address)
+        flash("Done: creators here may invite you to games again.", "success")
+    elif choice == "refuse":
+        preferences.refuse_invitations_of(address)
+        flash("Done: nobody can invite you to a game here any more (your games go on as "
+              "before).", "success")
+    else:
+        raise services.BadRequest("Choose to allow or to refuse invitations.")
+    return redirect(url_for("my_games.show", token=token), code=303)
+
+
+@bp.app_template_global("invitations_refused_at")
+def invitations_refused_at(address: str) -> Any:
+    """For the games page: when its address refused invitations (None: welcome)."""
+    return preferences.invitations_refused_at(address)
 
 
 # -- a seat's settings -----------------------------------------------------------------

@@ -88,7 +88,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
         "play.html", **context, game=snap.game, game_title=snap.game.name,
         groups=groups, my_move=bool(groups or choice), choice=choice, simon=simon,
         simon_value=view_helpers.top_discard_value(view),
-        since=view_helpers.since_last_acted(view, names, me),
+        since=view_helpers.since_last_acted(view, names, me, (reads or {}).get("played")),
         call_stakes=words.CALL_STAKES,
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),

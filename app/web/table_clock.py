@@ -24,15 +24,22 @@ def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]
     return clocks
 
 
-def mail_box(session: Session, access: services.SeatAccess) -> dict[str, Any]:
+def mail_box(session: Session, access: services.SeatAccess,
+             view: dict[str, Any] | None = None) -> dict[str, Any]:
     """The seat's mail-and-clock box (``preferences.status``), on this session."""
     from app import preferences
-    return preferences.status(access.game_id, access.seat, session)
+    return preferences.status(access.game_id, access.seat, session, view)
 
 
-def seat_page_reads(session: Session, access: services.SeatAccess) -> dict[str, Any]:
-    """Everything a seat page reads besides the game, for ``services.seat_page``."""
-    return {"clocks": seat_clocks(session, access.game_id), "mail": mail_box(session, access)}
+def seat_page_reads(session: Session, access: services.SeatAccess,
+                    snap: services.Snapshot) -> dict[str, Any]:
+    """Everything a seat page reads besides the game, for ``services.seat_page``: the
+    clocks, the mail box, and which steps the server played for which seat (issue 17
+    item 2: the page's "since your last move" says "Time ran out for Eve: ...")."""
+    from app.mail import notify
+    return {"clocks": seat_clocks(session, access.game_id),
+            "mail": mail_box(session, access, snap.view(access.seat)),
+            "played": notify.played_steps(session, access.game_id, len(snap.game.names), 0)}
 
 
 def span(delta_seconds: float) -> str:

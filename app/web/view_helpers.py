@@ -17,7 +17,7 @@ from flask.blueprints import BlueprintSetupState
 
 from app.engine import cards as card_info
 from app.engine import words
-from app.engine.describe import event_sentence
+from app.engine.describe import event_sentence, played_parts
 from app.web.choices import CardChoice
 
 View = Mapping[str, Any]
@@ -134,16 +134,30 @@ def log_entries(log: Sequence[Mapping[str, Any]], names: Sequence[str],
     return entries
 
 
-def since_last_acted(view: View, names: Sequence[str], me: int | None) -> list[str]:
+def since_last_acted(view: View, names: Sequence[str], me: int | None,
+                     played: Mapping[int, tuple[int, str]] | None = None) -> list[str]:
     """What the others did since this seat's last action, in words.
 
     Looks back into the previous round's log too, so the first page of a new
-    round still tells how the last one ended.
+    round still tells how the last one ended. ``played`` (``notify.played_steps``):
+    the steps the server played for a seat, told as such ("Time ran out for Eve:
+    their 2 Simon was discarded.", issue 17 item 2), in the mail's sentences.
     """
     log = list(view.get("previous_log") or []) + list(view.get("log") or [])
     since = last_own_step(log, me)
-    return [event_sentence(e, names, me) for e in log
-            if int(e.get("step") or 0) > since and e.get("seat") != me]
+    later = [e for e in log if int(e.get("step") or 0) > since and e.get("seat") != me]
+    if not played:
+        return [event_sentence(e, names, me) for e in later]
+    lines: list[str] = []
+    for step in sorted({int(e.get("step") or 0) for e in later}):
+        events = [e for e in later if int(e.get("step") or 0) == step]
+        if step in played:
+            who, why = played[step]
+            lead, rest = played_parts(events, names, who, me, why)
+            lines.extend([*([lead] if lead else []), *rest])
+        else:
+            lines.extend(event_sentence(e, names, me) for e in events)
+    return [line for line in lines if line]
 
 
 # -- the table -------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""Issue 17 (supervision): placeholder, filled in by the part of issue 17 that owns it.
+"""Issue 17 item 1 (supervision): the ``heartbeat`` table, one row per long-running loop.
+
+The clock, the mail sender thread and the inbound apply loop each upsert their
+row every few seconds (``app.heartbeats``); the clock sends mail itself when
+the sender's row is stale, and ``/readyz`` and ``flask status`` read them.
 
 Revision ID: 0011
 Revises: 0007
@@ -7,8 +11,8 @@ Create Date: 2026-12-02
 """
 from typing import Sequence, Union
 
-import sqlalchemy as sa  # noqa: F401
-from alembic import op  # noqa: F401
+import sqlalchemy as sa
+from alembic import op
 
 revision: str = "0011"
 down_revision: Union[str, Sequence[str], None] = "0007"
@@ -17,8 +21,16 @@ depends_on: Union[str, Sequence[str], None] = None
 
 
 def upgrade() -> None:
-    pass
+    op.create_table(
+        "heartbeat",
+        sa.Column("name", sa.String(length=32), primary_key=True),
+        sa.Column("pid", sa.Integer(), nullable=False),
+        sa.Column("host", sa.String(length=255), nullable=False),
+        sa.Column("beat_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("every_seconds", sa.Float(), nullable=False),
+        sa.Column("detail", sa.JSON(), nullable=False),
+    )
 
 
 def downgrade() -> None:
-    pass
+    op.drop_table("heartbeat")

@@ -25,6 +25,7 @@ from tests.mail.conftest import Received, SmtpServer, free_port
 from tests.mail.conftest import smtp  # noqa: F401  (the outside world's mail server)
 
 DOMAIN = "silver-eye.test"
+ANN = "ann@example.com"
 MENU_LINE = re.compile(r"^  (\S.*?)\s{2,}(.*)$")
 
 
@@ -148,3 +149,22 @@ class Player:
     def answer(self, inbound: Inbound, mail: Received, command: str) -> None:
         self.answered.add(str(mail.header("Message-ID")))
         inbound.send(reply_to(mail, command), mail_from=self.address)
+
+
+@pytest.fixture
+def game(mail_app, new_game, deliver):
+    """Ann and Bob's 2-seat game, its first mails delivered to ``smtp``."""
+    created = new_game(seats=2)
+    deliver()
+    return created
+
+
+@pytest.fixture
+def ann(smtp) -> Player:
+    """Ann, seat 0, who plays from her mail client."""
+    return Player("Ann", ANN, smtp)
+
+
+def answers(smtp: SmtpServer, address: str) -> list[Received]:
+    """The answers to replies (not turn mails) that reached ``address``."""
+    return [m for m in smtp.to(address) if "about your reply" in m.subject]

@@ -57,10 +57,26 @@ def test_short_and_long_forms(line, action):
     ("twist 2", '"twist" needs a card number.'),
     ("D 3", '"3" is more than "draw" takes.'),
     ("tanner up", '"up" should be left or right.'),
+    ("X 0", '"0" is not a card number: numbers count from 1, as in the menu.'),
+    ("twist 0 2", '"0" is not a player number: numbers count from 1, as in the menu.'),
 ])
 def test_lines_that_are_not_commands_say_why(line, problem):
     parsed = commands.parse(line)
     assert parsed.action is None and not parsed.help and parsed.problem == problem
+
+
+@pytest.mark.parametrize("engine_words, mail_words", [
+    ("There is no card at position 8: that village has 5 cards (0 to 4).",
+     "There is no card #9: that village has 5 cards (#1 to #5)."),
+    ("Position 3 is not one of your facedown cards.",
+     "Card #4 is not one of your facedown cards."),
+    ("There is no village 4: villages are numbered 0 to 2.",
+     "There is no player 5: players are numbered 1 to 3."),
+    ("The deck has 12 cards (0 = top to 11).", "The deck has 12 cards (1 = top to 12)."),
+])
+def test_the_engines_refusals_count_from_one_in_a_mail(engine_words, mail_words):
+    # issue 17 item 4: the mail says "Cards count from 1", so its answers do too
+    assert commands.mail_words(engine_words) == mail_words
 
 
 def test_the_first_line_that_reads_as_a_command_wins():

@@ -29,7 +29,10 @@ BOUNDS = {
     #  state (app/warm_states.py); a worker that does not reads in two
     #  (test_a_fresh_worker_reads_in_two_statements).
     "postgresql": (3, 4, 1, 2),
-    "sqlite": (5, 7, 1, 2),
+    #  SQLite's max is one more since issue 17 item 2: a seat that drew keeps a turn
+    #  mail waiting (re-aimed at the card in hand), which the end of its turn then
+    #  supersedes; PostgreSQL does that in the seat's one mail-row statement.
+    "sqlite": (5, 8, 1, 2),
 }
 
 

@@ -1,0 +1,435 @@
+"""Heartbeats and supervision of the long-running loops (issue 17 item 1).
+
+Why: a sender thread that died on a dropped LISTEN connection used to leave a
+clock process that ticked, looked healthy, and sent nothing, for as long as
+nobody looked. So every loop that must keep going (the clock's tick, the mail
+sender thread, the inbound receiver's apply loop) now
+
+- writes a *heartbeat* row in the database (one upsert at most every few
+  seconds: ``Beater``), which the clock reads to decide whether it must send
+  mail itself, and which ``/readyz`` and ``flask --app app status`` read to
+  tell the operator what is alive and what is late (``readiness``);
+- runs under a ``Supervisor`` that restarts a thread that died and, when one
+  keeps dying or stops making progress, raises ``GaveUp`` so that its process
+  exits non-zero and the process manager starts a fresh one: never a process
+  that runs and does nothing.
+
+Freshness is judged against wall time, never the clock's injected "now": a
+heartbeat says that a real process ran a real loop a moment ago.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Protocol
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Field, Session, SQLModel, col, func, select
+
+from app.config import DEFAULT_HEARTBEAT_STALE_SECONDS, DEFAULT_READY_MAIL_LATE_SECONDS
+from app.deadlines import as_utc
+
+log = logging.getLogger("app.heartbeats")
+
+#: The loops that beat.
+CLOCK, SENDER, INBOUND = "clock", "sender", "inbound"
+#: How often a busy loop writes its heartbeat at most (seconds): cheap, and far
+#: below any freshness bound.
+BEAT_SECONDS = 5.0
+
+
+class Heartbeat(SQLModel, table=True):
+    """The last sign of life of one loop: who (pid, host), when, and what it last did."""
+
+    __tablename__ = "heartbeat"
+
+    #: ``clock``, ``sender`` or ``inbound``.
+    name: str = Field(primary_key=True, max_length=32)
+    pid: int
+    host: str = Field(max_length=255)
+    beat_at: datetime = Field(sa_type=sa.DateTime(timezone=True))
+    #: How often the loop promises to beat (seconds); freshness allows three of these.
+    every_seconds: float
+    #: What the loop last did, e.g. ``{"last_tick": "...", "last_send": "..."}`` (ISO times).
+    detail: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON, nullable=False)
+
+
+def wall_now() -> datetime:
+    """Real time (UTC), never the clock's injected "now": heartbeats are about real loops."""
+    return datetime.now(timezone.utc)
+
+
+def write(engine: Engine, name: str, *, every: float, detail: dict[str, Any],
+          at: datetime | None = None) -> None:
+    """Upsert the heartbeat of ``name`` (one statement, its own transaction)."""
+    values = {"name": name, "pid": os.getpid(), "host": socket.gethostname()[:255],
+              "beat_at": at or wall_now(), "every_seconds": float(every), "detail": detail}
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    statement = insert(Heartbeat).values(**values)
+    statement = statement.on_conflict_do_update(
+        index_elements=["name"],
+        set_={key: statement.excluded[key] for key in values if key != "name"})
+    with Session(engine) as session:
+        session.execute(statement)
+        session.commit()
+
+
+class Beater:
+    """One loop's heartbeat, written at most every ``every`` seconds.
+
+    ``beat(**detail)`` merges ``detail`` into what the loop said before (so a
+    "last send" is kept across beats that sent nothing) and writes when due.
+    A failed write raises: the loop treats it like any database failure (backs
+    off, retries); it is not marked written, so the next beat tries again.
+    """
+
+    def __init__(self, engine: Engine, name: str, every: float = BEAT_SECONDS) -> None:
+        self.engine = engine
+        self.name = name
+        self.every = every
+        self.detail: dict[str, Any] = {}
+        self._written = float("-inf")
+
+    def beat(self, *, force: bool = False, **detail: Any) -> bool:
+        """Note ``detail``; write the heartbeat if ``every`` has passed (or ``force``)."""
+        for key, value in detail.items():
+            self.detail[key] = value.isoformat() if isinstance(value, datetime) else value
+        if not force and time.monotonic() - self._written < self.every:
+            return False
+        self.detail.pop(DEAD_KEY, None)
+        write(self.engine, self.name, every=self.every, detail=dict(self.detail))
+        self._written = time.monotonic()
+        return True
+
+    def died(self, error: str) -> None:
+        """Write at once that the loop died (``error``): its heartbeat is then not
+        alive however recent, until the restarted loop beats again. A database
+        that cannot be reached is only logged: the heartbeat goes stale by itself."""
+        self.detail["died_at"] = wall_now().isoformat()
+        try:
+            write(self.engine, self.name, every=self.every,
+                  detail={**self.detail, DEAD_KEY: error[:300]})
+        except Exception as exc:  # noqa: BLE001 - the loop is dead either way
+            log.warning("could not mark the %s heartbeat dead: %s", self.name, exc)
+        self._written = float("-inf")  # the restarted loop's first step beats at once
+
+
+#: ``detail`` key of a heartbeat whose loop died (its error); never alive then.
+DEAD_KEY = "dead"
+
+
+def stale_seconds() -> float:
+    """``HEARTBEAT_STALE_SECONDS`` (app/config.py has the default and says why)."""
+    from app.mail.notify import setting
+
+    return float(setting("HEARTBEAT_STALE_SECONDS", DEFAULT_HEARTBEAT_STALE_SECONDS))
+
+
+def mail_late_seconds() -> float:
+    """``READY_MAIL_LATE_SECONDS`` (app/config.py has the default and says why)."""
+    from app.mail.notify import setting
+
+    return float(setting("READY_MAIL_LATE_SECONDS", DEFAULT_READY_MAIL_LATE_SECONDS))
+
+
+@dataclass(frozen=True)
+class Beat:
+    """A heartbeat as read, with its age and whether it counts as alive."""
+
+    name: str
+    pid: int
+    host: str
+    beat_at: datetime
+    every_seconds: float
+    detail: dict[str, Any]
+    age_seconds: float
+    fresh: bool
+
+
+def read(engine: Engine, now: datetime | None = None,
+         stale: float | None = None) -> dict[str, Beat]:
+    """Every heartbeat, by name, judged fresh or not at ``now`` (wall time)."""
+    now = now or wall_now()
+    stale = stale_seconds() if stale is None else stale
+    with Session(engine) as session:
+        rows = session.exec(select(Heartbeat)).all()
+        found = {}
+        for row in rows:
+            at = as_utc(row.beat_at)
+            age = (now - at).total_seconds()
+            detail = dict(row.detail or {})
+            found[row.name] = Beat(row.name, row.pid, row.host, at, row.every_seconds,
+                                   detail, age, DEAD_KEY not in detail
+                                   and age <= max(stale, 3 * row.every_seconds))
+        session.rollback()
+    return found
+
+
+def alive(engine: Engine, name: str, now: datetime | None = None) -> bool:
+    """Whether ``name`` beat recently: what the clock asks before leaving mail to the
+    sender thread (issue 17 item 1: a heartbeat, not "a thread object exists")."""
+    beat = read(engine, now).get(name)
+    return beat is not None and beat.fresh
+
+
+# -- mail that should have left --------------------------------------------------------
+
+@dataclass(frozen=True)
+class MailBacklog:
+    """Pending mail as the operator needs it: how late the oldest is, and how much waits."""
+
+    oldest_due_at: datetime | None
+    pending: int
+    held: int
+    failed: int
+
+    def late_seconds(self, now: datetime) -> float | None:
+        return None if self.oldest_due_at is None else \
+            max(0.0, (now - self.oldest_due_at).total_seconds())
+
+
+def mail_backlog(engine: Engine, now: datetime | None = None, *, counts: bool = True
+                 ) -> MailBacklog:
+    """The oldest due-but-unsent mail and (with ``counts``) pending/held/failed counts.
+
+    Due-but-unsent: pending, not held back by a cap, and either due (its
+    ``next_attempt_at`` has passed) or tried and failed already (an SMTP outage
+    pushes ``next_attempt_at`` forward at every retry, so such a row counts from
+    when it was written: its first due time is not kept).
+    """
+    from app.mail.models import FAILED, PENDING, Outbox
+
+    now = now or wall_now()
+    not_held = col(Outbox.held_until).is_(None) | (col(Outbox.held_until) <= now)
+    since = sa.case((col(Outbox.attempts) > 0, col(Outbox.created_at)),
+                    else_=col(Outbox.next_attempt_at))
+    with Session(engine) as session:
+        oldest = session.exec(select(func.min(since)).where(
+            col(Outbox.status) == PENDING, not_held,
+            (col(Outbox.next_attempt_at) <= now) | (col(Outbox.attempts) > 0))).one()
+        pending = held = failed = 0
+        if counts:
+            pending, held = session.exec(select(
+                func.count(), func.count(sa.case((~not_held, 1))))
+                .where(col(Outbox.status) == PENDING)).one()
+            failed = session.exec(select(func.count()).select_from(Outbox)
+                                  .where(col(Outbox.status) == FAILED)).one()
+        session.rollback()
+    return MailBacklog(as_utc(oldest) if oldest is not None else None,
+                       int(pending), int(held), int(failed))
+
+
+# -- readiness -------------------------------------------------------------------------
+
+@dataclass
+class Readiness:
+    """What ``/readyz`` and ``flask status`` report: each check, and whether all passed."""
+
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def ready(self) -> bool:
+        return all(check.get("ok") for check in self.checks.values())
+
+    @property
+    def failed(self) -> list[str]:
+        return [name for name, check in self.checks.items() if not check.get("ok")]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ready": self.ready, "failed": self.failed, "checks": self.checks}
+
+
+def readiness(engine: Engine, now: datetime | None = None) -> Readiness:
+    """Database reachable, clock and sender alive, no mail later than the bound.
+
+    Never raises: a database that cannot be reached is the ``database`` check
+    failing (the others are then unknown, and fail too, saying so).
+    """
+    now = now or wall_now()
+    result = Readiness()
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+        beats = read(engine, now)
+        backlog = mail_backlog(engine, now, counts=False)
+    except Exception as exc:  # noqa: BLE001 - "not reachable" is the answer, not a 500
+        reason = f"database unreachable: {type(exc).__name__}"
+        result.checks["database"] = {"ok": False, "error": reason}
+        for name in (CLOCK, SENDER, "mail"):
+            result.checks[name] = {"ok": False, "error": "unknown: the database is unreachable"}
+        return result
+    result.checks["database"] = {"ok": True}
+    for name in (CLOCK, SENDER):
+        beat = beats.get(name)
+        if beat is None:
+            result.checks[name] = {"ok": False, "error": "no heartbeat ever written"}
+            continue
+        check: dict[str, Any] = {"ok": beat.fresh, "beat_at": beat.beat_at.isoformat(),
+                                 "age_seconds": round(beat.age_seconds, 1),
+                                 "pid": beat.pid, "host": beat.host}
+        if beat.detail.get(DEAD_KEY):
+            check["error"] = f"the loop died: {beat.detail[DEAD_KEY]}"
+        elif not beat.fresh:
+            check["error"] = f"heartbeat {beat.age_seconds:.0f} s old"
+        result.checks[name] = check
+    sender, clock = result.checks[SENDER], beats.get(CLOCK)
+    if not sender["ok"] and clock is not None and clock.fresh and clock.detail.get("sends_mail"):
+        # the tick sends the mail itself while no sender thread beats (``--no-waker``,
+        # or a sender that died): mail leaves, which is what this check is for
+        sender.update(ok=True, covered_by=CLOCK)
+    late = backlog.late_seconds(now)
+    bound = mail_late_seconds()
+    mail: dict[str, Any] = {"ok": late is None or late <= bound, "bound_seconds": bound,
+                            "oldest_due_seconds": None if late is None else round(late, 1)}
+    if not mail["ok"]:
+        mail["error"] = f"a mail has been due for {late:.0f} s (bound {bound:.0f} s)"
+    result.checks["mail"] = mail
+    return result
+
+
+# -- supervision -----------------------------------------------------------------------
+
+class Loop(Protocol):
+    """A worker loop the supervisor can run on a thread: ``run()`` returns once
+    ``stop`` is set; ``progress`` is the ``time.monotonic()`` of its last step.
+    A loop may also have ``died(error)``, called on its thread when it ended
+    unasked (the sender marks its heartbeat dead: ``Beater.died``)."""
+
+    stop: threading.Event
+    progress: float
+
+    def run(self) -> None: ...
+
+
+class GaveUp(RuntimeError):
+    """A supervised loop died too often, or stopped making progress: exit non-zero."""
+
+
+#: Deaths of one loop within ``WINDOW_SECONDS`` after which its process gives up.
+MAX_DEATHS = 5
+WINDOW_SECONDS = 600.0
+#: A loop alive but without a step for this long is stuck (a hung connection).
+STUCK_SECONDS = 900.0
+#: Restart delays: 0.5 s, 1 s, 2 s, ... at most this.
+RESTART_CAP_SECONDS = 10.0
+#: Exit code of a process whose supervisor gave up (non-zero: the manager restarts it).
+EXIT_GAVE_UP = 3
+
+
+@dataclass
+class _Watched:
+    loop: Loop
+    thread: threading.Thread | None = None
+    deaths: list[float] = field(default_factory=list)
+    restart_at: float | None = None
+    last_error: str | None = None
+
+
+class Supervisor:
+    """Keeps loops running on threads of their own; ``check()`` from the main thread.
+
+    A loop whose thread ended without being asked to stop (an exception that
+    got past the loop's own retries, a BaseException) is restarted after a
+    short backoff; the death is logged with its error. When one dies more than
+    ``max_deaths`` times in ``window`` seconds, or is alive but made no step in
+    ``stuck`` seconds, ``check`` raises ``GaveUp`` for the caller to exit
+    non-zero (``EXIT_GAVE_UP``): a fresh process is the better cure then.
+    """
+
+    def __init__(self, *, max_deaths: int = MAX_DEATHS, window: float = WINDOW_SECONDS,
+                 stuck: float = STUCK_SECONDS) -> None:
+        self.max_deaths = max_deaths
+        self.window = window
+        self.stuck = stuck
+        self.watched: dict[str, _Watched] = {}
+        self.progress_checks: dict[str, tuple[Callable[[], float], float]] = {}
+        self.stopping = threading.Event()
+
+    def add(self, name: str, loop: Loop) -> None:
+        self.watched[name] = _Watched(loop)
+
+    def watch_progress(self, name: str, progress: Callable[[], float], stuck: float) -> None:
+        """Also give up when ``progress()`` (a monotonic time) lags more than ``stuck``
+        seconds: for a loop that runs elsewhere (the clock's scheduled tick)."""
+        self.progress_checks[name] = (progress, stuck)
+
+    def _run(self, name: str, watched: _Watched) -> None:
+        try:
+            watched.loop.run()
+        except BaseException as exc:  # noqa: BLE001 - recorded, and the loop restarted
+            watched.last_error = f"{type(exc).__name__}: {exc}"
+            log.error("the %s loop died: %s", name, watched.last_error, exc_info=True)
+        else:
+            if watched.loop.stop.is_set():
+                return
+            watched.last_error = "returned without being asked to stop"
+            log.error("the %s loop %s", name, watched.last_error)
+        died = getattr(watched.loop, "died", None)
+        if died is not None:
+            died(watched.last_error)
+
+    def _start(self, name: str, watched: _Watched) -> None:
+        watched.loop.stop.clear()
+        watched.loop.progress = time.monotonic()
+        watched.restart_at = None
+        watched.thread = threading.Thread(target=self._run, args=(name, watched),
+                                          name=f"{name}-loop", daemon=True)
+        watched.thread.start()
+
+    def start(self) -> None:
+        for name, watched in self.watched.items():
+            self._start(name, watched)
+
+    def check(self) -> None:
+        """Restart dead loops whose backoff passed; raise ``GaveUp`` when it is hopeless."""
+        now = time.monotonic()
+        for name, watched in self.watched.items():
+            thread = watched.thread
+            if thread is not None and thread.is_alive():
+                if now - watched.loop.progress > self.stuck:
+                    raise GaveUp(f"the {name} loop made no progress for "
+                                 f"{now - watched.loop.progress:.0f} s")
+                continue
+            if self.stopping.is_set():
+                continue
+            if watched.restart_at is None:  # it just died
+                watched.deaths = [t for t in watched.deaths if now - t <= self.window] + [now]
+                if len(watched.deaths) > self.max_deaths:
+                    raise GaveUp(f"the {name} loop died {len(watched.deaths)} times in "
+                                 f"{self.window:.0f} s (last: {watched.last_error})")
+                delay = min(0.5 * 2 ** (len(watched.deaths) - 1), RESTART_CAP_SECONDS)
+                watched.restart_at = now + delay
+                log.warning("restarting the %s loop in %.1f s (death %s in %.0f s)", name,
+                            delay, len(watched.deaths), self.window)
+            if now >= watched.restart_at:
+                self._start(name, watched)
+                log.info("the %s loop was restarted", name)
+        for name, (progress, stuck) in self.progress_checks.items():
+            if now - progress() > stuck:
+                raise GaveUp(f"the {name} loop made no progress for {now - progress():.0f} s")
+
+    def watch(self, stop: threading.Event, every: float = 0.5) -> None:
+        """``check()`` every ``every`` seconds until ``stop`` is set (``GaveUp`` propagates)."""
+        while not stop.wait(every):
+            self.check()
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Ask every loop to stop and wait for its thread a while."""
+        self.stopping.set()
+        for watched in self.watched.values():
+            watched.loop.stop.set()
+        for watched in self.watched.values():
+            if watched.thread is not None:
+                watched.thread.join(timeout)
+
+    def deaths(self, name: str) -> int:
+        return len(self.watched[name].deaths)

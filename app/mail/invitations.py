@@ -1,0 +1,100 @@
+"""Invitations an address may refuse, and how many a stranger may be sent (issue 17 item 7).
+
+Anybody may type any address into the lobby, so without these guards an
+inbox could be rented out: 40 creators from 40 source addresses once queued
+2,340 mails for one victim. Three rules, each checked when a game is created
+(``app.services.games.create_game``, the one way every caller makes a game)
+and refused there with words to the creator, so nothing is created that
+could not be sent:
+
+- one address holds at most one seat of a game (``app.services.games``);
+- an address that never played (``app.mail.trust``) gets at most
+  ``trust.STRANGER_MAILS_PER_DAY`` mails a day across all games (``too_many_words``);
+- an address that asked for no more invitations gets none, whoever creates
+  the game (``refused_at``): every invitation carries a one-click
+  ``List-Unsubscribe`` (RFC 8058) to ``/invitations/<token>``, whose token
+  names the address and the invitation's seat (``guard_token``).
+
+The address can undo its refusal from its games page (``app.preferences``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, col, select
+
+from app import tokens
+from app.mail.models import AddressMail
+
+#: The first field of an invitation guard token (the unsubscribe salt is shared
+#: with the seat and digest links; the field keeps the three apart).
+KIND = "invitations"
+
+
+@dataclass(frozen=True)
+class GuardRef:
+    """What an invitation's "no more invitations" link names: the address it was
+    sent to, and the seat it invited (whose game's mail the one click stops too)."""
+
+    address: str
+    game_id: str
+    seat: int
+
+
+def guard_token(address: str, game_id: str, seat: int, secret: str | None = None) -> str:
+    """The signed token of an invitation's "no more invitations to this address" link."""
+    return tokens.sign(tokens.UNSUBSCRIBE, [KIND, str(address), str(game_id), int(seat)],
+                       secret or None)
+
+
+def guard_url(base_url: str, address: str, game_id: str, seat: int,
+              secret: str | None = None) -> str:
+    """The link itself (``GET`` asks, ``POST`` does: RFC 8058 one-click)."""
+    return f"{base_url.rstrip('/')}/invitations/{guard_token(address, game_id, seat, secret)}"
+
+
+def read_guard_token(token: str) -> GuardRef:
+    """The address and seat of a guard token; ``tokens.BadToken`` if not one of ours."""
+    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
+    if (not isinstance(payload, list) or len(payload) != 4 or payload[0] != KIND
+            or not isinstance(payload[1], str) or not isinstance(payload[2], str)
+            or not isinstance(payload[3], int) or isinstance(payload[3], bool)):
+        raise tokens.BadToken("this link is not valid")
+    return GuardRef(payload[1], payload[2], payload[3])
+
+
+def refused_at(session: Session, address: str) -> datetime | None:
+    """When ``address`` asked for no more invitations (None: it did not).
+
+    Compared without regard to case: ``ANN@example.org`` reaches the same inbox
+    as ``ann@example.org``, and typing it so must not get round a refusal. The
+    table holds one row per address that chose a preference, so this reads few.
+    """
+    if not address:
+        return None
+    return session.exec(
+        select(AddressMail.no_invitations_at)
+        .where(or_(col(AddressMail.address) == address,
+                   func.lower(col(AddressMail.address)) == address.lower()),
+               col(AddressMail.no_invitations_at).is_not(None))
+        .order_by(col(AddressMail.no_invitations_at))).first()
+
+
+def refused_words(name: str, index: int, address: str) -> str:
+    """What the creator reads when a seat's address refused invitations."""
+    return (f"{address} (seat {index + 1}, {name}) asked not to be invited to games here, so "
+            "no game was created. Leave that seat's address empty and give them the seat's "
+            "link yourself if they agreed to play, or invite someone else. (They can allow "
+            "invitations again from their “All my games” page.)")
+
+
+def too_many_words(name: str, index: int, address: str, had: int, adds: int,
+                   limit: int) -> str:
+    """What the creator reads when a stranger's mail for the day would go over ``limit``."""
+    more = "" if had >= limit else f" and this game would send {adds} more"
+    return (f"{address} (seat {index + 1}, {name}) has had {had} mails from games here in the "
+            f"last 24 hours without ever playing one{more}; we send at most {limit} a day to "
+            "an address that has not played yet, so no game was created. Invite them again "
+            "tomorrow, or ask them to play a game they were invited to first.")

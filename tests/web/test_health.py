@@ -1,0 +1,214 @@
+"""``/healthz`` and ``/readyz``, as a load balancer and a monitor ask them (issue 17 item 1).
+
+``/healthz`` says the web process answers, whatever the database does;
+``/readyz`` says whether the service does its job (database reachable, clock
+and sender beating, no mail late) and which check failed, with a 503. The
+database is taken away for real: the app reaches PostgreSQL through a small
+TCP proxy in the test that is closed and opened again, as an outage does.
+"""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from app import create_app, heartbeats, services
+from app.db import get_engine
+from tests.conftest import PEOPLE, TEST_DATABASE_URL, TEST_SECRET_KEY
+
+GIVE_UP_SECONDS = 30.0
+
+
+def beating(app: Any, *names: str, at: datetime | None = None, **detail: Any) -> None:
+    """The loops ``names`` beat (at ``at``, default now), as their processes do."""
+    for name in names:
+        heartbeats.write(get_engine(app), name, every=5, detail=detail, at=at)
+
+
+def ready(client: Any) -> tuple[int, dict[str, Any]]:
+    answer = client.get("/readyz")
+    return answer.status_code, answer.get_json()
+
+
+def test_a_service_whose_clock_and_sender_beat_is_ready(app, client):
+    beating(app, heartbeats.CLOCK, heartbeats.SENDER)
+    status, body = ready(client)
+    assert status == 200
+    assert body["ready"] is True and body["failed"] == []
+    assert set(body["checks"]) == {"database", "clock", "sender", "mail"}
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+
+
+def test_a_service_whose_clock_never_ran_is_not_ready_and_says_why(app, client):
+    beating(app, heartbeats.SENDER)
+    status, body = ready(client)
+    assert status == 503
+    assert body["failed"] == ["clock"]
+    assert body["checks"]["clock"]["error"] == "no heartbeat ever written"
+
+
+def test_a_clock_that_stopped_beating_makes_the_service_unready(app, client):
+    beating(app, heartbeats.SENDER)
+    beating(app, heartbeats.CLOCK, at=datetime.now(timezone.utc) - timedelta(hours=1))
+    status, body = ready(client)
+    assert status == 503 and body["failed"] == ["clock"]
+    assert body["checks"]["clock"]["age_seconds"] >= 3600
+    assert body["checks"]["clock"]["error"].endswith(" s old")
+
+
+def test_while_the_tick_sends_the_mail_itself_a_silent_sender_is_no_failure(app, client):
+    """``--no-waker``, or a sender that died: the clock says it sends the mail."""
+    beating(app, heartbeats.CLOCK, sends_mail=True)
+    status, body = ready(client)
+    assert status == 200
+    assert body["checks"]["sender"]["covered_by"] == "clock"
+
+
+def test_a_mail_due_for_too_long_makes_the_service_unready(app, client):
+    app.config["READY_MAIL_LATE_SECONDS"] = 60
+    beating(app, heartbeats.CLOCK, heartbeats.SENDER)
+    players = [{"name": name, "email": email} for name, email in PEOPLE[:2]]
+    game_id = services.create_game(players, {}, name="Late mail", seed="7").game_id
+    with get_engine(app).begin() as conn:  # its invitations have waited ten minutes
+        conn.execute(sa.text("UPDATE outbox SET next_attempt_at = :t WHERE game_id = :g"),
+                     {"t": datetime.now(timezone.utc) - timedelta(minutes=10), "g": game_id})
+    status, body = ready(client)
+    assert status == 503 and body["failed"] == ["mail"]
+    assert body["checks"]["mail"]["oldest_due_seconds"] >= 600
+    assert "bound 60 s" in body["checks"]["mail"]["error"]
+
+
+def test_readyz_and_healthz_only_read(app, client, db):
+    beating(app, heartbeats.CLOCK, heartbeats.SENDER)
+    before = db.dump()
+    client.get("/readyz")
+    client.get("/healthz")
+    assert db.dump() == before
+
+
+def test_with_no_database_at_all_the_process_is_healthy_but_not_ready(tmp_path):
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = create_app({"TESTING": True, "SECRET_KEY": TEST_SECRET_KEY,
+                      "DATABASE_URL": f"postgresql+psycopg://nobody@127.0.0.1:{port}/gone",
+                      "INSTANCE_PATH": str(tmp_path / "instance")})
+    client = app.test_client()
+    assert client.get("/healthz").status_code == 200
+    status, body = ready(client)
+    assert status == 503
+    assert body["checks"]["database"]["ok"] is False
+    assert "unreachable" in body["checks"]["database"]["error"]
+    assert set(body["failed"]) == {"database", "clock", "sender", "mail"}
+
+
+# -- the database goes away and comes back ----------------------------------------------
+
+class Proxy:
+    """A TCP proxy to PostgreSQL that can be closed (every connection cut, nothing
+    accepted) and opened again on the same port: a database outage from outside."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = 0
+        self._listener: socket.socket | None = None
+        self._pipes: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def open(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(16)
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def close(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            try:  # wakes the thread blocked in accept() (close alone would not)
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            listener.close()
+        with self._lock:
+            pipes, self._pipes = self._pipes, []
+        for sock in pipes:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # closed
+            try:
+                server = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._pipes += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgresql"),
+                    reason="needs TEST_DATABASE_URL pointing at PostgreSQL")
+def test_readyz_fails_while_the_database_is_gone_and_recovers_after(app, database_url,
+                                                                     tmp_path):
+    real = sa.engine.make_url(database_url)
+    proxy = Proxy((real.host or "127.0.0.1", real.port or 5432))
+    proxy.open()
+    web = create_app({"TESTING": True, "SECRET_KEY": TEST_SECRET_KEY,
+                      "DATABASE_URL": real.set(port=proxy.port).render_as_string(
+                          hide_password=False),
+                      "INSTANCE_PATH": str(tmp_path / "web"),
+                      # the heartbeats below stay fresh however slow this machine is
+                      "HEARTBEAT_STALE_SECONDS": 3600})
+    client = web.test_client()
+    beating(app, heartbeats.CLOCK, heartbeats.SENDER)  # written past the proxy
+    try:
+        assert ready(client)[0] == 200
+
+        proxy.close()  # the database is gone
+        for _ in range(3):  # the pooled connection dies, then no new one can be made
+            status, body = ready(client)
+            assert status == 503 and "database" in body["failed"], body
+            assert client.get("/healthz").status_code == 200
+
+        proxy.open()  # it is back
+        end = time.monotonic() + GIVE_UP_SECONDS
+        while (answer := ready(client))[0] != 200:
+            assert time.monotonic() < end, f"still not ready: {answer}"
+            time.sleep(0.2)
+        assert answer[1]["ready"] is True
+        assert client.get("/healthz").status_code == 200
+    finally:
+        get_engine(web).dispose()
+        proxy.close()
