@@ -81,6 +81,8 @@ class Seat(SQLModel, table=True):
     """A seat of a game; ``token_version`` is inside its signed link."""
 
     __tablename__ = "seat"
+    #: Whether an address ever played (app/mail/trust.py, issue 17 item 7), case-folded.
+    __table_args__ = (sa.Index("ix_seat_email", sa.func.lower(sa.column("email"))),)
 
     game_id: str = Field(foreign_key="game.id", max_length=64, primary_key=True)
     index: int = Field(primary_key=True)

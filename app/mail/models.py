@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DateTime, JSON, Column, Index, Text, UniqueConstraint, text
+from sqlalchemy import DateTime, JSON, Column, Index, Text, UniqueConstraint, column, func, text
 from sqlmodel import Field, SQLModel
 
 #: Outbox row states. ``pending`` rows are sent when due; ``failed`` rows were
@@ -37,6 +37,8 @@ class Outbox(SQLModel, table=True):
               sqlite_where=text("status = 'pending'"),
               postgresql_where=text("status = 'pending'")),
         Index("ix_outbox_game", "game_id", "seat"),
+        # A stranger's mails in a day (app/mail/trust.py, issue 17 item 7), case-folded.
+        Index("ix_outbox_to_created", func.lower(column("to")), "created_at"),
         # The per-address hourly cap counts an address's recent sent mail.
         Index("ix_outbox_to_sent", "to", "sent_at",
               sqlite_where=text("status = 'sent'"),

@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, make_response, render_template, request
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app import services, tokens
@@ -70,6 +71,26 @@ def service_error(exc: services.ServiceError) -> Any:
 @bp.app_errorhandler(input_guard.InputRefused)
 def input_refused(exc: input_guard.InputRefused) -> Any:
     return error_response(exc.status, exc.code, exc.message)
+
+
+#: What a person is told while the database is unreachable (a restart, a failover).
+DATABASE_AWAY = ("The server lost its database for a moment, so this request could not "
+                 "finish, and nothing of it was saved. Reload in a minute to see where the game "
+                 "stands, and make your move again if it is not there.")
+
+
+@bp.app_errorhandler(OperationalError)
+def database_away(exc: OperationalError) -> Any:
+    """A dropped or refused database connection is a 503 with words and ``Retry-After``,
+    never a 500 (issue 17 item 1: a PostgreSQL restart or failover is an outage, not a
+    bug; the pool drops the broken connection, so a later request gets a fresh one).
+    Only ``OperationalError`` (the server closed or refused the connection, SQLite's
+    file locked or gone): a broken constraint or statement is a bug and stays a 500."""
+    log.warning("database unreachable: %s", str(exc.orig or exc).splitlines()[0][:200])
+    body, status = error_response(503, "database_unavailable", DATABASE_AWAY)
+    response = make_response(body, status)
+    response.headers["Retry-After"] = "30"
+    return response
 
 
 @bp.app_errorhandler(HTTPException)

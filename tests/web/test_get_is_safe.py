@@ -91,10 +91,12 @@ def test_every_get_route_leaves_every_table_unchanged(app, client, db, games):
                 path = path.replace(f"<{name}>", value).replace(f"<path:{name}>", value)
             extra = [f"?token={games['running'].tokens[1]}",
                      f"?token={games['over'].tokens[1]}&open=1&reveal=1"]
-            assert client.head(path).status_code < 500, path
+            # /readyz answers 503 by design while no clock has beaten (issue 17 item 1)
+            worst = 503 if rule.endpoint == "health.readyz" else 499
+            assert client.head(path).status_code <= worst, path
             for query in QUERIES + extra:
                 answer = client.get(path + query)
-                assert answer.status_code < 500, (path + query, answer.status_code)
+                assert answer.status_code <= worst, (path + query, answer.status_code)
                 walked += 1
     assert walked > 100
     assert db.dump() == before
