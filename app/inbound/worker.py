@@ -164,7 +164,7 @@ def _give_up(engine: Engine, now: datetime, *, only: int | None = None) -> int:
         rows = list(session.exec(spent))
         for row in rows:
             error = row.last_error or "its worker stopped before finishing it"
-            _dead_letter(row, error, now)
+            _dead_letter(row, error, now, session)
             session.add(row)
             log.error("inbox row %s dead after %s attempts: %s", row.id, row.attempts,
                       error.splitlines()[0] if error else "")
@@ -172,14 +172,43 @@ def _give_up(engine: Engine, now: datetime, *, only: int | None = None) -> int:
     return len(rows)
 
 
-def _dead_letter(row: InboxMessage, error: str, now: datetime) -> None:
-    """Finish ``row`` as dead, its error kept (the raw bytes too: an operator may replay it)."""
+def _dead_letter(row: InboxMessage, error: str, now: datetime,
+                 session: Session | None = None) -> None:
+    """Finish ``row`` as dead, its error kept (the raw bytes too: an operator may replay it).
+
+    With a ``session``, the seat the reply was for is told in the same transaction
+    (``_tell_dead``): a move that did not happen is never silent (issue 17 item 4)."""
     first = " ".join((error.splitlines() or [""])[0].split())
     row.status = DEAD
     row.outcome = f"dead after {row.attempts} attempts: {first}"[:300]
     row.last_error = error[:4000]
     row.done_at = now
     row.lease_owner = row.lease_until = None
+    if session is not None:
+        _tell_dead(session, row, now)
+
+
+#: What the seat hears when its reply was given up on (the fault was ours, not theirs).
+DEAD_WORDS = ("We received a reply for your seat but could not apply it: something went "
+              "wrong on our side, and after {attempts} tries we gave up on it. Nothing was "
+              "changed. Reply again with your command, or use the link to your seat.")
+
+
+def _tell_dead(session: Session, row: InboxMessage, now: datetime) -> None:
+    """Answer the seat of a dead-lettered reply at its own address, if the reply's
+    address names a current seat. In a savepoint: if the answer cannot be written
+    either (the fault is still there), the row is dead all the same, and only the
+    log and ``flask status`` tell of it."""
+    seat = _seat_of(_token([reading.normalise_address(r) for r in (row.rcpt or [])]))
+    if isinstance(seat, Verdict) or seat[2] != seat[0].version:
+        return
+    verdict = Verdict(DEAD, str(row.outcome or "dead"),
+                      answer=(DEAD_WORDS.format(attempts=row.attempts), "", "menu"))
+    try:
+        with session.begin_nested():
+            _answer(session, row, seat[0], verdict, now)
+    except Exception:  # noqa: BLE001 - the row must end dead even if nobody can be told
+        log.exception("could not tell the seat of dead inbox row %s", row.id)
 
 
 def _failed(engine: Engine, row_id: int, owner: str, now: datetime, error: BaseException) -> str:
@@ -197,7 +226,7 @@ def _failed(engine: Engine, row_id: int, owner: str, now: datetime, error: BaseE
             if row is None or row.status != PENDING or row.lease_owner != owner:
                 return "error"
             if row.attempts >= max_attempts():
-                _dead_letter(row, text, now)
+                _dead_letter(row, text, now, session)
             else:
                 row.last_error = text[:4000]
                 row.lease_owner = None

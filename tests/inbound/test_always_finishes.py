@@ -148,7 +148,7 @@ def test_a_thousand_idle_connections_get_the_cap_then_are_closed_and_a_reply_get
 
 
 def test_a_transient_failure_is_retried_then_dead_lettered_with_its_error(
-        game, ann, inbound, db, mail_app, monkeypatch):
+        game, ann, inbound, db, mail_app, monkeypatch, deliver):
     ann.answer(inbound, ann.waiting(), "peek 1 2")
 
     def database_gone(*args, **kwargs):
@@ -172,6 +172,17 @@ def test_a_transient_failure_is_retried_then_dead_lettered_with_its_error(
     assert bytes(row["raw"]) != b""  # a dead row keeps its message for the operator
     assert worker.apply_pending(mail_app, now + timedelta(days=1)).outcomes == {}
     assert db.actions(game.game_id) == []
+    # Ann's move did not happen: she is told so, once, at her own address
+    monkeypatch.undo()
+    before = len(ann.mails())
+    with dl.at(now + timedelta(minutes=1)):  # the clock, when the answer is due
+        deliver()
+        told = [m for m in ann.mails()[before:] if "could not apply it" in m.text]
+        assert len(told) == 1
+        assert ("after 5 tries we gave up on it. Nothing was changed."
+                in " ".join(told[0].text.split()))
+        deliver()
+    assert len([m for m in ann.mails() if "could not apply it" in m.text]) == 1
 
 
 def test_a_row_whose_worker_died_on_every_attempt_is_dead_lettered(
