@@ -19,7 +19,7 @@ from email.parser import BytesParser
 from pathlib import Path
 from typing import Any
 
-from flask import (Blueprint, abort, current_app, flash, g, redirect, render_template,
+from flask import (Blueprint, abort, current_app, flash, redirect, render_template,
                    request, url_for)
 
 from app import absence, my_games, preferences, services
@@ -36,10 +36,12 @@ EML_NAME = re.compile(r"^\d{9}-[a-z_]+\.eml$")
 def seat_mail_status(token: str) -> dict[str, Any] | None:
     """For the seat page's partials: the seat's mail mode and clock (None if the link fails).
 
-    Read once per request (``g``): the page asks twice, for the notices at its top
-    (issue 17 items 2 and 3) and for its mail settings, and one request opens one
-    read session."""
-    memo: dict[str, dict[str, Any] | None] = g.setdefault("seat_mail_status", {})
+    Read once per request (kept in the request's environ, which lives exactly as long
+    as the request: ``g`` can outlive it where an app context was pushed first): the
+    page asks twice, for the notices at its top (issue 17 items 2 and 3) and for its
+    mail settings, and one request opens one read session."""
+    memo: dict[str, dict[str, Any] | None] = request.environ.setdefault(
+        "silver_eye_post.seat_mail_status", {})
     if token not in memo:
         try:
             access = services.open_seat(token)
