@@ -51,10 +51,3 @@ def mails_in_day(session: Session, address: str, now: datetime) -> int:
         .where(func.lower(col(Outbox.to)) == address.lower(), col(Outbox.created_at) > now - DAY,
                col(Outbox.status) != SUPERSEDED)).scalar() or 0)
 
-
-def stranger_room(session: Session, address: str, now: datetime) -> int | None:
-    """How many more mails ``address`` may get today: ``None`` when it has acted
-    (no stranger limit applies), else ``STRANGER_MAILS_PER_DAY`` minus what it got."""
-    if has_acted(session, address):
-        return None
-    return max(0, STRANGER_MAILS_PER_DAY - mails_in_day(session, address, now))

@@ -10,12 +10,11 @@ import socket
 import time
 
 import pytest
-import sqlalchemy as sa
 
 from app import create_app, engine, services
 from app.db import get_engine
 from tests.conftest import TEST_DATABASE_URL, TEST_SECRET_KEY
-from tests.web.test_health import GIVE_UP_SECONDS, Proxy
+from tests.web.test_health import GIVE_UP_SECONDS, app_through_proxy
 
 
 def unused_port() -> int:
@@ -52,13 +51,7 @@ def test_a_seat_page_during_a_database_outage_is_a_503_and_opens_again_after(
         app, database_url, tmp_path, new_game):
     created = new_game()
     path = f"/play/{created.tokens[0]}"
-    real = sa.engine.make_url(database_url)
-    proxy = Proxy((real.host or "127.0.0.1", real.port or 5432))
-    proxy.open()
-    web = create_app({"TESTING": True, "SECRET_KEY": TEST_SECRET_KEY,
-                      "DATABASE_URL": real.set(port=proxy.port).render_as_string(
-                          hide_password=False),
-                      "INSTANCE_PATH": str(tmp_path / "web")})
+    proxy, web = app_through_proxy(database_url, tmp_path)
     client = web.test_client()
     try:
         assert client.get(path).status_code == 200

@@ -177,20 +177,25 @@ class Proxy:
                     pass
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgresql"),
-                    reason="needs TEST_DATABASE_URL pointing at PostgreSQL")
-def test_readyz_fails_while_the_database_is_gone_and_recovers_after(app, database_url,
-                                                                     tmp_path):
+def app_through_proxy(database_url: str, tmp_path: Any, **config: Any) -> tuple[Proxy, Any]:
+    """A web app whose database connections go through an open ``Proxy`` of its own."""
     real = sa.engine.make_url(database_url)
     proxy = Proxy((real.host or "127.0.0.1", real.port or 5432))
     proxy.open()
     web = create_app({"TESTING": True, "SECRET_KEY": TEST_SECRET_KEY,
                       "DATABASE_URL": real.set(port=proxy.port).render_as_string(
                           hide_password=False),
-                      "INSTANCE_PATH": str(tmp_path / "web"),
-                      # the heartbeats below stay fresh however slow this machine is
-                      "HEARTBEAT_STALE_SECONDS": 3600})
+                      "INSTANCE_PATH": str(tmp_path / "web"), **config})
+    return proxy, web
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not TEST_DATABASE_URL.startswith("postgresql"),
+                    reason="needs TEST_DATABASE_URL pointing at PostgreSQL")
+def test_readyz_fails_while_the_database_is_gone_and_recovers_after(app, database_url,
+                                                                     tmp_path):
+    # the heartbeats below stay fresh however slow this machine is
+    proxy, web = app_through_proxy(database_url, tmp_path, HEARTBEAT_STALE_SECONDS=3600)
     client = web.test_client()
     beating(app, heartbeats.CLOCK, heartbeats.SENDER)  # written past the proxy
     try:
