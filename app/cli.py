@@ -14,7 +14,8 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from app import services, tokens
+from app import services
+from app.access import tokens
 
 
 @click.command("db-upgrade")
@@ -127,7 +128,7 @@ def check_games_command(game_ids: tuple[str, ...], quiet: bool) -> None:
 
     Read only: a failing game is reported (exit status 1), never rewritten.
     """
-    from app.game_check import check_games
+    from app.gamelog.check import check_games
 
     checked = failed = 0
     for result in check_games(list(game_ids)):
@@ -144,7 +145,7 @@ def _ago(moment: datetime | str | None, now: datetime) -> str:
     """``2026-12-02 01:02:03 UTC (4 s ago)``, or ``never``."""
     if moment is None:
         return "never"
-    from app.deadlines import as_utc
+    from app.clock.deadlines import as_utc
 
     moment = as_utc(datetime.fromisoformat(moment) if isinstance(moment, str) else moment)
     return f"{moment:%Y-%m-%d %H:%M:%S} UTC ({_seconds((now - moment).total_seconds())} ago)"
@@ -171,7 +172,7 @@ def status_command() -> None:
     from sqlalchemy import func
     from sqlmodel import Session, col, select
 
-    from app import heartbeats
+    from app.runners import heartbeats
     from app.db import get_engine
     from app.inbound.models import DEAD, STATES, InboxMessage
     from app.mail.models import SENT, Outbox

@@ -28,7 +28,7 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 
 DEFAULT_BASE_URL = "http://127.0.0.1:5000"
-#: Readiness bounds (issue 17 item 1, ``app.heartbeats``): a loop's heartbeat older
+#: Readiness bounds (issue 17 item 1, ``app.runners.heartbeats``): a loop's heartbeat older
 #: than this many seconds (or three of its own intervals, if longer) is not alive, and
 #: the clock then sends the mail itself; ``/readyz`` fails when a mail has been due
 #: and unsent longer than the second.
@@ -135,3 +135,20 @@ def load_config(instance_path: str | os.PathLike[str],
     config["SECRET_KEY_FALLBACKS"] = list(fallbacks)
     config["BASE_URL"] = str(config["BASE_URL"]).rstrip("/")
     return config
+
+
+def setting(key: str, default: Any = None) -> Any:
+    """One setting as the running code sees it: the Flask app's config (which
+    ``load_config`` filled from the defaults above, the environment and the caller's
+    dict), else, outside an app (a plain script), the environment, else ``default``.
+
+    The one reader of settings below the app factory: every module asks this, so a
+    setting means the same wherever it is read."""
+    try:
+        from flask import current_app
+        value = current_app.config.get(key)
+    except RuntimeError:  # outside an app context
+        value = None
+    if value in (None, ""):
+        value = os.environ.get(key)
+    return default if value in (None, "") else value

@@ -1,12 +1,12 @@
 """``python -m app.run_all`` (what ``make run`` starts): migrate, then web, inbound, clock.
 
 The web server (gunicorn, two workers, 127.0.0.1 only), the inbound receiver
-(``python -m app.inbound``) and the clock process (``python -m app.clock``) run
+(``python -m app.processes inbound``) and the clock process (``python -m app.processes clock``) run
 as child processes; Ctrl-C or SIGTERM stops them all, and if one of them dies
 the others are stopped too and this exits non-zero, so nothing is left running
 half-way. The clock and the receiver heal what they can themselves (a lost
 database, a dead sender thread) and exit non-zero when they cannot (issue 17
-item 1: ``app.heartbeats.EXIT_GAVE_UP``), which ends ``make run`` here and has a
+item 1: ``app.runners.heartbeats.EXIT_GAVE_UP``), which ends ``make run`` here and has a
 process manager restart them in production.
 """
 from __future__ import annotations
@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 HOST = "127.0.0.1"
 STOP_GRACE_SECONDS = 10
@@ -26,12 +25,8 @@ def _commands(port: int) -> list[tuple[str, list[str]]]:
     # No access log: request paths carry seat tokens, which must not end up in logs.
     commands = [("web", [sys.executable, "-m", "gunicorn", "--workers", "2",
                          "--bind", f"{HOST}:{port}", "app:create_app()"])]
-    commands.append(("inbound", [sys.executable, "-m", "app.inbound"]))  # replies (SMTP)
-    if (Path(__file__).resolve().parent / "clock.py").exists():
-        commands.append(("clock", [sys.executable, "-m", "app.clock"]))
-    else:
-        print("note: app/clock.py is not there yet: running without the clock "
-              "(no reminders, no deadlines)", flush=True)
+    commands.append(("inbound", [sys.executable, "-m", "app.processes", "inbound"]))  # replies (SMTP)
+    commands.append(("clock", [sys.executable, "-m", "app.processes", "clock"]))
     return commands
 
 

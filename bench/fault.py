@@ -8,7 +8,7 @@ PostgreSQL fault is its stand-in: every connection of the bench's own database i
 terminated (``pg_terminate_backend``), which is what a restart does to the processes.
 
 The real processes run as in production: the web server (gunicorn), the clock
-(``python -m app.clock``) and the inbound receiver (``python -m app.inbound``),
+(``python -m app.processes clock``) and the inbound receiver (``python -m app.processes inbound``),
 against a database of their own on PostgreSQL (``BENCH_DATABASE_URL`` or
 ``TEST_DATABASE_URL``), mailing an SMTP server in this process. A small process
 manager here restarts any of them that exits, as systemd or a Procfile runner would.
@@ -334,8 +334,8 @@ def main() -> None:
         web = Managed("web", [python, "-m", "gunicorn", "--workers", "2", "--bind",
                               f"{HOST}:{web_port}", "--log-level", "warning",
                               "app:create_app()"], env, folder / "web.log")
-        clock = Managed("clock", [python, "-m", "app.clock"], env, folder / "clock.log")
-        inbound = Managed("inbound", [python, "-m", "app.inbound", "--listen",
+        clock = Managed("clock", [python, "-m", "app.processes", "clock"], env, folder / "clock.log")
+        inbound = Managed("inbound", [python, "-m", "app.processes", "inbound", "--listen",
                                       f"{HOST}:{inbound_port}"], env, folder / "inbound.log")
         manager = Manager([web, clock, inbound])
         manager.start()

@@ -1,13 +1,13 @@
 """Mail and clock benchmark (part of ``make bench``).
 
 1. Finding due deadlines among 100,000 open games on PostgreSQL: the clock's
-   query (``app.clock.due_query``, served by the partial index on ``due_at``
+   query (``app.runners.clock.due_query``, served by the partial index on ``due_at``
    where ``done_at IS NULL``), beside the same query forced to scan the table
    in the same run, with 1% of the games due and as many closed rows as open.
 2. Mails sent per second from the outbox to a local aiosmtpd server, beside a
    baseline of the same messages sent straight through ``smtplib`` (no outbox).
 3. Due -> handed-to-SMTP latency (p50, p99) of mails committed at random
-   moments, with the sender woken by commits (``app.sender.Waker``: PostgreSQL
+   moments, with the sender woken by commits (``app.runners.sender.Waker``: PostgreSQL
    LISTEN/NOTIFY, SQLite a short poll of the due index) beside the 30 s clock
    tick it replaces, on SQLite and PostgreSQL, in the same run.
 
@@ -57,7 +57,7 @@ def _timed(fn, runs: int) -> tuple[float, float]:
 
 
 def due_deadlines() -> None:
-    from app.clock import due_query
+    from app.runners.clock import due_query
     from app.db import make_engine, upgrade
 
     base = _pg_url()
@@ -210,7 +210,8 @@ def _latency_run(url: str, waker: bool) -> list[float]:
 
     from aiosmtpd.controller import Controller
 
-    from app import create_app, sender
+    from app import create_app
+    from app.runners import sender
     from app.db import get_engine, write_session
     from app.mail import compose, outbox
 

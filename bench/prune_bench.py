@@ -68,7 +68,9 @@ def _copy(conn: sa.Connection, copies: int) -> None:
 
 
 def main() -> None:
-    from app import create_app, deadlines, engine, pruning, services
+    from app import create_app, engine, services
+    from app.clock import deadlines
+    from app.runners import pruning
     from app.db import get_engine, upgrade
 
     base = _pg_url()

@@ -1,7 +1,7 @@
 """Play-by-reply benchmark (part of ``make bench``): replies applied per second.
 
 End to end: a reply is sent over SMTP to the inbound receiver (aiosmtpd, the
-code of ``python -m app.inbound``), stored in the inbox, applied through
+code of ``python -m app.processes inbound``), stored in the inbox, applied through
 ``services.submit_action`` by the receiver's worker thread; the clock is not
 involved. Timed until the action is committed in the log. Beside it, in the
 same run and on the same kind of store, the same moves as web submissions
@@ -63,7 +63,7 @@ def _games(app, count: int) -> list:
 
 
 def _replies(app, games: list) -> list[tuple[str, bytes]]:
-    from app.mail.reply_address import reply_address
+    from app.access.reply_address import reply_address
 
     out = []
     with app.app_context():

@@ -13,17 +13,17 @@ from logging.config import fileConfig
 from alembic import context
 from sqlmodel import SQLModel
 
-import app.store  # noqa: F401  (registers the core tables)
+import app.gamelog.store  # noqa: F401  (registers the core tables)
 
 try:  # tables of the mail/clock issue, present once it has landed
     import app.mail.models  # noqa: F401
 except ImportError:
     pass
 try:
-    import app.deadlines  # noqa: F401
+    import app.clock.deadlines  # noqa: F401
 except ImportError:
     pass
-import app.my_games  # noqa: F401  (the version of each address's "all my games" link)
+import app.services.my_games  # noqa: F401  (the version of each address's "all my games" link)
 import app.inbound.models  # noqa: F401  (the inbox of play by replying)
 
 config = context.config

@@ -25,10 +25,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from app import tokens
+from app.access import tokens
 from app.inbound.models import InboxMessage
 from app.inbound.reading import message_of
-from app.mail.reply_address import token_in
+from app.access.reply_address import token_in
 
 #: Biggest message taken (bytes): a reply is a line; 1 MB leaves room for HTML and quotes.
 MAX_BYTES = 1024 * 1024

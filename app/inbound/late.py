@@ -25,9 +25,10 @@ from typing import Any, Sequence
 
 from sqlmodel import col, select
 
-from app import engine, services, tokens
+from app import engine, services
+from app.access import tokens
 from app.db import read_session
-from app.deadlines import as_utc
+from app.clock.deadlines import as_utc
 from app.engine.action_schema import PRESENCE
 from app.engine.describe import event_sentence
 from app.engine.meaning import Meaning, changed_words
@@ -139,7 +140,7 @@ def _mid_sentence(text: str, names: list[str]) -> str:
 def mail_of(ref: tokens.ReplyRef) -> str:
     """'the mail of 14:02 UTC' (in the seat's time zone): the mail whose reply address
     this reply came to; 'an earlier mail' when no such mail is stored (pruned)."""
-    from app.mail.reply_address import reply_address
+    from app.access.reply_address import reply_address
 
     address = reply_address(ref.game, ref.seat, ref.version, ref.step).lower()
     with read_session() as session:

@@ -26,8 +26,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP
 
 from app.inbound import inbox, worker
-from app.mail import reply_address as address
-from app.mail.notify import setting
+from app.access import reply_address as address
+from app.config import setting
 
 log = logging.getLogger("app.inbound")
 
@@ -89,7 +89,7 @@ class InboxHandler:
         return "250 2.0.0 Stored"
 
     def _store(self, raw: bytes, mail_from: str, rcpt: list[str]) -> inbox.Stored:
-        from app import deadlines as dl
+        from app.clock import deadlines as dl
         from app.db import get_engine
 
         with self.app.app_context():

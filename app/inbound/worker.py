@@ -48,9 +48,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app import engine as rules
-from app import services, store, tokens
+from app import services
+from app.gamelog import store
+from app.access import tokens
 from app.db import read_session
-from app.deadlines import as_utc
+from app.clock.deadlines import as_utc
 from app.inbound import reading
 from app.inbound import late
 from app.mail import commands
@@ -58,7 +60,7 @@ from app.mail.commands import Parsed
 from app.mail.menu import build as build_menu
 from app.inbound.models import ANSWERED, APPLIED, DEAD, IGNORED, PENDING, InboxMessage
 from app.mail import compose, notify
-from app.mail.notify import setting
+from app.config import setting
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.outbox import enqueue
 
@@ -242,7 +244,7 @@ def _failed(engine: Engine, row_id: int, owner: str, now: datetime, error: BaseE
 def apply_pending(app: Any, now: datetime | None = None, *, only: int | None = None,
                   limit: int = BATCH) -> ApplyReport:
     """Apply the pending inbox rows (or just row ``only``); safe to run in many processes."""
-    from app import deadlines as dl
+    from app.clock import deadlines as dl
     from app.db import get_engine
 
     report = ApplyReport()
@@ -453,7 +455,7 @@ def _unchanged_for(ref: tokens.ReplyRef, parsed: Parsed) -> tuple[Verdict | None
 def _token(addresses: list[str]) -> str | None:
     """The token of the first reply address of ours among ``addresses`` (read once by
     ``reading.read``: the envelope's recipients, then the headers relays keep)."""
-    from app.mail.reply_address import token_in
+    from app.access.reply_address import token_in
     return token_in(addresses)
 
 

@@ -15,7 +15,7 @@ could not be sent:
   ``List-Unsubscribe`` (RFC 8058) to ``/invitations/<token>``, whose token
   names the address and the invitation's seat (``guard_token``).
 
-The address can undo its refusal from its games page (``app.preferences``).
+The address can undo its refusal from its games page (``app.services.seat_settings``).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from datetime import datetime
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
-from app import tokens
+from app.access import tokens
 from app.mail.models import AddressMail
 
 #: The first field of an invitation guard token (the unsubscribe salt is shared

@@ -1,11 +1,11 @@
 """Who gets which mail: the bridge from game events to outbox rows.
 
-Called from ``app.hooks``, ``app.absence`` and ``app.timeouts`` inside their
+Called from ``app.services.reactions``, ``app.presence.absence`` and ``app.runners.timeouts`` inside their
 transactions. Each function decides whether a seat wants this mail (its
 preference, an address, a person rather than a bot), builds it from that
 seat's private view and enqueues it under an idempotency key that names the
 cause (game, seat, step or deadline), so repeating a call never adds a second
-mail. Mail only: deadline rows are the callers' business (``app.deadlines``).
+mail. Mail only: deadline rows are the callers' business (``app.clock.deadlines``).
 
 A turn mail waits a grace period (``TURN_MAIL_DELAY_SECONDS``, default 120, or
 the game's ``turn_mail_delay_seconds``) and carries what it announces (seat,
@@ -32,10 +32,13 @@ from sqlalchemy import bindparam, or_, update
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
-from app import deadlines as dl
-from app import engine, store, tokens
+from app.clock import deadlines as dl
+from app import engine
+from app.gamelog import store
+from app.access import tokens
+from app.config import setting  # noqa: F401 - the settings the mail code reads
 from app.mail import compose
-from app.loaded import Stored, as_object, note
+from app.db.loaded import Stored, as_object, note
 from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, FAILED, MAIL_MODES, NONE, PENDING,
                              SUPERSEDED, AddressMail, Outbox, SeatMail)
@@ -49,18 +52,6 @@ DEFAULT_FRESH_LINK_MINUTES = 10.0
 DEFAULT_TURN_MAIL_DELAY_SECONDS = 120.0
 #: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
 MAX_TURN_MAIL_DELAY_SECONDS = 3600.0
-
-
-def setting(key: str, default: Any) -> Any:
-    """A setting from the Flask app's config, else the environment, else ``default``."""
-    try:
-        from flask import current_app
-        value = current_app.config.get(key)
-    except RuntimeError:
-        value = None
-    if value in (None, ""):
-        value = os.environ.get(key)
-    return default if value in (None, "") else value
 
 
 def public_view(state: Any) -> dict[str, Any]:
@@ -86,7 +77,7 @@ def turn_mail_delay(options: dict[str, Any] | None) -> timedelta:
 
 
 def announced_decision(status: dict[str, Any], seat: int, step: int) -> dict[str, Any]:
-    """What a turn mail announces: checked again when it leaves (see ``app.sender``)."""
+    """What a turn mail announces: checked again when it leaves (see ``app.runners.sender``)."""
     return {"what": "decision", "seat": seat, "step": int(step),
             "round": status.get("round"), "decision": compose.decision_of(status, seat)}
 
@@ -147,7 +138,7 @@ class Context:
         signed with the seat's token version, so a rotation retires it with the link."""
         if seat not in (view.get("to_act") or []):
             return None
-        from app.mail.reply_address import reply_address
+        from app.access.reply_address import reply_address
         return reply_address(self.id, seat, self.seats[seat].token_version,
                              int(view.get("step") or 0))
 
@@ -247,7 +238,7 @@ def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
 
 
 def mail_row(session: Session, game_id: str, seat: int) -> Any:
-    """The seat's mail row as this transaction holds it (``app.loaded.Stored`` values or
+    """The seat's mail row as this transaction holds it (``app.db.loaded.Stored`` values or
     the object), for reading it or writing it with ``deadlines.write_through``: a
     move asks for it several times and needs no ORM object of it."""
     return dl.peeked(session, SeatMail, game_id, seat) or seat_mail(session, game_id, seat)

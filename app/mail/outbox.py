@@ -9,7 +9,7 @@ transaction. A failure puts the row back with an exponential backoff; a
 sender that dies mid-batch leaves leases that expire, and the row goes out
 later with the same Message-ID.
 
-Before a claimed row leaves, the caller's ``still_holds`` check (``app.sender``)
+Before a claimed row leaves, the caller's ``still_holds`` check (``app.runners.sender``)
 is asked whether what the mail announces is still true; a row whose decision
 is gone is marked ``superseded`` (kept, never sent). Two caps hold a row back
 (it stays pending, ``held_until`` says until when, and the seat page shows it):
@@ -39,13 +39,13 @@ from sqlalchemy import bindparam, exists, func, or_, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.deadlines import as_utc, write_through
-from app.loaded import note
+from app.clock.deadlines import as_utc, write_through
+from app.db.loaded import note
 from app.mail import trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message, thread_headers
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox, SeatMail
-from app.store import insert_for
+from app.gamelog.store import insert_for
 
 log = logging.getLogger(__name__)
 

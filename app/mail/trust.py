@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import exists, func, select
 from sqlmodel import Session, col
 
-from app import store
+from app.gamelog import store
 from app.mail.models import SUPERSEDED, Outbox
 
 #: Mails one never-acted address may be sent (or queued for) in 24 hours.

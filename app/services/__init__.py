@@ -42,7 +42,7 @@ from app.services.results import (  # noqa: F401
     Created,
     StepLine,
 )
-from app.services.gamelog import (  # noqa: F401
+from app.services.repository import (  # noqa: F401
     ENGINE_OPTION_KEYS,
     commitment_of,
     engine_seed,

@@ -11,15 +11,18 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app import deadlines as dl
-from app import engine, hooks, store, tokens
-from app import options as game_options
+from app.clock import deadlines as dl
+from app import engine
+from app.services import reactions as hooks
+from app.gamelog import store
+from app.access import tokens
+from app.services import options as game_options
 from app.db import write_session
 from app.mail import addresses, invitations, trust
 from app.mail.compose import BRAND
 from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
-from app.services.gamelog import (
+from app.services.repository import (
     commitment_of, engine_seed, engine_options, _config, _game_info, _get_game, _phase,
     cache_unusable, hold_after_commit,
 )
@@ -113,7 +116,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     many games in the last hour (counted in the same transaction, under a lock
     on the creator key, so racing workers cannot all see "one more is fine").
     ``form_token_id``: the lobby form's token, good for one game only.
-    Options outside ``app.options``' ranges raise ``BadRequest``; so do, with words
+    Options outside ``app.services.options``' ranges raise ``BadRequest``; so do, with words
     naming the seat (issue 17 item 7), one address on two seats, an address that
     asked for no more invitations, and a game that would take an address that never
     played over ``trust.STRANGER_MAILS_PER_DAY`` mails in a day.

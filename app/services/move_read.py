@@ -5,7 +5,7 @@ game and the log after that state.
 Read through the ORM, this query cost about a fifth of a move: every execution
 builds a compile state and a row processor for each of its five entities, whether
 or not anything looks at the objects. As columns, each row is handed on as values
-(``app.loaded.Stored``) and becomes an ORM object only for code that changes it
+(``app.db.loaded.Stored``) and becomes an ORM object only for code that changes it
 through the session.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.orm import Session
 
-from app import deadlines as dl
-from app import store
+from app.clock import deadlines as dl
+from app.gamelog import store
 from app.mail.models import AddressMail, SeatMail
 
 #: What a move needs of a seat itself (``store.SeatRow``'s fields, in order).

@@ -10,14 +10,15 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
-from app import engine, store
+from app import engine
+from app.gamelog import store
 from app.engine import action_schema
 from app.db import read_session, write_session
 from app.services.errors import (
     BadRequest, NotFound, Conflict, TooMany, Illegal, MOVED_ON, ALREADY_APPLIED,
 )
 from app.services.results import Snapshot, SeatAccess, AppliedAction, Submitted
-from app.services.gamelog import (
+from app.services.repository import (
     _same_action, _config, _game_info, _load_seats, _load_game, _open_seat,
 )
 from app.services.reading import load_state

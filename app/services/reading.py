@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from app import engine, store, tokens
+from app import engine
+from app.gamelog import store
+from app.access import tokens
 from app.db import read_session
 from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
-from app.services.gamelog import (
+from app.services.repository import (
     engine_seed, engine_options, _game_info, _get_game, _fresh_state, _load_game,
     _seat_access, _open_seat_and_game,
 )

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from app import engine, tokens
+from app import engine
+from app.access import tokens
 
 
 @dataclass(frozen=True)

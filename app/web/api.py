@@ -313,7 +313,7 @@ def bench_insert(game_id: str) -> Any:
     """
     from sqlalchemy.exc import IntegrityError
 
-    from app import store
+    from app.gamelog import store
     from app.db import write_session
 
     body = _json_body()

@@ -13,7 +13,8 @@ from flask import Blueprint, current_app, jsonify, make_response, render_templat
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from app import services, tokens
+from app import services
+from app.access import tokens
 from app.web import input_guard
 
 log = logging.getLogger(__name__)

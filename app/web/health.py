@@ -4,7 +4,7 @@ Two questions with different answers. ``/healthz``: is this web process alive
 and answering? It touches nothing (no database), so a database outage never
 makes a load balancer kill healthy web workers. ``/readyz``: is the service
 doing its job? The database is reachable, the clock and the mail sender beat
-recently (their heartbeats, ``app.heartbeats``), and no mail has been due and
+recently (their heartbeats, ``app.runners.heartbeats``), and no mail has been due and
 unsent longer than ``READY_MAIL_LATE_SECONDS``. The JSON body says which check
 failed and why; not ready is HTTP 503, never a 500. Both are GETs that only
 read, and are never cached.
@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from app import heartbeats
+from app.runners import heartbeats
 from app.db import get_engine
 
 bp = Blueprint("health", __name__)

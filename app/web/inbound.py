@@ -19,11 +19,11 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from app import deadlines as dl
+from app.clock import deadlines as dl
 from app.db import get_engine
 from app.inbound import inbox, worker
 from app.mail import commands, menu
-from app.mail.reply_address import mail_domain
+from app.access.reply_address import mail_domain
 
 bp = Blueprint("inbound", __name__)
 

@@ -13,7 +13,7 @@ a signed, timestamped token (``tokens.lobby_form_token``) checked on POST and
 good for one game, and each address may start only a few games an hour,
 counted in the database under a lock on a keyed hash of the address (never the
 address itself), so every worker process sees the same count, even at once.
-The options typed in are checked by ``app.options``, like every other caller's;
+The options typed in are checked by ``app.services.options``, like every other caller's;
 the seats by ``services.create_game`` (one address per seat, an address that
 refused invitations, a never-played address's mail for the day: issue 17 item 7).
 """
@@ -30,8 +30,9 @@ from flask import (Blueprint, current_app, make_response, redirect, render_templ
                    url_for)
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from app import options as game_options
-from app import services, tokens
+from app.services import options as game_options
+from app import services
+from app.access import tokens
 from app.mail import trust
 from app.web import view_helpers
 
@@ -165,7 +166,7 @@ class LobbyForm:
     def options(self, errors: list[str], players: list[dict[str, str]]) -> dict[str, Any]:
         """The game options: the engine's (``memory``, ``simon`` per seat, R16) and the
         clock's (deadline, reminders...). This only reads the typed text; the ranges
-        are ``app.options``' (the same for every way a game is made)."""
+        are ``app.services.options``' (the same for every way a game is made)."""
         options: dict[str, Any] = {"memory": self.memory,
                                    "simon": [p["simon"] for p in players]}
         hours = _number(self.deadline)

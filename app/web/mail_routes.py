@@ -22,7 +22,10 @@ from typing import Any
 from flask import (Blueprint, abort, current_app, flash, redirect, render_template,
                    request, url_for)
 
-from app import absence, my_games, preferences, services
+from app import services
+from app.services import absence
+from app.services import my_games
+from app.services import seat_settings as preferences
 from app.mail.compose import local_time_words
 from app.mail.notify import zone_of
 from app.web import seat_forms

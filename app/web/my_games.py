@@ -11,7 +11,8 @@ from typing import Any
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
-from app import my_games, services
+from app import services
+from app.services import my_games
 
 bp = Blueprint("my_games", __name__)
 

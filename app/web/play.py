@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 
-from app import deadlines, services
+from app import services
+from app.clock import deadlines
 from app.engine import words
 from app.engine.describe import move_result
 from app.web import choices, round_summary, seat_forms, table_clock, view_helpers

@@ -3,7 +3,7 @@
 ``POST /play/<token>/summary/dismiss`` (with the seat's CSRF token and the
 round number shown) hides the summary of that round on this seat's page; the
 seat page also drops it once the seat moves in the next round
-(``app.round_summaries``).
+(``app.services.round_summaries``).
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, request, url_for
 
-from app import round_summaries, services
+from app import services
+from app.services import round_summaries
 from app.web import seat_forms
 
 bp = Blueprint("round_summary", __name__)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from flask import request
 
-from app import services, tokens
+from app import services
+from app.access import tokens
 
 
 def check_csrf(access: services.SeatAccess) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 from flask import Blueprint, jsonify, render_template, request
 
-from app import deadlines, services
+from app import services
+from app.clock import deadlines
 from app.engine import cards, words
 from app.web import table_clock, view_helpers
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app import deadlines as dl
+from app.clock import deadlines as dl
 from app import services
 
 
@@ -27,7 +27,7 @@ def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]
 def mail_box(session: Session, access: services.SeatAccess,
              view: dict[str, Any] | None = None) -> dict[str, Any]:
     """The seat's mail-and-clock box (``preferences.status``), on this session."""
-    from app import preferences
+    from app.services import seat_settings as preferences
     return preferences.status(access.game_id, access.seat, session, view)
 
 

@@ -1,7 +1,7 @@
 """Issue 17 item 1 (supervision): the ``heartbeat`` table, one row per long-running loop.
 
 The clock, the mail sender thread and the inbound apply loop each upsert their
-row every few seconds (``app.heartbeats``); the clock sends mail itself when
+row every few seconds (``app.runners.heartbeats``); the clock sends mail itself when
 the sender's row is stale, and ``/readyz`` and ``flask status`` read them.
 
 Revision ID: 0011

@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 import pytest
 
-from app import clock
-from app import deadlines as dl
+from app.runners import clock
+from app.clock import deadlines as dl
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=timezone.utc)
 

@@ -5,8 +5,11 @@ from datetime import timedelta
 
 from sqlmodel import select
 
-from app import absence, clock, services, store
-from app import deadlines as dl
+from app import services
+from app.services import absence
+from app.runners import clock
+from app.gamelog import store
+from app.clock import deadlines as dl
 from app.db import read_session
 
 from .conftest import T0, hours, is_turn

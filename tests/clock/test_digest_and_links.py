@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from app import engine, services
-from app import preferences
+from app.services import seat_settings as preferences
 
 from .conftest import T0, hours, is_turn
 
@@ -23,7 +23,7 @@ def play_until_seat_has_new_decision(gid: str, seat: int, start_to_act: bool) ->
 
 
 def test_a_digest_seat_gets_at_most_one_mail_a_day(app, game_at_t0, tick, mailbox):
-    from app import deadlines as dl
+    from app.clock import deadlines as dl
 
     created = game_at_t0(deadline_hours=72, reminders=[])
     gid = created.game_id
@@ -65,7 +65,7 @@ def link_mails(mailbox, address: str) -> list:
 
 def test_asking_again_and_again_mails_one_link_per_seat_every_ten_minutes(
         app, game_at_t0, tick, mailbox, db):
-    from app import deadlines as dl
+    from app.clock import deadlines as dl
 
     gid = game_at_t0().game_id
     with dl.at(T0):
@@ -90,7 +90,7 @@ def test_asking_again_and_again_mails_one_link_per_seat_every_ten_minutes(
 
 
 def test_the_fresh_link_window_is_configurable(app, game_at_t0, db):
-    from app import deadlines as dl
+    from app.clock import deadlines as dl
 
     app.config["FRESH_LINK_MINUTES"] = 2
     gid = game_at_t0().game_id
@@ -102,7 +102,7 @@ def test_the_fresh_link_window_is_configurable(app, game_at_t0, db):
 
 def test_the_page_answers_the_same_whether_a_link_was_mailed_or_held_back(
         app, client, game_at_t0, db):
-    from app import deadlines as dl
+    from app.clock import deadlines as dl
 
     created = game_at_t0()
     old = created.tokens[0]

@@ -1,5 +1,5 @@
 """A move reads its seats' mail and clock rows and its game as plain values
-(``app.loaded.Stored``) and makes ORM objects of them only to change them through
+(``app.db.loaded.Stored``) and makes ORM objects of them only to change them through
 the session. These scenarios check that every change still lands: the game's end
 and its abandonment, a run of timeouts reset by the player's own move, a seat row
 changed with its own UPDATE and then read again in the same transaction.
@@ -11,10 +11,10 @@ import random
 from sqlalchemy import inspect
 from sqlmodel import select
 
-from app import deadlines as dl
+from app.clock import deadlines as dl
 from app import engine, services
 from app.db import read_session, write_session
-from app.loaded import Stored, loaded
+from app.db.loaded import Stored, loaded
 from app.mail import notify
 from app.mail.models import SeatMail
 from tests.clock.conftest import T0, hours

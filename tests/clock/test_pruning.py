@@ -5,7 +5,8 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
-from app import clock, pruning
+from app.runners import clock
+from app.runners import pruning
 from app.db import get_engine
 
 from .conftest import T0, hours

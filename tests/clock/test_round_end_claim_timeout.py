@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from app import deadlines as dl
+from app.clock import deadlines as dl
 from app import engine, services
 from app.db import read_session
 from tests.clock.conftest import T0

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
-from app import heartbeats, services
+from app import services
+from app.runners import heartbeats
 from app.db import get_engine
 from app.inbound.models import DEAD, InboxMessage
 from sqlmodel import Session

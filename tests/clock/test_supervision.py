@@ -25,7 +25,9 @@ from typing import Callable
 import pytest
 import sqlalchemy as sa
 
-from app import heartbeats, sender, services
+from app import services
+from app.runners import heartbeats
+from app.runners import sender
 from app.db import get_engine, make_engine
 from tests.conftest import PEOPLE, TEST_DATABASE_URL, TEST_SECRET_KEY
 from tests.mail.conftest import SmtpServer, mail_app, smtp  # noqa: F401  (fixtures)
@@ -126,7 +128,7 @@ def test_a_clock_whose_database_connections_were_all_dropped_still_sends_every_m
     name = f"silver-eye-clock-{uuid.uuid4().hex[:10]}"
     url = sa.engine.make_url(database_url).update_query_dict({"application_name": name})
     clock = subprocess.Popen(
-        [sys.executable, "-m", "app.clock", "--tick", "0.5"], cwd=ROOT,
+        [sys.executable, "-m", "app.processes", "clock", "--tick", "0.5"], cwd=ROOT,
         env=clock_env(url.render_as_string(hide_password=False), MAIL_BACKEND="smtp",
                       SMTP_URL=smtp.url, MAIL_FROM="Silver Eye Post <post@silver-eye.test>"),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -216,13 +218,14 @@ def test_a_sender_thread_that_keeps_dying_makes_the_clock_exit_non_zero(app, dat
     game_id = start_game("While the sender keeps dying")
     code = "\n".join([
         "import sys",
-        "from app import clock, sender",
+        "from app import processes",
+        "from app.runners import sender",
         "class Broken(BaseException):",
         "    pass",
         "def broken(app):",
         "    raise Broken('the sender loop is broken')",
         "sender.next_due = broken",
-        "sys.exit(clock.main(['--tick', '0.5']))",
+        "sys.exit(processes.clock(['--tick', '0.5']))",
     ])
     mail_dir = tmp_path / "mail"
     finished = subprocess.run(
@@ -264,7 +267,7 @@ def test_mail_held_up_by_an_smtp_outage_leaves_once_the_server_answers_again(
         mail_app, smtp, monkeypatch, caplog):
     from app.mail import outbox
 
-    caplog.set_level(logging.INFO, logger="app.sender")
+    caplog.set_level(logging.INFO, logger="app.runners.sender")
 
     # the outbox's backoff alone would keep a failed mail back for an hour
     monkeypatch.setattr(outbox, "BACKOFF_BASE", timedelta(hours=1))

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from app import deadlines as dl
+from app.clock import deadlines as dl
 from app import engine, services
 from app.db import get_engine, read_session, write_session
 from tests.clock.conftest import T0, hours

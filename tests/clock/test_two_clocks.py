@@ -7,8 +7,9 @@ from collections import Counter
 import pytest
 from sqlmodel import select
 
-from app import clock, store
-from app import deadlines as dl
+from app.runners import clock
+from app.gamelog import store
+from app.clock import deadlines as dl
 from app.db import read_session
 
 from .conftest import T0, Recorder, hours

@@ -28,7 +28,8 @@ def open_newest_turn_mail(page: Any, base: str, who: str) -> bool:
 
 
 def test_players_play_by_following_the_links_in_their_mail(live_mailbox, browser):
-    from app import clock, services
+    from app import services
+    from app.runners import clock
 
     base, app = live_mailbox.base, live_mailbox.app
     page = browser.new_context().new_page()
@@ -81,7 +82,7 @@ def test_players_play_by_following_the_links_in_their_mail(live_mailbox, browser
 def _game_ids(app: Any) -> list[str]:
     from sqlmodel import select
 
-    from app import store
+    from app.gamelog import store
     from app.db import read_session
 
     with read_session() as session:

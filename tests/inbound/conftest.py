@@ -2,7 +2,7 @@
 
 ``smtp`` (from tests/mail) is the outside world's mail server: our outbox
 delivers turn mails to it. ``inbound`` is our receiver (aiosmtpd, the same
-code as ``python -m app.inbound``) on a free port; players send replies to
+code as ``python -m app.processes inbound``) on a free port; players send replies to
 it with smtplib. Nothing waits on timers: ``deliver()`` is one clock tick,
 which applies the stored replies and sends the outbox.
 """
@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from app import clock
+from app.runners import clock
 from app.inbound import receiver
 from tests.mail.conftest import Received, SmtpServer, free_port
 from tests.mail.conftest import smtp  # noqa: F401  (the outside world's mail server)

@@ -17,8 +17,9 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 
-from app import deadlines as dl
-from app import pruning, services
+from app.clock import deadlines as dl
+from app import services
+from app.runners import pruning
 from app.inbound import worker
 from tests.inbound.conftest import DOMAIN, Inbound, Player, answers, reply_to
 

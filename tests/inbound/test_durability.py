@@ -28,7 +28,7 @@ def _receiver(database_url: str, port: int, tmp_path: Path, *extra: str) -> subp
     env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": TEST_SECRET_KEY,
            "BASE_URL": "http://silver-eye.test", "MAIL_DOMAIN": DOMAIN,
            "MAIL_FROM": f"Silver Eye Post <post@{DOMAIN}>"}
-    process = subprocess.Popen([sys.executable, "-m", "app.inbound",
+    process = subprocess.Popen([sys.executable, "-m", "app.processes", "inbound",
                                 "--listen", f"127.0.0.1:{port}", *extra],
                                cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)

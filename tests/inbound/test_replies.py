@@ -156,7 +156,7 @@ def test_another_seats_address_or_a_changed_token_does_nothing(game, ann, smtp, 
 
 
 def test_a_token_signed_by_another_server_does_nothing(game, ann, inbound, deliver, db):
-    from app import tokens
+    from app.access import tokens
     mail = ann.waiting()
     token = tokens.reply_token(game.game_id, 0, 1, 0, secret_key="another-server")
     message = reply_to(mail, "peek 1 2")
@@ -326,7 +326,7 @@ def test_a_worker_that_dies_after_the_move_but_before_finishing_the_row(
     assert db.actions(game.game_id) == [(1, 0, "mail")]
     monkeypatch.setattr(worker, "_answer", real)
     from datetime import timedelta
-    from app import deadlines as dl
+    from app.clock import deadlines as dl
     later = worker.apply_pending(mail_app, dl.now() + worker.LEASE + timedelta(seconds=1))
     assert later.outcomes == {"applied": 1}
     assert db.actions(game.game_id) == [(1, 0, "mail")]

@@ -16,8 +16,9 @@ from typing import Callable
 import pytest
 import sqlalchemy as sa
 
-from app import clock, engine, services
-from app import deadlines as dl
+from app import engine, services
+from app.runners import clock
+from app.clock import deadlines as dl
 from app.engine.cards import VALUE
 from tests.inbound.conftest import Player, menu_of, reply_to
 

@@ -15,8 +15,9 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from app import clock, services
-from app import deadlines as dl
+from app import services
+from app.runners import clock
+from app.clock import deadlines as dl
 from app.db import get_engine
 from app.mail.models import Outbox
 from tests.inbound.conftest import Player

@@ -1,6 +1,6 @@
 """The inbound receiver process lives through a lost database (issue 17 item 1).
 
-Scenario (PostgreSQL): the real ``python -m app.inbound`` runs; every one of
+Scenario (PostgreSQL): the real ``python -m app.processes inbound`` runs; every one of
 its database connections is terminated, as a restart does. Ann's reply sent
 afterwards is stored (a first try may be told "451 try again later", which a
 real MTA retries, and so does Ann's here) and applied once, and the
@@ -17,7 +17,7 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from app import heartbeats
+from app.runners import heartbeats
 from app.db import get_engine
 from tests.clock.test_supervision import terminate_backends, wait_until
 from tests.conftest import TEST_DATABASE_URL

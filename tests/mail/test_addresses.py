@@ -14,7 +14,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlmodel import Session, select
 
-from app import clock, services
+from app import services
+from app.runners import clock
 from app.db import get_engine
 from app.mail import addresses, outbox
 from app.mail.models import FAILED, SENT, Outbox

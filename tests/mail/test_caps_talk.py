@@ -10,8 +10,9 @@ from datetime import timedelta
 
 from sqlmodel import Session, select
 
-from app import clock, engine, services
-from app import deadlines as dl
+from app import engine, services
+from app.runners import clock
+from app.clock import deadlines as dl
 from app.db import get_engine, write_session
 from app.mail import compose, outbox
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox

@@ -32,7 +32,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from app import engine, hooks, services
+from app import engine, services
+from app.services import reactions as hooks
 from app.db import get_engine
 
 PG_WORK = ("SELECT coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0) "

@@ -7,7 +7,8 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Any
 
-from app import clock, engine, services
+from app import engine, services
+from app.runners import clock
 from app.engine import bots, cards
 
 from .conftest import is_turn

@@ -8,8 +8,12 @@ from datetime import datetime, timedelta, timezone
 
 from sqlmodel import Session, select
 
-from app import absence, clock, preferences, services, tokens
-from app import deadlines as dl
+from app import services
+from app.services import absence
+from app.runners import clock
+from app.services import seat_settings as preferences
+from app.access import tokens
+from app.clock import deadlines as dl
 from app.db import get_engine
 from app.mail.models import PENDING, SENT, Outbox
 
@@ -115,7 +119,7 @@ def test_a_seat_sees_deadlines_in_its_own_time_zone(app, client):
     with dl.at(T0 + timedelta(hours=1)):
         from app.mail import notify
         from app.db import write_session
-        from app import store
+        from app.gamelog import store
         with write_session() as session:
             ctx = notify.Context.load(session, session.get(store.Game, created.game_id))
             notify.turn(session, ctx, 0, services.load_state(created.game_id),

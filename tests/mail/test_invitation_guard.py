@@ -16,7 +16,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from app import clock, my_games, preferences, services, tokens
+from app import services
+from app.runners import clock
+from app.services import my_games
+from app.services import seat_settings as preferences
+from app.access import tokens
 from app.db import read_session
 from app.mail import trust
 from tests.conftest import TEST_SECRET_KEY

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from app import absence, clock, preferences, services, tokens
-from app import deadlines as dl
+from app import services
+from app.services import absence
+from app.runners import clock
+from app.services import seat_settings as preferences
+from app.access import tokens
+from app.clock import deadlines as dl
 from app.db import read_session
 from app.mail import notify
 
@@ -71,7 +75,7 @@ def test_mail_preference_changes_need_the_seats_csrf_token(client, db, new_game)
 
 def test_the_seat_partial_offers_mail_modes_vacation_and_im_back_when_away(app, new_game):
     from flask import render_template_string
-    from app import timeouts
+    from app.runners import timeouts
 
     created = new_game()
     gid, token = created.game_id, created.tokens[0]
@@ -112,7 +116,7 @@ def test_im_back_is_written_to_the_log(client, db, new_game):
     last = db.actions(gid)[-1]
     assert last[1:] == (1, "player")
     with read_session() as session:
-        from app import store
+        from app.gamelog import store
         assert store.load_actions(session, gid)[-1].action == {"type": "back"}
 
 

@@ -13,8 +13,9 @@ from datetime import timedelta
 
 import pytest
 
-from app import clock, engine, services
-from app import deadlines as dl
+from app import engine, services
+from app.runners import clock
+from app.clock import deadlines as dl
 from app.engine import cards
 from tests.clock.conftest import T0, Recorder
 

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlmodel import Session, select
 
-from app import clock, services
+from app import services
+from app.runners import clock
 from app.db import get_engine, write_session
 from app.mail import addresses, compose, outbox
 from app.mail.backends import FileBackend, SmtpSettings

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from app import deadlines  # noqa: F401  (registers the clock tables)
+from app.clock import deadlines  # noqa: F401  (registers the clock tables)
 from app.db import make_engine, upgrade
 from app.mail import models  # noqa: F401  (registers the mail tables)
 from tests.schema_drift import drift

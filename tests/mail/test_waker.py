@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session, select
 
-from app import engine, services, sender
+from app import engine, services
+from app.runners import sender
 from app.db import get_engine
 from app.mail.models import SENT, Outbox
 

@@ -17,8 +17,9 @@ from typing import Any, Callable
 import pytest
 from sqlmodel import Session, select
 
-from app import clock, engine, services
-from app import deadlines as dl
+from app import engine, services
+from app.runners import clock
+from app.clock import deadlines as dl
 from app.db import get_engine
 from app.engine import bots
 from app.mail import compose, notify, outbox
@@ -411,7 +412,7 @@ def test_a_turn_mail_composed_as_it_leaves_is_the_mail_the_seat_would_have_got(
 
 
 def _context_and_settings(app: Any, gid: str, seat: int) -> tuple[Any, ...]:
-    from app import store
+    from app.gamelog import store
 
     with app.app_context(), Session(get_engine(app)) as session:
         ctx = notify.Context.load(session, session.get(store.Game, gid))

@@ -104,7 +104,7 @@ def test_a_seat_saying_away_and_back_too_often_gets_429_and_nothing_is_stored(cl
 def test_the_presence_limit_counts_the_last_hour_only(app, game, monkeypatch):
     from datetime import timedelta
 
-    from app import store
+    from app.gamelog import store
 
     for kind in ("away", "back") * (services.PRESENCE_PER_HOUR // 2):
         say(game, 0, kind)

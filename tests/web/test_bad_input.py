@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 from itsdangerous import URLSafeSerializer
 
-from app import engine, services, tokens
+from app import engine, services
+from app.access import tokens
 from tests.conftest import PEOPLE
 
 
@@ -144,7 +145,7 @@ def test_tampered_foreign_unknown_and_revoked_links_open_nothing(client, game, a
 
 
 def test_the_403_page_explains_and_offers_a_fresh_link(client, game, monkeypatch):
-    from app import hooks
+    from app.services import reactions as hooks
 
     asked = []
     monkeypatch.setattr(hooks, "fresh_link_requested",

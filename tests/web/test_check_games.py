@@ -16,7 +16,9 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from app import create_app, engine, services, store, warm_states
+from app import create_app, engine, services
+from app.gamelog import store
+from app.gamelog import warm_states
 from app.db import get_engine, upgrade
 from tests.conftest import TEST_SECRET_KEY, random_move
 

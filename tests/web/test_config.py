@@ -87,7 +87,8 @@ def test_a_shared_database_refuses_to_start_without_an_explicit_secret_key(tmp_p
 
 def test_links_signed_with_a_retired_key_still_open_after_a_rotation(tmp_path):
     """SECRET_KEY_FALLBACKS: sign with the new key, accept the old ones."""
-    from app import create_app, tokens
+    from app import create_app
+    from app.access import tokens
     base = {"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}"}
     old_app = create_app({**base, "SECRET_KEY": "old-key"})
     with old_app.app_context():

@@ -7,7 +7,8 @@ from __future__ import annotations
 import html
 import re
 
-from app import services, tokens
+from app import services
+from app.access import tokens
 from tests.conftest import PEOPLE
 
 

@@ -107,7 +107,7 @@ def test_a_read_session_cannot_write(app, db):
     without a transaction (autocommit: no BEGIN, no ROLLBACK), so a statement
     that is not a SELECT is refused before it is sent; on SQLite it is a
     transaction that is always rolled back."""
-    from app import store
+    from app.gamelog import store
     from app.db import WriteInReadSession, get_engine, read_session
 
     postgres = get_engine(app).dialect.name == "postgresql"

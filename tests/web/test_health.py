@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from app import create_app, heartbeats, services
+from app import create_app, services
+from app.runners import heartbeats
 from app.db import get_engine
 from tests.conftest import PEOPLE, TEST_DATABASE_URL, TEST_SECRET_KEY
 

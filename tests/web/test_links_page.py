@@ -11,8 +11,9 @@ import time
 
 from itsdangerous import TimestampSigner
 
-from app import services, tokens
-from app import preferences
+from app import services
+from app.access import tokens
+from app.services import seat_settings as preferences
 from app.mail import notify
 from app.web import lobby
 from tests.web.test_pages import SEAT_LINK, lobby_form
@@ -98,7 +99,7 @@ def test_a_rotation_revokes_the_unsubscribe_links_of_older_mails(client, new_gam
 
 def test_mails_carry_unsubscribe_links_of_the_current_version(app, new_game):
     from app.db import read_session
-    from app import store
+    from app.gamelog import store
 
     gid = new_game().game_id
     services.rotate_link(gid, 0)

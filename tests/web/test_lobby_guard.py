@@ -14,7 +14,9 @@ import pytest
 import sqlalchemy as sa
 from itsdangerous import TimestampSigner
 
-from app import services, store, tokens
+from app import services
+from app.gamelog import store
+from app.access import tokens
 from app.web import lobby
 from tests.web.test_pages import FORM_TOKEN, SEAT_LINK, lobby_form, lobby_token
 

@@ -14,7 +14,7 @@ import multiprocessing
 import threading
 from typing import Any
 
-from app import tokens
+from app.access import tokens
 from app.web import lobby
 from tests.conftest import TEST_SECRET_KEY
 from tests.web.test_pages import lobby_form

@@ -10,7 +10,8 @@ import random
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from app import services, store
+from app import services
+from app.gamelog import store
 from app.db import get_engine, read_session, write_session
 from tests.conftest import random_move, statements_sent
 

@@ -6,7 +6,7 @@ from alembic import command
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from app import store
+from app.gamelog import store
 from app.db import alembic_config, make_engine, upgrade
 from tests.schema_drift import drift
 

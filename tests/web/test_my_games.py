@@ -6,7 +6,8 @@ import re
 
 from sqlmodel import select
 
-from app import my_games, services
+from app import services
+from app.services import my_games
 from app.db import read_session
 from app.mail.models import Outbox
 

@@ -3,7 +3,7 @@ lobby accepts cannot flood an inbox.
 
 The attack made one game with 300 reminders and a 0.02-hour deadline (379 mails
 to one address in 95 s) and one with 6,000 reminders (12,000 rows at creation).
-Now ``app.options`` refuses both, for the lobby, the CLI and the service alike,
+Now ``app.services.options`` refuses both, for the lobby, the CLI and the service alike,
 and a simulated week of the worst game the lobby still accepts (an idle player
 against bots, with the injected clock) mails each seat at most
 ``MAX_MAILS_PER_SEAT_PER_DAY`` a day: the number docs/security.md states.
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from app import clock, services
-from app import deadlines as dl
-from app import options
+from app import services
+from app.runners import clock
+from app.clock import deadlines as dl
+from app.services import options
 from tests.clock.conftest import T0, Recorder
 from tests.web.test_pages import lobby_form
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app import engine, services
-from app.store import as_pairs, load_actions
+from app.gamelog.store import as_pairs, load_actions
 from app.db import read_session
 from tests.conftest import random_move
 from tests.web.test_pages import CARD_ID, known_ids
@@ -37,7 +37,7 @@ def state_after(game_id: str, step: int) -> Any:
     """The engine state after ``step`` moves, rebuilt here from the log (the test's oracle)."""
     info = services.game_info(game_id)
     with read_session() as session:
-        from app import store
+        from app.gamelog import store
         game = session.get(store.Game, game_id)
         seed, seats, options = game.seed, game.seats, dict(game.options)
         rows = as_pairs(load_actions(session, game_id))[:step]

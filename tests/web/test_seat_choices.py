@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from app import engine, services, tokens
+from app import engine, services
+from app.access import tokens
 from app.engine import words
 from app.engine.describe import event_sentence
 from tests.e2e import positions

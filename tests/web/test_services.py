@@ -8,7 +8,10 @@ import random
 import pytest
 from sqlmodel import Session
 
-from app import engine, hooks, services, store, warm_states
+from app import engine, services
+from app.services import reactions as hooks
+from app.gamelog import store
+from app.gamelog import warm_states
 from app.db import get_engine
 from tests.conftest import random_move
 

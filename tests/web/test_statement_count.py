@@ -126,7 +126,8 @@ def test_the_counter_sees_every_statement(app, client):
 def test_a_fresh_worker_reads_in_two_statements(app, client):
     """A worker that holds no state of the game (just started, or the game was
     pushed out of its memory) checks the link, then reads the cache and the log."""
-    from app import services, warm_states
+    from app import services
+    from app.gamelog import warm_states
 
     players = [{"name": name, "email": email} for name, email in PEOPLE[:3]]
     created = services.create_game(players, {}, name="Cold", seed="4242")

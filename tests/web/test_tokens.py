@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from app import tokens
+from app.access import tokens
 
 KEY = "k" * 32
 

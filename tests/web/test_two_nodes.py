@@ -108,7 +108,8 @@ def shared_schema(database_url):
 
 def test_two_nodes_and_two_clocks_play_every_game_fire_every_deadline_once_and_mail_once(
         shared_schema, tmp_path):
-    from app import create_app, services, tokens
+    from app import create_app, services
+    from app.access import tokens
     from app.db import get_engine, upgrade
 
     url = shared_schema
@@ -129,7 +130,7 @@ def test_two_nodes_and_two_clocks_play_every_game_fire_every_deadline_once_and_m
                 cwd=ROOT, env=dict(env, INSTANCE_PATH=str(tmp_path / f"node{index}"))))
         for index in range(2):
             children.append(subprocess.Popen(
-                [sys.executable, "-m", "app.clock", "--tick", "0.5"], cwd=ROOT,
+                [sys.executable, "-m", "app.processes", "clock", "--tick", "0.5"], cwd=ROOT,
                 env=dict(env, INSTANCE_PATH=str(tmp_path / f"clock{index}"))))
         nodes = [Node(port) for port in ports]
 

@@ -1,4 +1,4 @@
-"""A worker keeps the states it computed (``app.warm_states``): its next request
+"""A worker keeps the states it computed (``app.gamelog.warm_states``): its next request
 about the game reads only the log rows after that state, never the cache's blob,
 and the cache is written every ``CACHE_EVERY`` steps instead of every move.
 These scenarios check that what is held never disagrees with the log."""
@@ -10,7 +10,9 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from app import services, store, warm_states
+from app import services
+from app.gamelog import store
+from app.gamelog import warm_states
 from app.db import after_commit, get_engine, write_session
 from app.services import games as game_service
 from app.services import moves

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import select
 
-from app import store
+from app.gamelog import store
 from app.db import read_session, write_session
 from app.engine.summary import last_summary
 

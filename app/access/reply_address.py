@@ -7,8 +7,8 @@ addresses too, and a reply to an older mail is recognised as stale.
 """
 from __future__ import annotations
 
-from app import tokens
-from app.mail.notify import setting  # the app's config, else the environment
+from app.access import tokens
+from app.config import setting  # the app's config, else the environment
 
 LOCAL_PREFIX = "play+"
 

@@ -6,43 +6,29 @@ The log is the truth; the cache is an optimisation trusted only when it fits
 the log (see ``_state_from``)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from typing import Any, Iterable
 
 from sqlmodel import Session
 
-from app import deadlines as dl
-from app import engine, store, tokens, warm_states
+from app.clock import deadlines as dl
+from app import engine
+from app.gamelog import store
+from app.access import tokens
+from app.gamelog import warm_states
 from app.db import after_commit
-from app.loaded import Stored
+from app.db.loaded import Stored
 from app.mail import notify
 from app.mail.models import AddressMail, SeatMail
 from app.services import move_read
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
+from app.gamelog.store import (  # noqa: F401 - how a stored game is handed to the engine
+    ENGINE_OPTION_KEYS, commitment_of, engine_options, engine_seed,
+)
 
 log = logging.getLogger("app.services")
-
-
-#: Keys of a game's options that the engine takes; the others (deadlines,
-#: reminders...) belong to the clock and are kept for it untouched.
-ENGINE_OPTION_KEYS = ("memory", "simon")
-
-
-def commitment_of(seed: str) -> str:
-    """The public commitment to a secret seed: sha256 hex of ``str(seed)``."""
-    return hashlib.sha256(str(seed).encode()).hexdigest()
-
-
-def engine_seed(seed: str) -> int | str:
-    """The value handed to the engine for a stored seed (decimal digits → int)."""
-    return int(seed) if seed.isdigit() else seed
-
-
-def engine_options(options: dict[str, Any]) -> dict[str, Any]:
-    return {key: options[key] for key in ENGINE_OPTION_KEYS if key in options}
 
 
 def _same_action(a: Any, b: Any) -> bool:

@@ -14,8 +14,9 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, or_, select
 
-from app import deadlines as dl
-from app import services, store
+from app.clock import deadlines as dl
+from app import services
+from app.gamelog import store
 from app.db import read_session, write_session
 from app.mail import compose, notify
 from app.mail.models import DAILY, NONE, AddressMail

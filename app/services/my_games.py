@@ -18,7 +18,9 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import func
 from sqlmodel import Field, Session, SQLModel, select
 
-from app import engine, services, store, tokens
+from app import engine, services
+from app.gamelog import store
+from app.access import tokens
 from app.db import read_session, write_session
 
 LINK_DAYS = 7

@@ -33,9 +33,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 from app.config import DEFAULT_HEARTBEAT_STALE_SECONDS, DEFAULT_READY_MAIL_LATE_SECONDS
-from app.deadlines import as_utc
+from app.clock.deadlines import as_utc
 
-log = logging.getLogger("app.heartbeats")
+log = logging.getLogger("app.runners.heartbeats")
 
 #: The loops that beat.
 CLOCK, SENDER, INBOUND = "clock", "sender", "inbound"
@@ -129,14 +129,14 @@ DEAD_KEY = "dead"
 
 def stale_seconds() -> float:
     """``HEARTBEAT_STALE_SECONDS`` (app/config.py has the default and says why)."""
-    from app.mail.notify import setting
+    from app.config import setting
 
     return float(setting("HEARTBEAT_STALE_SECONDS", DEFAULT_HEARTBEAT_STALE_SECONDS))
 
 
 def mail_late_seconds() -> float:
     """``READY_MAIL_LATE_SECONDS`` (app/config.py has the default and says why)."""
-    from app.mail.notify import setting
+    from app.config import setting
 
     return float(setting("READY_MAIL_LATE_SECONDS", DEFAULT_READY_MAIL_LATE_SECONDS))
 

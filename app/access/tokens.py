@@ -28,7 +28,7 @@ SEAT_LINK = "seat-link"
 CSRF = "csrf"
 UNSUBSCRIBE = "unsubscribe"
 LOBBY_FORM = "lobby-form"
-REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.mail.reply_address)
+REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.access.reply_address)
 PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS)
 #: How long a lobby form stays good to post (seconds): long enough to gather
 #: four friends' addresses, short enough that a harvested token soon expires.

@@ -4,7 +4,7 @@ Each is safe to run twice, at once or after a crash:
 - a reminder or digest closes its deadline row and enqueues its mail in one
   transaction, with a conditional UPDATE that only one caller can win; the
   reminder carries what it announces, re-checked when it leaves;
-- a timeout is ``app.absence.auto_pass`` (R29): it submits the engine's
+- a timeout is ``app.services.absence.auto_pass`` (R29): it submits the engine's
   default through the services with the step the decision was seen at, so a
   second clock (or a replay after a crash) gets "the game moved on" instead
   of a second row.
@@ -17,8 +17,10 @@ from datetime import datetime
 from sqlalchemy import update
 from sqlmodel import col
 
-from app import absence, engine, services, store
-from app import deadlines as dl
+from app import engine, services
+from app.services import absence
+from app.gamelog import store
+from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.mail import notify
 

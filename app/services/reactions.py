@@ -6,7 +6,7 @@ that caused them. Nothing here sends mail or waits for anything: the sender
 and the clock read the rows later.
 
 ``after_action`` is a few named steps, each driven by what the engine says
-happened: the actor's R29 bookkeeping (``app.absence``); a *turn ended* for
+happened: the actor's R29 bookkeeping (``app.presence.absence``); a *turn ended* for
 every seat whose decision is gone (its deadlines close, its unsent turn mail
 is superseded); a *round ended* (the engine's ``round_scored`` event: a mail
 to every person); *game over* (the ``game_over`` event: everything closes, a
@@ -31,8 +31,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app import absence
-from app import deadlines as dl
+from app.presence import absence
+from app.clock import deadlines as dl
 from app.mail import notify
 from app.engine.describe import AWAY, TIMED_OUT
 from app.mail.models import DIGEST as DIGEST_MODE
@@ -248,7 +248,7 @@ def _on_page(ctx: "notify.Context", what: Happened) -> bool:
 
 
 def is_absent(session: Session, game: Any, seat: int) -> bool:
-    """Whether this seat is away (R29, ``app.absence``): services apply its defaults at once."""
+    """Whether this seat is away (R29, ``app.presence.absence``): services apply its defaults at once."""
     return absence.is_absent(session, game, seat)
 
 

@@ -20,8 +20,10 @@ from zoneinfo import ZoneInfo, available_timezones
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app import absence, services, store
-from app import deadlines as dl
+from app import services
+from app.services import absence
+from app.gamelog import store
+from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.mail import invitations, notify
 from app.mail.addresses import checked_or_none
@@ -141,7 +143,7 @@ def read_token(token: str) -> tuple[str, int] | str:
     A rotation of the seat's link (rotate-link) revokes the unsubscribe links
     of the mails sent before it, like the seat links in them.
     """
-    from app import tokens
+    from app.access import tokens
 
     try:
         game_id, seat, version = notify.unsubscribe_ref(token)
@@ -230,7 +232,7 @@ class InvitationGuard:
 
 def read_guard(token: str) -> invitations.GuardRef:
     """The address and seat of an invitation's link; ``Forbidden`` with words if not ours."""
-    from app import tokens
+    from app.access import tokens
 
     try:
         return invitations.read_guard_token(token)

@@ -1,17 +1,17 @@
-"""The clock process: ``python -m app.clock`` (the ``clock:`` line of the Procfile).
+"""The clock process: ``python -m app.runners.clock`` (the ``clock:`` line of the Procfile).
 
 One APScheduler scheduler with one interval job. Each tick finds the
 due deadline rows with the partial index on ``due_at``, leases them (one
 UPDATE with ``FOR UPDATE SKIP LOCKED`` inside on PostgreSQL; SQLite runs
-writers one at a time), hands each to ``app.timeouts``, then sends the due
+writers one at a time), hands each to ``app.runners.timeouts``, then sends the due
 outbox mail and the daily digests. Mail does not wait for the tick: a
-sender thread (``app.sender.Waker``) delivers each row within seconds of it
+sender thread (``app.runners.sender.Waker``) delivers each row within seconds of it
 becoming due. Nothing lives in the scheduler's memory: killing the process
 loses nothing, and a second clock started by mistake finds the rows leased
 or already done.
 
 Supervised (issue 17 item 1): the main thread watches the sender thread and
-the tick (``app.heartbeats.Supervisor``). Both survive a lost database (they
+the tick (``app.runners.heartbeats.Supervisor``). Both survive a lost database (they
 back off and retry; the LISTEN connection is opened again); a sender thread
 that dies anyway is restarted, and when it keeps dying, or the tick stops
 making progress, the process exits with ``heartbeats.EXIT_GAVE_UP`` for the
@@ -34,15 +34,19 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app import deadlines as dl
-from app import digests, heartbeats, pruning, sender, timeouts
+from app.clock import deadlines as dl
+from app.runners import digests
+from app.runners import heartbeats
+from app.runners import pruning
+from app.runners import sender
+from app.runners import timeouts
 from app.db import get_engine
 from app.inbound import worker as inbound_worker
 from app.mail import outbox
 from app.mail.backends import MailBackend
-from app.mail.notify import setting
+from app.config import setting
 
-log = logging.getLogger("app.clock")
+log = logging.getLogger("app.runners.clock")
 
 DEFAULT_TICK_SECONDS = 30
 #: How long a clock may hold a deadline before another may take it over (it
@@ -144,7 +148,7 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
 
 
 def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None) -> outbox.SendReport:
-    """Send every due outbox row, batch after batch (see ``app.sender``)."""
+    """Send every due outbox row, batch after batch (see ``app.runners.sender``)."""
     return sender.send_mail_due(app, now, backend=backend)
 
 
@@ -245,31 +249,3 @@ def run(app: Any, seconds: float, *, waker: bool = True,
         scheduler.shutdown(wait=False)
         supervisor.shutdown()
     return code
-
-
-def main(argv: list[str] | None = None) -> int:
-    from app import create_app
-
-    parser = argparse.ArgumentParser(prog="python -m app.clock", description=__doc__)
-    parser.add_argument("--once", action="store_true", help="run one tick and exit")
-    parser.add_argument("--tick", type=float, default=None,
-                        help="seconds between ticks (CLOCK_TICK_SECONDS, default 30)")
-    parser.add_argument("--no-waker", action="store_true",
-                        help="send mail only on ticks (no sender thread woken by commits)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per run is noise
-    app = create_app()
-    seconds = args.tick or float(app.config.get("CLOCK_TICK_SECONDS")
-                                 or setting("CLOCK_TICK_SECONDS", DEFAULT_TICK_SECONDS))
-    if args.once:
-        report = tick(app)
-        log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
-        return 0
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    return run(app, seconds, waker=not args.no_waker, stop=stop)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -226,7 +226,7 @@ def alembic_config(url: str | None = None, connection: Any = None) -> Any:
 
     from alembic.config import Config
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parent.parent.parent
     config = Config(str(root / "alembic.ini"))
     config.set_main_option("script_location", str(root / "migrations"))
     config.attributes["embedded"] = True

@@ -19,7 +19,7 @@ from sqlalchemy import (ARRAY, DateTime, Index, UniqueConstraint, bindparam, cas
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.db import hold, send, take
-from app.loaded import Stored, as_object, note
+from app.db.loaded import Stored, as_object, note
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
 

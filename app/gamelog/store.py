@@ -22,9 +22,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Field, Session, SQLModel, select
 
-from app import warm_states
+from app.gamelog import warm_states
 from app.db import hold, send, take
-from app.loaded import Stored, note
+from app.db.loaded import Stored, note
 from app.engine.versions import ENGINE_VERSION
 
 GAME_STATUSES = ("running", "over", "abandoned")
@@ -48,6 +48,25 @@ def utcnow() -> datetime:
     stores the UTC wall time and gives it back naive (read it as UTC).
     """
     return datetime.now(timezone.utc)
+
+
+#: Keys of a game's options that the engine takes; the others (deadlines,
+#: reminders...) belong to the clock and are kept for it untouched.
+ENGINE_OPTION_KEYS = ("memory", "simon")
+
+
+def commitment_of(seed: str) -> str:
+    """The public commitment to a secret seed: sha256 hex of ``str(seed)``."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def engine_seed(seed: str) -> int | str:
+    """The value handed to the engine for a stored seed (decimal digits → int)."""
+    return int(seed) if seed.isdigit() else seed
+
+
+def engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {key: options[key] for key in ENGINE_OPTION_KEYS if key in options}
 
 
 class Game(SQLModel, table=True):

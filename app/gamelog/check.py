@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 from sqlmodel import Session, select
 
-from app import engine, store
+from app import engine
+from app.gamelog import store
 from app.db import read_session
 
 
@@ -40,8 +41,6 @@ class GameCheck:
 
 
 def check_game(session: Session, game: store.Game) -> GameCheck:
-    from app.services import engine_options, engine_seed   # the same seed/options as play
-
     result = GameCheck(game.id, game.status, game.rules_version)
     rows = store.load_actions(session, game.id)
     result.actions = len(rows)
@@ -53,8 +52,8 @@ def check_game(session: Session, game: store.Game) -> GameCheck:
                                f"engine (it replays {list(engine.SUPPORTED_RULES)})")
         return result
     cache = session.get(store.StateCache, game.id)
-    state = engine.new_game(game.seats, engine_seed(game.seed),
-                            options=engine_options(game.options or {}), rules=game.rules_version)
+    state = engine.new_game(game.seats, store.engine_seed(game.seed),
+                            options=store.engine_options(game.options or {}), rules=game.rules_version)
     at_cache = state if cache is not None and cache.seq == 0 else None
     for row in rows:
         try:

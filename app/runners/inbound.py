@@ -1,4 +1,5 @@
-"""``python -m app.inbound``: the SMTP receiver (the ``inbound:`` line of the Procfile).
+"""The inbound process's apply loop (``python -m app.processes inbound``, the
+``inbound:`` line of the Procfile: the SMTP receiver and this loop).
 
 Listens on ``INBOUND_SMTP`` (host:port, default 127.0.0.1:2525), applies
 whatever the inbox still holds from before a restart, then stores and
@@ -23,7 +24,7 @@ import threading
 import time
 from typing import Any
 
-log = logging.getLogger("app.inbound")
+log = logging.getLogger("app.inbound")  # (the process's log name, as before)
 
 #: How often the apply loop looks for rows left pending (seconds). Replies are
 #: applied at receipt; this only catches up on what failed then.
@@ -34,7 +35,7 @@ class ApplyLoop:
     """Applies what the inbox still holds and beats the ``inbound`` heartbeat."""
 
     def __init__(self, app: Any, *, apply: bool = True, every: float = APPLY_SECONDS) -> None:
-        from app import heartbeats
+        from app.runners import heartbeats
         from app.db import get_engine
 
         self.app = app
@@ -46,7 +47,7 @@ class ApplyLoop:
         self.beater = heartbeats.Beater(get_engine(app), heartbeats.INBOUND, every=every)
 
     def step(self) -> None:
-        from app import heartbeats
+        from app.runners import heartbeats
         from app.inbound import worker
 
         detail: dict[str, Any] = {"applies": self.apply}
@@ -63,7 +64,7 @@ class ApplyLoop:
         self.beater.died(error)
 
     def run(self) -> None:
-        from app.sender import retry_delay
+        from app.runners.sender import retry_delay
 
         while not self.stop.is_set():
             self.progress = time.monotonic()
@@ -82,59 +83,3 @@ class ApplyLoop:
                 log.info("applying the inbox works again after %s failures", self.failures)
                 self.failures = 0
             self.stop.wait(self.every)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from app import create_app, heartbeats
-    from app.inbound import receiver, worker
-
-    parser = argparse.ArgumentParser(prog="python -m app.inbound", description=__doc__)
-    parser.add_argument("--listen", default=None, help="host:port (INBOUND_SMTP)")
-    parser.add_argument("--store-only", action="store_true",
-                        help="store replies, leave applying them to the clock")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd: a line per connection
-    app = create_app()
-    host, port = receiver.host_port(args.listen or app.config.get("INBOUND_SMTP"))
-    if not args.store_only:
-        try:
-            left = worker.apply_pending(app)  # what a killed receiver stored but did not apply
-        except Exception:  # noqa: BLE001 - the apply loop tries again
-            log.exception("could not apply what the inbox held from before; retrying shortly")
-        else:
-            if left.handled:
-                log.info("applied from before: %s", left.outcomes)
-    smtpd = receiver.controller(app, host, port, apply=not args.store_only)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    supervisor = heartbeats.Supervisor()
-    supervisor.add(heartbeats.INBOUND, ApplyLoop(app, apply=not args.store_only))
-    smtpd.start()
-    log.info("inbound SMTP on %s:%s for @%s", host, port, smtpd.handler.domain)
-    print(f"inbound SMTP listening on {host}:{port}", flush=True)
-    supervisor.start()
-    code = 0
-    try:
-        while not stop.wait(0.5):
-            supervisor.check()
-            thread = getattr(smtpd, "_thread", None)
-            if thread is None or not thread.is_alive():
-                raise heartbeats.GaveUp("the SMTP server's thread stopped")
-    except heartbeats.GaveUp as exc:
-        log.error("%s: exiting so that the process manager starts a fresh receiver", exc)
-        code = heartbeats.EXIT_GAVE_UP
-    except KeyboardInterrupt:
-        pass
-    finally:
-        supervisor.shutdown()
-        try:
-            smtpd.stop(no_assert=True)
-        except Exception:  # noqa: BLE001 - stopping a dead server
-            log.exception("stopping the SMTP server failed")
-        smtpd.handler.close()
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,7 +20,7 @@ from typing import Any
 #: The time to make a move (hours): at least an hour, at most 30 days.
 DEADLINE_MIN_HOURS = 1.0
 DEADLINE_MAX_HOURS = 24.0 * 30
-#: The clock's defaults when a game names none (the same as app.deadlines').
+#: The clock's defaults when a game names none (the same as app.clock.deadlines').
 DEFAULT_DEADLINE_HOURS = 48.0
 DEFAULT_REMINDERS: tuple[str | float, ...] = ("half", 2.0)
 #: At most this many reminders per decision...

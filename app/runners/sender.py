@@ -23,8 +23,10 @@ from typing import Any, Callable
 from sqlalchemy import case, func, update
 from sqlmodel import Session, col, select
 
-from app import deadlines as dl
-from app import engine, heartbeats, services, store
+from app.clock import deadlines as dl
+from app import engine, services
+from app.runners import heartbeats
+from app.gamelog import store
 from app.db import get_engine, read_session
 from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
@@ -33,7 +35,7 @@ from app.mail.compose import Mail, decision_of
 from app.mail.models import PENDING, Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
 
-log = logging.getLogger("app.sender")
+log = logging.getLogger("app.runners.sender")
 
 #: Mails to one address per hour, across all games (a real mail server blocks
 #: senders that flood one inbox). ``MAIL_PER_ADDRESS_PER_HOUR``; 0 turns it off.
@@ -147,7 +149,7 @@ class Waker:
     heartbeat (at most every ``heartbeats.BEAT_SECONDS``), which the clock
     reads to decide whether it must send mail itself; ``progress`` tells the
     supervisor that the loop still turns. Only what gets past ``Exception``
-    ends the thread, and then the supervisor (``app.clock``) restarts it.
+    ends the thread, and then the supervisor (``app.runners.clock``) restarts it.
     """
 
     def __init__(self, app: Any, backend: MailBackend | None = None,
