@@ -22,14 +22,17 @@ migrate: setup
 run: migrate
 	$(BIN)/python -m app.run_all
 
-# the engine suite (thousands of self-play games) runs on both cores
+# one run on both cores (pytest-xdist): every test gets a store of its own (a SQLite
+# file, or a PostgreSQL schema: tests/conftest.py) and the ports it listens on are free
+# ones, so tests of any folder may run side by side (`make test XDIST=` runs them in one process)
+XDIST ?= -n 2
+
 test: setup
-	$(BIN)/python -m pytest -q -n 2 tests/engine
-	$(BIN)/python -m pytest -q -m "not postgres and not e2e" --ignore=tests/engine
+	$(BIN)/python -m pytest -q $(XDIST) -m "not postgres and not e2e"
 
 test-pg: setup
 	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
-	  $(BIN)/python -m pytest -q -m "not e2e" --ignore=tests/engine
+	  $(BIN)/python -m pytest -q $(XDIST) -m "not e2e" --ignore=tests/engine
 
 # axe-core (the accessibility check) comes from npm into tests/e2e/node_modules (git-ignored)
 AXE := tests/e2e/node_modules/axe-core/axe.min.js

@@ -6,10 +6,13 @@ imported inside it, never at module level, so that ``import app.engine``
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 
-def create_app(config: dict[str, Any] | None = None) -> Any:
+def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the Flask app; ``config`` overrides defaults and the environment."""
     from pathlib import Path
 
@@ -26,13 +29,16 @@ def create_app(config: dict[str, Any] | None = None) -> Any:
         template_folder=str(root / "templates"),
         static_folder=str(root / "static"),
     )
-    if (config or {}).get("INSTANCE_PATH"):  # tests and tools keep their files apart
+    if config and config.get("INSTANCE_PATH"):  # tests and tools keep their files apart
         app.instance_path = str(config["INSTANCE_PATH"])
     app.config.update(load_config(app.instance_path, config))
     proxies = int(app.config.get("PROXY_FIX") or 0)
     if proxies > 0:  # behind N reverse proxies: trust their X-Forwarded-* headers
         from werkzeug.middleware.proxy_fix import ProxyFix
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+        # Flask's documented way to wrap the WSGI app; mypy allows no assignment to a
+        # method (python/mypy#2427), setattr does the same thing
+        setattr(app, "wsgi_app",
+                ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies))
     db.init_app(app)
     register_blueprints(app)
     cli.init_app(app)

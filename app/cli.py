@@ -171,6 +171,7 @@ def status_command() -> None:
     """
     from sqlalchemy import func
     from sqlmodel import Session, col, select
+    from sqlmodel.sql.expression import Select
 
     from app.runners import heartbeats
     from app.db import get_engine
@@ -193,9 +194,11 @@ def status_command() -> None:
                                     .where(col(InboxMessage.status) == "applied")).one()
         by_state = dict(session.exec(select(InboxMessage.status, func.count())
                                      .group_by(col(InboxMessage.status))).all())
-        dead = session.exec(select(InboxMessage.id, InboxMessage.received_at,
-                                   InboxMessage.attempts, InboxMessage.outcome,
-                                   InboxMessage.last_error)
+        # what sqlmodel's select() builds for several columns; its overloads stop at four
+        dead_rows: Select[int | None, datetime, int, str | None, str | None] = Select(
+            col(InboxMessage.id), col(InboxMessage.received_at), col(InboxMessage.attempts),
+            col(InboxMessage.outcome), col(InboxMessage.last_error))
+        dead = session.exec(dead_rows
                             .where(col(InboxMessage.status) == DEAD)
                             .order_by(col(InboxMessage.received_at).desc())
                             .limit(DEAD_SHOWN)).all()
@@ -210,11 +213,13 @@ def status_command() -> None:
 
     clock, sender, inbound = (beats.get(name) for name in (heartbeats.CLOCK, heartbeats.SENDER,
                                                            heartbeats.INBOUND))
+    last_tick = clock.detail.get("last_tick") if clock else None
+    last_apply = inbound.detail.get("last_apply") if inbound else None
     click.echo("database: reachable")
-    click.echo(f"clock:   last tick {_ago(clock and clock.detail.get('last_tick'), now)} · "
+    click.echo(f"clock:   last tick {_ago(last_tick, now)} · "
                f"{alive(heartbeats.CLOCK)}")
     click.echo(f"sender:  last send {_ago(last_sent, now)} · {alive(heartbeats.SENDER)}")
-    click.echo(f"inbound: last apply {_ago(inbound and inbound.detail.get('last_apply'), now)}"
+    click.echo(f"inbound: last apply {_ago(last_apply, now)}"
                f" · last reply applied {_ago(last_applied, now)} · {alive(heartbeats.INBOUND)}")
     late = backlog.late_seconds(now)
     click.echo(f"mail:    oldest due-but-unsent "

@@ -1,4 +1,5 @@
-"""Configuration: defaults, then environment variables, then the caller's dict.
+"""Configuration: defaults (``DEFAULTS``, the one place each is written), then environment
+variables, then the caller's dict; ``setting(key)`` is how the code below the app factory reads one.
 
 Kept free of Flask so the CLI, the clock and the benchmark can read the same
 settings. The secret key is generated once into the instance folder (never
@@ -11,6 +12,94 @@ import os
 import secrets
 from pathlib import Path
 from typing import Any
+
+#: Every setting the code reads, with its default: the one place a default is written.
+#: ``load_config`` starts from this dict (so an app's config holds every key) and
+#: ``setting(key)`` falls back to it outside an app, so no call site says its own
+#: default. A ``None`` means "not set": the line says what the code does then.
+#: README.md's table lists the ones an operator sets.
+DEFAULTS: dict[str, Any] = {
+    # -- the server ------------------------------------------------------------------
+    # None: a SQLite file under the instance folder (``default_database_url``).
+    "DATABASE_URL": None,
+    # None: generated once into instance/secret_key (SQLite only, see ``load_config``).
+    "SECRET_KEY": None,
+    # Retired keys still accepted (the newest signs): rotating the key keeps old links.
+    "SECRET_KEY_FALLBACKS": (),
+    # Used in links and mail; the development server's address.
+    "BASE_URL": "http://127.0.0.1:5000",
+    # Reverse proxies in front whose X-Forwarded-* headers are trusted (0: none).
+    "PROXY_FIX": 0,
+    # DEBUG shows the file mailbox at /dev/mail; `make run` turns it on.
+    "DEBUG": False,
+    # The benchmark's baseline endpoints (app.web.api) are registered only when on.
+    "BENCH_ENDPOINTS": False,
+    # A turn can be large (a village of cards), but never this large.
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    # A pooled connection unused this long is pinged before a request gets it.
+    "DB_IDLE_PING_SECONDS": 10.0,
+    # -- games -----------------------------------------------------------------------
+    # How many bot/timeout actions one request may play in a row; a game of four
+    # bots is far below this, it only guards against a loop.
+    "MAX_AUTOMATIC_ACTIONS": 5000,
+    "BOT_STRATEGY": "greedy",
+    # A seat may say "away" or "back" this many times an hour (each tells every other
+    # player): beyond it, 429 and nothing is stored.
+    "PRESENCE_PER_HOUR": 4,
+    # -- the lobby -------------------------------------------------------------------
+    # Games one address may start per hour.
+    "LOBBY_GAMES_PER_HOUR": 10,
+    # Seconds a lobby form stays good to post: long enough to gather four friends'
+    # addresses, short enough that a harvested token soon expires.
+    "LOBBY_FORM_MAX_AGE": 6 * 3600,
+    # Seconds the links page lives: long enough to hand out the links, short enough
+    # not to be a standing key to every seat.
+    "CREATED_PAGE_SECONDS": 3600,
+    # -- mail out --------------------------------------------------------------------
+    "MAIL_BACKEND": "file",
+    # Needed by MAIL_BACKEND=smtp: smtp://user:pass@host:587?starttls=1 or smtps://...
+    "SMTP_URL": None,
+    "MAIL_FROM": "Silver Eye Post <silver-eye-post@localhost>",
+    # None: the file backend writes under instance/mail.
+    "MAIL_DIR": None,
+    # None: the domain of MAIL_FROM (replies go to play+<token>@MAIL_DOMAIN).
+    "MAIL_DOMAIN": None,
+    # A turn mail waits this long for the seat to act from an open tab.
+    "TURN_MAIL_DELAY_SECONDS": 120.0,
+    # At most one digest mail per seat in this many hours.
+    "DIGEST_HOURS": 24.0,
+    # At most one "email me a fresh link" mail per seat in this many minutes.
+    "FRESH_LINK_MINUTES": 10.0,
+    # Mails to one address per hour across all games (0: no cap).
+    "MAIL_PER_ADDRESS_PER_HOUR": 60,
+    # Done mail, finished inbound mail and closed deadlines older than this are pruned.
+    "MAIL_RETENTION_DAYS": 30,
+    # -- the clock and readiness (issue 17 item 1, ``app.runners.heartbeats``) --------
+    "CLOCK_TICK_SECONDS": 30,
+    # A loop's heartbeat older than this many seconds (or three of its own intervals,
+    # if longer) is not alive, and the clock then sends the mail itself.
+    "HEARTBEAT_STALE_SECONDS": 30,
+    # ``/readyz`` fails when a mail has been due and unsent longer than this.
+    "READY_MAIL_LATE_SECONDS": 600,
+    # -- mail in (issue 17 items 5 and 6) ---------------------------------------------
+    # Where the inbound SMTP receiver listens (host:port).
+    "INBOUND_SMTP": "127.0.0.1:2525",
+    # None: POST /inbound/mail is off (its X-Inbound-Secret header must match this).
+    "INBOUND_SECRET": None,
+    # Answers to unreadable/refused replies per seat per hour: enough for a confused
+    # player, too few for two auto-responders to loop.
+    "INBOUND_ANSWERS_PER_HOUR": 5,
+    # A transient failure is retried this many times, then the row is dead-lettered.
+    "INBOUND_MAX_ATTEMPTS": 5,
+    # One client IP holds at most this many SMTP connections (an MTA delivering a
+    # queue opens a few; a hundred idle ones are someone holding the door) ...
+    "INBOUND_CONNECTIONS_PER_CLIENT": 10,
+    # ... each closed after this many idle seconds.
+    "INBOUND_IDLE_SECONDS": 60,
+    # The authserv-id of the operator's own MTA (its Authentication-Results header is
+    # then the only one trusted); None: the reply address is the only proof.
+    "INBOUND_AUTHSERV_ID": None,
+}
 
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
@@ -27,13 +116,9 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 
-DEFAULT_BASE_URL = "http://127.0.0.1:5000"
-#: Readiness bounds (issue 17 item 1, ``app.runners.heartbeats``): a loop's heartbeat older
-#: than this many seconds (or three of its own intervals, if longer) is not alive, and
-#: the clock then sends the mail itself; ``/readyz`` fails when a mail has been due
-#: and unsent longer than the second.
-DEFAULT_HEARTBEAT_STALE_SECONDS = 30
-DEFAULT_READY_MAIL_LATE_SECONDS = 600
+#: The names ``app.runners.heartbeats`` still imports; they go when it reads ``setting``.
+DEFAULT_HEARTBEAT_STALE_SECONDS = DEFAULTS["HEARTBEAT_STALE_SECONDS"]
+DEFAULT_READY_MAIL_LATE_SECONDS = DEFAULTS["READY_MAIL_LATE_SECONDS"]
 
 
 def default_database_url(instance_path: str | os.PathLike[str]) -> str:
@@ -79,29 +164,7 @@ def load_config(instance_path: str | os.PathLike[str],
                 environ: dict[str, str] | None = None) -> dict[str, Any]:
     """Build the settings dict: defaults < environment < ``overrides``."""
     env = os.environ if environ is None else environ
-    config: dict[str, Any] = {
-        "BASE_URL": DEFAULT_BASE_URL,
-        "BENCH_ENDPOINTS": False,
-        # DEBUG shows the file mailbox at /dev/mail; `make run` turns it on.
-        "DEBUG": False,
-        # A turn can be large (a village of cards), but never this large.
-        "MAX_CONTENT_LENGTH": 64 * 1024,
-        # How many bot/timeout actions one request may play in a row; a game
-        # of four bots is far below this, it only guards against a loop.
-        "MAX_AUTOMATIC_ACTIONS": 5000,
-        "BOT_STRATEGY": "greedy",
-        "HEARTBEAT_STALE_SECONDS": DEFAULT_HEARTBEAT_STALE_SECONDS,
-        "READY_MAIL_LATE_SECONDS": DEFAULT_READY_MAIL_LATE_SECONDS,
-        # Inbound mail (issue 17 items 5 and 6): a transient failure is retried this
-        # many times, then the row is dead-lettered with its error; one client IP holds
-        # at most this many SMTP connections, each closed after this many idle seconds;
-        # the authserv-id of the operator's own MTA (its Authentication-Results header
-        # is then the only one trusted; unset: the reply address is the only proof).
-        "INBOUND_MAX_ATTEMPTS": 5,
-        "INBOUND_CONNECTIONS_PER_CLIENT": 10,
-        "INBOUND_IDLE_SECONDS": 60,
-        "INBOUND_AUTHSERV_ID": None,
-    }
+    config: dict[str, Any] = dict(DEFAULTS)
     for key in ENV_KEYS:
         if env.get(key):
             config[key] = env[key]
@@ -137,13 +200,20 @@ def load_config(instance_path: str | os.PathLike[str],
     return config
 
 
-def setting(key: str, default: Any = None) -> Any:
+#: ``setting``'s marker for "no default given": ``None`` is a default some callers mean.
+_UNSET: Any = object()
+
+
+def setting(key: str, default: Any = _UNSET) -> Any:
     """One setting as the running code sees it: the Flask app's config (which
-    ``load_config`` filled from the defaults above, the environment and the caller's
-    dict), else, outside an app (a plain script), the environment, else ``default``.
+    ``load_config`` filled from ``DEFAULTS``, the environment and the caller's dict),
+    else, outside an app (a plain script) or where a test removed the key, the
+    environment, else ``DEFAULTS[key]``.
 
     The one reader of settings below the app factory: every module asks this, so a
-    setting means the same wherever it is read."""
+    setting means the same wherever it is read. ``default`` is only for the call sites
+    that still pass their own (the same value as ``DEFAULTS``); a key missing from
+    ``DEFAULTS`` without one is a ``KeyError``, so a misspelt name fails loudly."""
     try:
         from flask import current_app
         value = current_app.config.get(key)
@@ -151,4 +221,6 @@ def setting(key: str, default: Any = None) -> Any:
         value = None
     if value in (None, ""):
         value = os.environ.get(key)
-    return default if value in (None, "") else value
+    if value not in (None, ""):
+        return value
+    return DEFAULTS[key] if default is _UNSET else default

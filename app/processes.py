@@ -18,10 +18,11 @@ import sys
 import threading
 
 from app import create_app
-from app.inbound import receiver, worker
+from app.inbound import receiver
 from app.runners import clock as runner
 from app.runners import heartbeats
 from app.runners import inbound as runners_inbound
+from app.runners import supervisor as supervision
 from app.config import setting
 
 log = logging.getLogger("app.processes")
@@ -61,16 +62,17 @@ def inbound(argv: list[str] | None = None) -> int:
     host, port = receiver.host_port(args.listen or app.config.get("INBOUND_SMTP"))
     if not args.store_only:
         try:
-            left = worker.apply_pending(app)  # what a killed receiver stored but did not apply
+            left = runners_inbound.apply_pending(app)  # what a killed receiver stored but did not apply
         except Exception:  # noqa: BLE001 - the apply loop tries again
             log.exception("could not apply what the inbox held from before; retrying shortly")
         else:
             if left.handled:
                 log.info("applied from before: %s", left.outcomes)
-    smtpd = receiver.controller(app, host, port, apply=not args.store_only)
+    smtpd = receiver.controller(app, host, port,
+                                apply=None if args.store_only else runners_inbound.apply_one)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    supervisor = heartbeats.Supervisor()
+    supervisor = supervision.Supervisor()
     supervisor.add(heartbeats.INBOUND, runners_inbound.ApplyLoop(app, apply=not args.store_only))
     smtpd.start()
     log.info("inbound SMTP on %s:%s for @%s", host, port, smtpd.handler.domain)
@@ -82,10 +84,10 @@ def inbound(argv: list[str] | None = None) -> int:
             supervisor.check()
             thread = getattr(smtpd, "_thread", None)
             if thread is None or not thread.is_alive():
-                raise heartbeats.GaveUp("the SMTP server's thread stopped")
-    except heartbeats.GaveUp as exc:
+                raise supervision.GaveUp("the SMTP server's thread stopped")
+    except supervision.GaveUp as exc:
         log.error("%s: exiting so that the process manager starts a fresh receiver", exc)
-        code = heartbeats.EXIT_GAVE_UP
+        code = supervision.EXIT_GAVE_UP
     except KeyboardInterrupt:
         pass
     finally:

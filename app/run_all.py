@@ -6,7 +6,7 @@ as child processes; Ctrl-C or SIGTERM stops them all, and if one of them dies
 the others are stopped too and this exits non-zero, so nothing is left running
 half-way. The clock and the receiver heal what they can themselves (a lost
 database, a dead sender thread) and exit non-zero when they cannot (issue 17
-item 1: ``app.runners.heartbeats.EXIT_GAVE_UP``), which ends ``make run`` here and has a
+item 1: ``app.runners.supervisor.EXIT_GAVE_UP``), which ends ``make run`` here and has a
 process manager restart them in production.
 """
 from __future__ import annotations

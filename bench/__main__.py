@@ -1,5 +1,9 @@
 """`make bench`: every benchmark, each printing its figures beside a baseline
-measured in the same run.  `python -m bench engine http mail` picks some."""
+measured in the same run.  `python -m bench engine http mail` picks some.
+
+The tools that compare this tree with another (issue 18's acceptance) take
+arguments and are not part of the whole run: `python -m bench trace [--against
+/work/before]`, `python -m bench against /work/before [--db sqlite,postgresql]`."""
 from __future__ import annotations
 
 import importlib
@@ -12,7 +16,13 @@ SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "b
           "fault": "bench.fault"}
 
 
+#: Run alone, with the rest of the command line as their arguments.
+TOOLS = {"trace": "bench.trace", "against": "bench.against"}
+
+
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in TOOLS:
+        return int(importlib.import_module(TOOLS[argv[0]]).main(argv[1:]) or 0)
     chosen = argv or list(SUITES)
     failed = []
     for name in chosen:

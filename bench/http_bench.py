@@ -67,6 +67,9 @@ def _ms(samples: list[float], q: float) -> float:
 #: section's /proc total cannot split between a move's POST and its GET.
 SERVER_CPU: dict[str, list[float]] = {}
 _SERVER_CPU_LOCK = threading.Lock()
+#: Statements per request, by kind, when the server says (``X-Bench-Statements``, added
+#: by bench/served/counted_wsgi.py, which ``python -m bench against`` serves).
+STATEMENTS: dict[str, list[int]] = {}
 
 
 def _kind(method: str, path: str) -> str:
@@ -94,6 +97,10 @@ class Client:
         if cpu is not None:
             with _SERVER_CPU_LOCK:
                 SERVER_CPU.setdefault(_kind(method, path), []).append(float(cpu))
+        statements = response.getheader("X-Bench-Statements")
+        if statements is not None:
+            with _SERVER_CPU_LOCK:
+                STATEMENTS.setdefault(_kind(method, path), []).append(int(statements))
         return response.status, json.loads(payload or b"null"), elapsed
 
 

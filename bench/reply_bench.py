@@ -97,10 +97,11 @@ def _mail_run(url: str, folder: str) -> tuple[float, float, float]:
     """(replies/s, p50 ms, p99 ms) end to end through the SMTP receiver."""
     from app.db import get_engine
     from app.inbound import receiver
+    from app.runners import inbound as runners_inbound
 
     app = _app(url, folder)
     port = _free_port()
-    smtpd = receiver.controller(app, "127.0.0.1", port, apply=True)
+    smtpd = receiver.controller(app, "127.0.0.1", port, apply=runners_inbound.apply_one)
     smtpd.start()
     try:
         engine = get_engine(app)

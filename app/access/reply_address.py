@@ -15,9 +15,9 @@ LOCAL_PREFIX = "play+"
 
 def mail_domain() -> str:
     """``MAIL_DOMAIN``, else the domain of ``MAIL_FROM`` (where replies come back to)."""
-    domain = setting("MAIL_DOMAIN", None)
+    domain = setting("MAIL_DOMAIN")
     if not domain:
-        sender = str(setting("MAIL_FROM", "silver-eye-post@localhost"))
+        sender = str(setting("MAIL_FROM"))
         domain = sender.rsplit("@", 1)[-1].strip(" >") if "@" in sender else "localhost"
     return str(domain).strip().lower().rstrip(".")
 

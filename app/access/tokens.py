@@ -24,15 +24,14 @@ from typing import Any
 from itsdangerous import (BadSignature, SignatureExpired, Signer, TimestampSigner,
                           URLSafeSerializer, want_bytes)
 
+from app.config import setting
+
 SEAT_LINK = "seat-link"
 CSRF = "csrf"
 UNSUBSCRIBE = "unsubscribe"
 LOBBY_FORM = "lobby-form"
 REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.access.reply_address)
 PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS)
-#: How long a lobby form stays good to post (seconds): long enough to gather
-#: four friends' addresses, short enough that a harvested token soon expires.
-LOBBY_FORM_MAX_AGE = 6 * 3600
 
 
 class BadToken(Exception):
@@ -61,7 +60,7 @@ def _secret_key(secret_key: str | None) -> str | list[str]:
     if secret_key:
         return secret_key
     from flask import current_app
-    fallbacks = list(current_app.config.get("SECRET_KEY_FALLBACKS") or [])
+    fallbacks = list(current_app.config["SECRET_KEY_FALLBACKS"])
     key = current_app.config["SECRET_KEY"]
     return [*fallbacks, key] if fallbacks else key
 
@@ -186,9 +185,10 @@ def lobby_form_token(secret_key: str | None = None) -> str:
     return _lobby_signer(secret_key).sign(secrets.token_urlsafe(9)).decode()
 
 
-def check_lobby_form_token(token: str | None, max_age: int = LOBBY_FORM_MAX_AGE,
+def check_lobby_form_token(token: str | None, max_age: int | None = None,
                            secret_key: str | None = None) -> str:
-    """Accept a lobby form token made here within ``max_age`` seconds; returns its id.
+    """Accept a lobby form token made here within ``max_age`` seconds (the setting
+    ``LOBBY_FORM_MAX_AGE`` unless said); returns its id.
 
     The id (a hash of the token's random nonce) is what makes the token
     single-use: the game's transaction stores it (``store.use_form_token``).
@@ -198,7 +198,8 @@ def check_lobby_form_token(token: str | None, max_age: int = LOBBY_FORM_MAX_AGE,
     if not token:
         raise BadToken("the form has no token")
     try:
-        nonce = _lobby_signer(secret_key).unsign(str(token), max_age=max_age)
+        nonce = _lobby_signer(secret_key).unsign(
+            str(token), max_age=int(setting("LOBBY_FORM_MAX_AGE")) if max_age is None else max_age)
     except SignatureExpired as exc:
         raise ExpiredToken("the form is too old") from exc
     except BadSignature as exc:

@@ -7,19 +7,17 @@ rows with the partial index on ``due_at``. Reminders are rows of their own.
 """
 from __future__ import annotations
 
-import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import (ARRAY, DateTime, Index, UniqueConstraint, bindparam, cast, func,
-                        insert, literal, or_, text, update)
+from sqlalchemy import DateTime, Index, Table, UniqueConstraint, and_, not_, or_, text, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from app.db import hold, send, take
-from app.db.loaded import Stored, as_object, note
+from app.db.unit import Insert, Row, Statement, Unit, Update, Write
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
 
@@ -180,101 +178,37 @@ def _positive(value: Any) -> float | None:
     return number if number > 0 else None
 
 
-def transaction_memo(session: Session) -> dict[str, Any]:
-    """A dict that lives as long as the session's current transaction.
-
-    What one transaction read (a game's seat rows, an address's preferences)
-    is remembered here; a new transaction (after a commit or a rollback)
-    starts with an empty memo, so nothing another transaction wrote is missed.
-    """
-    transaction = session.get_transaction()
-    if transaction is None:
-        session.connection()  # begin now (no statement is sent), so the memo has an owner
-        transaction = session.get_transaction()
-    memo = session.info.get("silver_eye_memo")
-    if memo is None or memo["transaction"] is not transaction:
-        memo = {"transaction": transaction}
-        session.info["silver_eye_memo"] = memo
-    return memo
+def clock_row(unit: Unit, game_id: str, seat: int) -> Row | None:
+    """The seat's clock row as this transaction holds it (None: it has none yet);
+    every seat's row of the game is read once (a move reads them with its seats)."""
+    return unit.seat_row(_CLOCKS, game_id, seat)
 
 
-def remembered(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
-    """The one row of ``table`` for this seat, as the ORM object (for code that
-    changes it through the session); ``peeked`` gives it as read, for code that
-    only reads it or writes it with ``write_through``."""
-    row = peeked(session, table, game_id, seat)
-    if isinstance(row, Stored):  # read as columns with the seats: an object from now on
-        row = _seat_rows(session)[(table.__name__, game_id, seat)] = as_object(session, row)
-    return row
+def seat_clock(unit: Unit, game_id: str, seat: int) -> Row:
+    """The seat's clock row, created now when it has none (one INSERT; a racing
+    transaction that created it first wins, and its row is read)."""
+    row = clock_row(unit, game_id, seat)
+    if row is not None:
+        return row
+    connection = unit.session.connection()
+    values = {"game_id": game_id, "seat": seat, "consecutive_timeouts": 0, "absent": False,
+              "vacation_days_used": 0, "vacation_until": None, "away_noticed": False}
+    created = connection.execute(
+        _insert_for(unit.dialect).values(values)
+        .on_conflict_do_nothing(index_elements=["game_id", "seat"])
+        .returning(*_CLOCKS.columns)).mappings().first()
+    if created is None:
+        created = connection.execute(sa_select(_CLOCKS).where(
+            _CLOCKS.c.game_id == game_id, _CLOCKS.c.seat == seat)).mappings().one()
+    return unit.add_row(_CLOCKS, game_id, created)
 
 
-def peeked(session: Session, table: type[SQLModel], game_id: str, seat: int) -> Any:
-    """The one row of ``table`` for this seat, as this transaction holds it (``Stored``
-    values, or the ORM object once someone asked ``remembered`` for it); the game's
-    rows are read once per transaction.
-
-    Every action reads seat clock and mail rows several times (the hook,
-    each mail, ``is_absent`` for each seat that may play automatically), for
-    several seats; one query brings every seat's row of the game, and the
-    transaction remembers which seats have none yet. Rows created since are
-    registered with ``remember`` by the code that creates them.
-    """
-    memo = _seat_rows(session)
-    loaded_games = memo.setdefault("loaded", set())
-    if (table.__name__, game_id) not in loaded_games:
-        for row in session.exec(select(table).where(col(table.game_id) == game_id)):  # type: ignore[attr-defined]
-            memo[(table.__name__, game_id, row.seat)] = row
-        loaded_games.add((table.__name__, game_id))
-    row = memo.get((table.__name__, game_id, seat))
-    if row is not None and not isinstance(row, Stored) and row not in session:
-        # expunged meanwhile: ask again
-        row = session.exec(select(table).where(col(table.game_id) == game_id,  # type: ignore[attr-defined]
-                                               col(table.seat) == seat)).first()  # type: ignore[attr-defined]
-        memo[(table.__name__, game_id, seat)] = row
-    return row
-
-
-def _seat_rows(session: Session) -> dict[Any, Any]:
-    return transaction_memo(session).setdefault("seat_rows", {})
-
-
-def remember_all(session: Session, table: type[SQLModel], game_id: str,
-                 rows: Iterable[dict[str, Any]]) -> None:
-    """Register every row of ``table`` a game has, read as columns by the caller's own
-    query (the services read them with the seats), so ``peeked`` asks no more."""
-    memo = _seat_rows(session)
-    for values in rows:
-        memo[(table.__name__, game_id, values["seat"])] = Stored(table, values)
-    memo.setdefault("loaded", set()).add((table.__name__, game_id))
-
-
-def write_through(session: Session, row: Any, **values: Any) -> None:
-    """Change a seat row at once with one Core UPDATE, and the row held with it
-    (``Stored`` values or the ORM object), without a unit-of-work flush: a move
-    changes a seat's mail row every time, and the flush cost more than the
-    UPDATE it sends."""
-    if row.id is None:  # an ORM object not inserted yet: let the flush write it whole
-        session.flush()
-    table = (row.model if isinstance(row, Stored) else type(row)).__table__
-    session.connection().execute(update(table).where(table.c.id == row.id).values(**values))
-    note(row, **values)
-
-
-def remember(session: Session, row: Any) -> None:
-    """Register a seat row just created in this transaction (see ``remembered``)."""
-    memo = transaction_memo(session).setdefault("seat_rows", {})
-    memo[(type(row).__name__, row.game_id, row.seat)] = row
-
-
-def seat_clock(session: Session, game_id: str, seat: int) -> SeatClock:
-    """The seat's clock row, created on first use (inside the caller's transaction)."""
-    row = remembered(session, SeatClock, game_id, seat)
-    if row is None:
-        row = SeatClock(game_id=game_id, seat=seat)
-        session.add(row)
-        session.flush()
-        remember(session, row)
-    return row
+def _insert_for(dialect: str) -> Any:
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(_CLOCKS)
 
 
 @dataclass(frozen=True)
@@ -287,106 +221,180 @@ class Opened:
     due_at: datetime
 
 
-def open_decision(session: Session, game_id: str, seat: int, step: int, now: datetime,
+class Changes:
+    """A transaction's changes to deadline rows, netted, for its unit to send at once.
+
+    A move closes the deadlines of the seats whose decision ended and opens those of
+    the seats that started waiting; a step of the same move may close what an earlier
+    one opened. Sent as one statement (``Unit.write``), each change would see the rows
+    as the move found them, so they are netted here first: a row opened and closed
+    in the same move is inserted closed; each open row found in the database closes
+    once, with the first outcome that closes it; a row a rare path marks (a timeout's
+    ``fired_at``, a vacation's new ``due_at``) is changed whole by one UPDATE of its
+    own, its close included, and left out of the others.
+    """
+
+    def __init__(self) -> None:
+        self.opens: list[dict[str, Any]] = []
+        #: (game, seat or None for every seat, kinds, outcome, when), in order.
+        self.closes: list[tuple[str, int | None, tuple[str, ...], str, datetime]] = []
+        #: id -> (game, seat, kind, values) of rows found open and changed by a rare path.
+        self.touched: dict[int, tuple[str, int, str, dict[str, Any]]] = {}
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.opens or self.closes or self.touched)
+
+    def open(self, rows: list[dict[str, Any]]) -> None:
+        self.opens.extend(rows)
+
+    def close(self, game_id: str, seat: int | None, kinds: tuple[str, ...], outcome: str,
+              now: datetime) -> None:
+        for row in self.opens:
+            if (row["done_at"] is None and row["game_id"] == game_id and row["kind"] in kinds
+                    and (seat is None or row["seat"] == seat)):
+                row["done_at"], row["outcome"] = now, outcome
+        self.closes.append((game_id, seat, kinds, outcome, now))
+
+    def closing(self, game_id: str, seat: int, kind: str) -> tuple[str, datetime] | None:
+        """The first close of this transaction that takes an open row of ``seat`` and
+        ``kind`` found in the database: ``(outcome, when)``, None if none does."""
+        for game, each, kinds, outcome, at in self.closes:
+            if game == game_id and kind in kinds and each in (None, seat):
+                return outcome, at
+        return None
+
+    def touch(self, row: Row, **values: Any) -> None:
+        """Change a row found open (by id), in memory and when the unit is written."""
+        held = self.touched.setdefault(int(row.id), (row.game_id, row.seat, row.kind, {}))
+        held[3].update(values)
+        row.values.update(values)
+
+    def writes(self) -> list[Write]:
+        table = _DEADLINES
+        found: list[Write] = []
+        taken: dict[str, set[tuple[int, str]]] = {}
+        every: dict[str, set[str]] = {}
+        for row_id, (game, seat, kind, values) in self.touched.items():
+            closed = self.closing(game, seat, kind)
+            if closed is not None:
+                values = {"done_at": closed[1], "outcome": closed[0], **values}
+            found.append(Update(table, row_id, values))
+        skip = [table.c.id.notin_(list(self.touched))] if self.touched else []
+        for game, seat, kinds, outcome, at in self.closes:
+            pairs, wide = taken.setdefault(game, set()), every.setdefault(game, set())
+            if seat is not None:
+                mine = [(seat, kind) for kind in kinds if kind not in wide and (seat, kind) not in pairs]
+                if not mine:
+                    continue
+                pairs.update(mine)
+                which = and_(table.c.seat == seat, or_(*(table.c.kind == k for _, k in mine)))
+            else:
+                fresh = [kind for kind in kinds if kind not in wide]
+                if not fresh:
+                    continue
+                apart = [(s, k) for s, k in pairs if k in fresh]
+                wide.update(fresh)
+                which = and_(or_(*(table.c.kind == kind for kind in fresh)),
+                             *(not_(and_(table.c.seat == s, table.c.kind == k)) for s, k in apart))
+            found.append(Statement(
+                update(table).where(table.c.game_id == game, table.c.done_at.is_(None), which,
+                                    *skip)
+                .values(done_at=at, outcome=outcome)))
+        if self.opens:
+            found.append(Insert(table, [dict(row) for row in self.opens]))
+        self.opens, self.closes, self.touched = [], [], {}
+        return found
+
+
+def changes(unit: Unit) -> Changes:
+    """This transaction's netted deadline changes (``Unit.write`` sends them)."""
+    return unit.part(Changes)  # type: ignore[no-any-return]
+
+
+def open_decision(unit: Unit, game_id: str, seat: int, step: int, now: datetime,
                   settings: ClockSettings, *, remind: bool = True) -> Opened:
-    """Write the deadline (and its reminders) for a decision that just opened.
+    """Queue the deadline (and its reminders) of a decision that just opened.
 
     A seat on vacation gets its window counted from the end of the vacation.
     """
     now = as_utc(now)
-    clock = peeked(session, SeatClock, game_id, seat) or seat_clock(session, game_id, seat)
+    clock = seat_clock(unit, game_id, seat)  # (made with the seat's first decision)
     start = now
     if clock.vacation_until is not None and as_utc(clock.vacation_until) > now:
         start = as_utc(clock.vacation_until)
     due = start + settings.deadline
-    rows = [{"kind": DECISION, "due_at": due}]
+    dues = [(DECISION, due)]
     if remind:
-        rows += [{"kind": REMINDER, "due_at": at} for at in settings.reminder_times(start, due)]
-    if session.get_bind().dialect.name == "postgresql":
-        # one statement: the rows as arrays, and the close a turn that just ended left
-        # waiting (``close_turn``), so a turn passing from one seat to the next is one
-        # UPDATE and one INSERT in a single round trip
-        carried = take(session, CLOSING)
-        session.connection().execute(_open_with_arrays(carried is not None), {
-            "new_game_id": game_id, "new_seat": seat, "new_opened_step": step,
-            "new_opened_at": now, "kinds": [row["kind"] for row in rows],
-            "dues": [row["due_at"] for row in rows], **(carried or {})})
-    else:  # one executemany of a statement built once
-        session.connection().execute(_INSERT_DEADLINE, [
-            {"game_id": game_id, "seat": seat, "opened_step": step, "opened_at": now,
-             "fired_at": None, "done_at": None, "outcome": None, **row} for row in rows])
+        dues += [(REMINDER, at) for at in settings.reminder_times(start, due)]
+    changes(unit).open([_new_row(game_id, seat, kind, at, step, now) for kind, at in dues])
+    unit.sent()
     return Opened(seat, step, due)
 
 
-_INSERT_DEADLINE = insert(Deadline.__table__)  # type: ignore[attr-defined]
+def _new_row(game_id: str, seat: int, kind: str, due: datetime, step: int,
+             now: datetime) -> dict[str, Any]:
+    return {"game_id": game_id, "seat": seat, "kind": kind, "due_at": due,
+            "opened_step": step, "opened_at": now, "fired_at": None, "done_at": None,
+            "outcome": None, "lease_owner": None, "lease_until": None}
 
 
-@functools.cache
-def _open_with_arrays(carrying: bool) -> Any:
-    """PostgreSQL, built once: ``INSERT INTO deadline ... SELECT ... FROM unnest(:kinds,
-    :dues)``, one row for each kind and due time (an executemany went through psycopg's
-    pipeline, which cost more than the statement, and a multi-row ``VALUES`` built
-    for each count was compiled afresh on every execution); ``carrying``: with the
-    pending close of a seat's open deadlines (``close_turn``) as a CTE."""
-    table = Deadline.__table__  # type: ignore[attr-defined]
-    each = func.unnest(cast(bindparam("kinds"), ARRAY(table.c.kind.type)),
-                       cast(bindparam("dues"), ARRAY(table.c.due_at.type))
-                       ).table_valued("kind", "due_at").render_derived(name="each")
-    # named apart from the columns, so the carried UPDATE takes none of them as its own
-    shared = {key: bindparam(f"new_{key}", type_=table.c[key].type)
-              for key in ("game_id", "seat", "opened_step", "opened_at")}
-    statement = insert(table).from_select(
-        [*shared, "kind", "due_at"], select(*shared.values(), each.c.kind, each.c.due_at))
-    return (statement.add_cte(_close(True, (DECISION, REMINDER)).cte("closed")) if carrying
-            else statement)
+def close_open(unit: Unit, game_id: str, now: datetime, outcome: str, *,
+               seat: int | None = None, kinds: Iterable[str] = (DECISION, REMINDER)) -> None:
+    """Close a game's (or one seat's) open deadlines, with the transaction's writes."""
+    changes(unit).close(game_id, seat, tuple(kinds), outcome, now)
+    unit.sent()
 
 
-def close_open(session: Session, game_id: str, now: datetime, outcome: str, *,
-               seat: int | None = None, kinds: Iterable[str] = (DECISION, REMINDER)) -> int:
-    """Close a game's (or one seat's) open deadlines; returns how many closed.
-
-    A Core UPDATE built once for each choice of kinds (no Deadline is held as an
-    object to keep in step): the ORM's bulk update cost more than it."""
-    send(session, CLOSING)
-    return session.connection().execute(_close(seat is not None, tuple(kinds)), {
-        "of_game": game_id, "of_seat": seat, "at": now, "why": outcome}).rowcount
+def close_turn(unit: Unit, game_id: str, seat: int, now: datetime, outcome: str) -> None:
+    """A seat's turn ended: its open decision and reminders close."""
+    close_open(unit, game_id, now, outcome, seat=seat)
 
 
-def close_turn(session: Session, game_id: str, seat: int, now: datetime, outcome: str) -> None:
-    """A seat's turn ended: its open decision and reminders close.
+def open_now(unit: Unit, game_id: str, seat: int, kind: str | None = None) -> list[Row]:
+    """A seat's open deadlines as this transaction leaves them, earliest first: those
+    found in the database that no change of the transaction closes (read once per
+    seat), and those it opens (no ``id`` yet: a change to one of them is made to the
+    row it will insert)."""
+    found = unit.facts.setdefault(OPEN_READ, {})
+    if (game_id, seat) not in found:
+        found[(game_id, seat)] = [Row(_DEADLINES, values) for values in
+                                  unit.session.connection().execute(
+                                      sa_select(_DEADLINES).where(
+                                          _DEADLINES.c.game_id == game_id,
+                                          _DEADLINES.c.seat == seat,
+                                          _DEADLINES.c.done_at.is_(None))
+                                      .order_by(_DEADLINES.c.due_at, _DEADLINES.c.id)).mappings()]
+    pending = changes(unit)
+    rows = [row for row in found[(game_id, seat)]
+            if pending.closing(game_id, seat, row.kind) is None and row.done_at is None]
+    rows += [Row.sharing(_DEADLINES, values) for values in pending.opens
+             if values["game_id"] == game_id and values["seat"] == seat
+             and values["done_at"] is None]
+    if kind is not None:
+        rows = [row for row in rows if row.kind == kind]
+    return sorted(rows, key=lambda row: as_utc(row.due_at))
 
-    On PostgreSQL the UPDATE waits for the decision the move opens next, which
-    carries it (``open_decision``): a turn that passes from one seat to another is
-    then one statement. Anything else that touches deadlines in the transaction,
-    and the commit, send it first (``db.hold``); a rollback drops it."""
-    if session.get_bind().dialect.name == "postgresql":
-        hold(session, CLOSING, _close(True, (DECISION, REMINDER)),
-             {"of_game": game_id, "of_seat": seat, "at": now, "why": outcome})
-    else:
-        close_open(session, game_id, now, outcome, seat=seat)
+
+#: ``Unit.facts`` key: each seat's open deadlines as the database held them.
+OPEN_READ = "open deadlines read"
 
 
-#: The kind of write ``db.hold`` keeps for a seat's close (``close_turn``) not sent yet.
-CLOSING = "close of a seat's deadlines"
-
-
-@functools.cache
-def _close(one_seat: bool, kinds: tuple[str, ...]) -> Any:
-    """The kinds are written into the statement (a handful of choices, each built
-    once): an ``IN`` of bound values is expanded afresh on every execution, which
-    was a third of the statement's cost."""
-    table = Deadline.__table__  # type: ignore[attr-defined]
-    statement = (update(table)
-                 .where(table.c.game_id == bindparam("of_game"), table.c.done_at.is_(None),
-                        or_(*(table.c.kind == literal(kind) for kind in kinds)))
-                 .values(done_at=bindparam("at"), outcome=bindparam("why")))
-    return statement.where(table.c.seat == bindparam("of_seat")) if one_seat else statement
+def schedule_digest(unit: Unit, game_id: str, seat: int, now: datetime,
+                    last_digest_at: datetime | None, period: timedelta) -> None:
+    """At most one digest a period: reuse an open digest row, else schedule one."""
+    if open_now(unit, game_id, seat, DIGEST):
+        return
+    now = as_utc(now)
+    due = max(now, as_utc(last_digest_at) + period) if last_digest_at else now
+    changes(unit).open([_new_row(game_id, seat, DIGEST, due, 0, now)])
+    unit.sent()
 
 
 def open_rows(session: Session, game_id: str, seat: int | None = None,
               kind: str | None = None) -> list[Deadline]:
-    """The open deadlines of a game (or a seat), earliest first."""
-    send(session, CLOSING)
+    """The open deadlines of a game (or a seat), earliest first, as ORM objects: for
+    code outside a move (the clock, the seat page, a vacation)."""
     query = select(Deadline).where(Deadline.game_id == game_id, col(Deadline.done_at).is_(None))
     if seat is not None:
         query = query.where(Deadline.seat == seat)
@@ -409,12 +417,5 @@ def shift_open(session: Session, game_id: str, seat: int, now: datetime,
             session.add(row)
 
 
-def schedule_digest(session: Session, game_id: str, seat: int, now: datetime,
-                    last_digest_at: datetime | None, period: timedelta) -> None:
-    """At most one digest a period: reuse an open digest row, else schedule one."""
-    if open_rows(session, game_id, seat, DIGEST):
-        return
-    now = as_utc(now)
-    due = max(now, as_utc(last_digest_at) + period) if last_digest_at else now
-    session.add(Deadline(game_id=game_id, seat=seat, kind=DIGEST, due_at=due,
-                         opened_step=0, opened_at=now))
+_DEADLINES: Table = Deadline.__table__  # type: ignore[attr-defined]
+_CLOCKS: Table = SeatClock.__table__  # type: ignore[attr-defined]

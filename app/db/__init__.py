@@ -1,9 +1,11 @@
 """Database engine and sessions, one engine per Flask app.
 
-Sessions are opened by ``app.services`` only (the one transaction boundary):
-``write_session`` commits on success and rolls back on any error;
-``read_session`` never commits, which is how GET requests are kept from
-changing anything.
+Transactions are opened with the helpers here and nowhere else (the test
+``tests/test_architecture.py`` checks that no other module makes a ``Session``):
+``app.db.unit.unit_of_work`` for a move (its writes queued and sent together),
+``write_session`` for other writes (commits on success, rolls back on any error),
+``read_session`` for reads (never commits, which is how GET requests are kept
+from changing anything).
 """
 from __future__ import annotations
 
@@ -108,7 +110,9 @@ def get_engine(app: Any = None) -> Engine:
 
 @contextmanager
 def write_session(engine: Engine | None = None) -> Iterator[Session]:
-    """A session whose work is committed at the end, or rolled back on error."""
+    """A session whose work is committed at the end, or rolled back on error: for writes
+    that are not a game's move (settings, links, the queues' bookkeeping). A move is a
+    unit of work (``app.db.unit.unit_of_work``)."""
     with Session(engine or get_engine(), expire_on_commit=False) as session:
         try:
             yield session
@@ -116,64 +120,6 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
-        for callback in session.info.pop(AFTER_COMMIT, ()):
-            callback()
-
-
-AFTER_COMMIT = "silver_eye_after_commit"
-
-
-def after_commit(session: Session, callback: Any) -> None:
-    """Run ``callback()`` once ``write_session`` has committed this session's work
-    (never after a rollback): what may only be believed of committed data."""
-    session.info.setdefault(AFTER_COMMIT, []).append(callback)
-
-
-# -- writes held for the next statement to carry ---------------------------------
-
-def hold(session: Session, kind: str, statement: Any, params: dict[str, Any]) -> None:
-    """Keep a write of ``kind`` to send later in this transaction: the statement the
-    caller sends next may carry it as a CTE (``take``); anything that reads what it
-    writes sends it first (``send``), and so does the commit; a rollback drops it.
-    A write of the same kind held already is sent now, so their order is kept.
-
-    On PostgreSQL a move's action row and the close of a seat's deadlines ride this
-    way on the statement after them: one round trip less each (``store.append_action``,
-    ``deadlines.close_turn``)."""
-    send(session, kind)
-    session.info.setdefault(HELD, {})[kind] = (statement, params)
-
-
-def take(session: Session, kind: str) -> dict[str, Any] | None:
-    """The parameters of the held write of ``kind`` (None if none), which the caller's
-    next statement now carries: it is no longer sent on its own."""
-    held = session.info.get(HELD, {}).pop(kind, None)
-    return None if held is None else held[1]
-
-
-def send(session: Session, kind: str | None = None) -> None:
-    """Send the held write of ``kind`` now (every held write when ``kind`` is None)."""
-    held = session.info.get(HELD)
-    if not held:
-        return
-    for each in [kind] if kind is not None else list(held):
-        write = held.pop(each, None)
-        if write is not None:
-            session.connection().execute(*write)
-
-
-#: ``session.info`` key: the writes ``hold`` keeps, by kind, in the order held.
-HELD = "silver_eye_held_writes"
-
-
-@sa.event.listens_for(Session, "before_commit")
-def _send_held_before_commit(session: Session) -> None:
-    send(session)
-
-
-@sa.event.listens_for(Session, "after_rollback")
-def _drop_held(session: Session) -> None:
-    session.info.pop(HELD, None)
 
 
 @contextmanager

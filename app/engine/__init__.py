@@ -12,15 +12,18 @@ Other code and outside tests use only these names:
     RULES_VERSION, SUPPORTED_RULES, ENGINE_VERSION         # see versions.py
     describe(event, names) -> str
     still_means(state_at_mail, state_now, seat, action) -> Meaning   # a late reply (issue 17)
+    MIN_SEATS, MAX_SEATS, ROUNDS                          # how many seats and rounds a game has
 """
 from . import cards
 from .describe import describe
 from .meaning import Meaning, Named, still_means
-from .rules import apply_action, default_action, legal_actions, new_game, replay, to_act
+from .rules import (MAX_SEATS, MIN_SEATS, ROUNDS, apply_action, default_action, legal_actions,
+                    new_game, replay, to_act)
 from .state import IllegalAction, State
 from .versions import ENGINE_VERSION, RULES_VERSION, SUPPORTED_RULES
 from .views import status, view
 
 __all__ = ["cards", "describe", "apply_action", "default_action", "legal_actions", "new_game",
            "replay", "status", "to_act", "IllegalAction", "State", "view", "ENGINE_VERSION",
-           "RULES_VERSION", "SUPPORTED_RULES", "Meaning", "Named", "still_means"]
+           "RULES_VERSION", "SUPPORTED_RULES", "Meaning", "Named", "still_means", "MIN_SEATS",
+           "MAX_SEATS", "ROUNDS"]

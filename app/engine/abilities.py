@@ -5,6 +5,11 @@ Drunk) are offered as a decision after the drawn card is discarded; the Tanner
 goes into the village instead; Simon, Spotter and Gambler work from a faceup
 card in the village. Round-end cards (Nelly, Illusionist, Mad Bomber) are in
 `scoring.py`.
+
+Long because: one `Decision` class per choice a card offers (Twister, Ghost,
+Split Seer, Dracula, Underminer, Drunk, Spotter, the Gambler's two), each with
+its options, its default and its step, next to the helpers they share; split
+by card they would only import each other's helpers back.
 """
 from __future__ import annotations
 

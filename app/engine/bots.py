@@ -115,7 +115,7 @@ def _turn(v: dict, seat: int, mine: list[dict], legal: dict) -> dict | None:
 
 def _place(v: dict, seat: int, mine: list[dict], legal: dict) -> dict | None:
     hand = v["hand"]["value"]
-    known = {}
+    known: dict[int, list[int]] = {}
     for i, c in enumerate(mine):
         if c["value"] is not None:
             known.setdefault(c["value"], []).append(i)

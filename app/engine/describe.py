@@ -282,7 +282,7 @@ def _played_clause(event: Event, you: str, your: str) -> str | None:
     if kind in _PLAYED:
         return _PLAYED[str(kind)].format(you=you, your=your)
     card = event.get("card")
-    known = bool(card) and card.get("id") is not None  # type: ignore[union-attr]
+    known = bool(card and card.get("id") is not None)
     if kind == "discard":
         return (f"{your} {card_words(card)} was discarded" if known
                 else f"the card {you} drew was discarded")

@@ -145,9 +145,10 @@ def still_means(state_at_mail: State, state_now: State, seat: int,
     """
     then, now = view(state_at_mail, seat), view(state_now, seat)
     since = tuple(_events_between(then, now))
-    base = dict(round_then=int(then.get("round") or 0), round_now=int(now.get("round") or 0),
-                decision_then=decision_of(then, seat), decision_now=decision_of(now, seat),
-                since=since)
+    base: dict[str, Any] = dict(
+        round_then=int(then.get("round") or 0), round_now=int(now.get("round") or 0),
+        decision_then=decision_of(then, seat), decision_now=decision_of(now, seat),
+        since=since)
     if now.get("phase") == "over":
         return Meaning(False, OVER, **base)
     if base["round_then"] != base["round_now"]:
@@ -362,7 +363,7 @@ def changed_words(meaning: Meaning, seat: int, names: Sequence[str]) -> str:
 
 def _change(named: Named, seat: int, names: Sequence[str]) -> str:
     where = place_words(named, seat, names)
-    then_known = bool(named.then) and named.then.get("id") is not None
+    then_known = bool(named.then and named.then.get("id") is not None)
     meant = f"the {card_words(named.then)} you meant" if then_known else "the card you meant"
     if named.place == "village":
         if named.lost:

@@ -32,14 +32,14 @@ def new_game(seats: int, seed: int, decks: list[list[int]] | None = None,
         raise ValueError("Silver Eye is played by 2 to 4 seats")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError("the seed must be an integer")
-    stacked = None
+    stacked: tuple[tuple[int, ...] | None, ...] | None = None
     if decks:
-        stacked = []
+        checked: list[tuple[int, ...] | None] = []
         for deck in decks:
             if deck is not None and sorted(deck) != list(range(DECK_SIZE)):
                 raise ValueError("a stacked deck must hold each card id 0-51 once (R3)")
-            stacked.append(None if deck is None else tuple(deck))
-        stacked = tuple(stacked)
+            checked.append(None if deck is None else tuple(deck))
+        stacked = tuple(checked)
     st = State(seats=seats, seed=seed, options=dict(options or {}), decks=stacked, rules=rules)
     st.totals = [0] * seats
     st.eye_holder = random.Random(f"{seed}:first").randrange(seats)   # R6

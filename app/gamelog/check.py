@@ -12,7 +12,7 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import engine
 from app.gamelog import store
@@ -104,7 +104,7 @@ def _gaps(seqs: list[int]) -> str:
 def check_games(game_ids: list[str] | None = None) -> Iterator[GameCheck]:
     """Check the given games (default: every game, oldest first), one read session each."""
     with read_session() as session:
-        query = select(store.Game.id).order_by(store.Game.created, store.Game.id)
+        query = select(store.Game.id).order_by(col(store.Game.created), col(store.Game.id))
         ids = list(game_ids) if game_ids else list(session.exec(query))
     for game_id in ids:
         with read_session() as session:

@@ -19,12 +19,12 @@ from typing import Any, Iterable, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.gamelog import warm_states
-from app.db import hold, send, take
-from app.db.loaded import Stored, note
+from app.db.unit import Insert, Row, Unit
 from app.engine.versions import ENGINE_VERSION
 
 GAME_STATUSES = ("running", "over", "abandoned")
@@ -167,78 +167,39 @@ class UsedFormToken(SQLModel, table=True):
 
 # -- the log -----------------------------------------------------------------
 
-_INSERT_ACTION = sa.insert(Action.__table__)  # type: ignore[attr-defined]
 
 
-def append_action(session: Session, game_id: str, seq: int, seat: int,
+def append_action(unit: Unit, game_id: str, seq: int, seat: int,
                   action: dict[str, Any], source: str = "player") -> datetime:
-    """Insert action ``seq`` of a game (one Core INSERT: at once on SQLite, carried by
-    the move's next statement on PostgreSQL, ``LOGGED``); returns the row's ``created``
+    """Queue action ``seq`` of a game on the move's unit of work (sent with the move's
+    other writes: ``services.repository.write_move``); returns the row's ``created``
     (what identifies it to ``warm_states``).
 
     ``sqlalchemy.exc.IntegrityError`` when ``seq`` already exists, from the statement
-    that sends the row, inside the caller's transaction. Not
-    an ORM object: nothing reads the row back in the transaction that wrote
-    it, and the unit of work cost more than the insert on every move.
-    """
+    that sends it, inside the caller's transaction. Not an ORM object: nothing reads
+    the row back in the transaction that wrote it."""
     if source not in ACTION_SOURCES:
         raise ValueError(f"unknown action source {source!r}")
     created = utcnow()
-    row = {"game_id": game_id, "seq": seq, "seat": seat, "action": dict(action),
-           "source": source, "created": created}
-    if session.get_bind().dialect.name == "postgresql":
-        hold(session, LOGGED, _INSERT_ACTION, row)  # the next statement of the move carries it
-    else:
-        session.connection().execute(_INSERT_ACTION, row)
+    unit.insert(Insert(_ACTIONS, [{"game_id": game_id, "seq": seq, "seat": seat,
+                                   "action": dict(action), "source": source,
+                                   "created": created}]))
     return created
 
 
-#: The kind of write ``db.hold`` keeps for an action row appended but not sent yet
-#: (PostgreSQL). The statement the move sends next (``notify.seat_acted``: its mail
-#: row notes the step) carries the insert as a CTE, ``carrying_log``; anything that
-#: reads the log, and the commit, send it first (``flush_log``). A clash on
-#: ``(game_id, seq)`` raises from whichever statement sends it, inside the same
-#: transaction.
-LOGGED = "action row"
-
-
-def flush_log(session: Session) -> None:
-    """Send the pending action row, if any (before reading the log)."""
-    send(session, LOGGED)
-
-
-def carrying_log(session: Session, statement: Any) -> tuple[Any, dict[str, Any]]:
-    """``statement`` with the pending action row's insert added as a CTE, and the
-    parameters that adds (``log_*``); unchanged, and no parameters, when none is pending.
-    ``statement`` must be built once (its variant is cached by identity)."""
-    row = take(session, LOGGED)
-    if row is None:
-        return statement, {}
-    return _with_log_insert(statement), {f"log_{key}": value for key, value in row.items()}
-
-
-@functools.cache
-def _with_log_insert(statement: Any) -> Any:
-    table = Action.__table__  # type: ignore[attr-defined]
-    logged = sa.insert(table).values(
-        {key: sa.bindparam(f"log_{key}", type_=table.c[key].type)
-         for key in ("game_id", "seq", "seat", "action", "source", "created")}).cte("logged")
-    return statement.add_cte(logged)
 
 
 def load_actions(session: Session, game_id: str, after_seq: int = 0) -> list[Action]:
     """The game's actions with ``seq > after_seq``, in order."""
-    flush_log(session)
     query = (select(Action).where(Action.game_id == game_id, Action.seq > after_seq)
-             .order_by(Action.seq))
+             .order_by(col(Action.seq)))
     return list(session.exec(query))
 
 
 def actions_since(session: Session, game_id: str, seat: int, since: datetime) -> list[Action]:
     """One seat's actions logged at ``since`` or later, oldest first (rate limits)."""
-    flush_log(session)
     query = (select(Action).where(Action.game_id == game_id, Action.seat == seat,
-                                  Action.created >= since).order_by(Action.seq))
+                                  Action.created >= since).order_by(col(Action.seq)))
     return list(session.exec(query))
 
 
@@ -249,14 +210,12 @@ def as_utc(moment: datetime) -> datetime:
 
 def action_at(session: Session, game_id: str, seq: int) -> Action | None:
     """The action with this ``seq``, if the log has reached it."""
-    flush_log(session)
     return session.exec(
         select(Action).where(Action.game_id == game_id, Action.seq == seq)).first()
 
 
 def last_seq(session: Session, game_id: str) -> int:
     """The number of actions in the game's log (0 before the first)."""
-    flush_log(session)
     value = session.exec(
         select(sa.func.max(Action.seq)).where(Action.game_id == game_id)).one()
     return int(value or 0)
@@ -265,25 +224,20 @@ def last_seq(session: Session, game_id: str) -> int:
 def game_seq(session: Session, game_id: str) -> int | None:
     """The last step of a game in one query, or None if there is no such game
     (what a page polling for news asks every few seconds)."""
-    flush_log(session)
     newest = (select(sa.func.max(Action.seq)).where(Action.game_id == game_id)
               .scalar_subquery())
     row = session.exec(select(Game.id, newest).where(Game.id == game_id)).first()
     return None if row is None else int(row[1] or 0)
 
 
-def set_status(session: Session, game: Any, status: str) -> None:
-    """A game's new status ("over", "abandoned"), on the row the caller holds: an ORM
-    object through the session, a row a move read as values (``Stored``) with one
-    UPDATE of its own."""
-    if isinstance(game, Stored):
-        table = Game.__table__  # type: ignore[attr-defined]
-        session.connection().execute(sa.update(table).where(table.c.id == game.id)
-                                     .values(status=status))
-        note(game, status=status)
+def set_status(unit: Unit, game: Game | Row, status: str) -> None:
+    """A game's new status ("over", "abandoned"), queued on the unit with its other
+    writes and noted on the row the caller holds."""
+    unit.update_id(_GAMES, game.id, (), status=status)
+    if isinstance(game, Row):
+        game.values["status"] = status
     else:
-        game.status = status
-        session.add(game)
+        set_committed_value(game, "status", status)
 
 
 def load_seats(session: Session, game_id: str) -> list[Seat]:
@@ -303,16 +257,20 @@ class SeatRow:
     email: str = ""
 
 
-def seat_rows(session: Session, game_id: str) -> list[SeatRow]:
-    """The game's seats for reading only (a GET's link check), ordered by index."""
+def seat_rows(session: Session, game_id: str, with_email: bool = False) -> list[SeatRow]:
+    """The game's seats for reading only (a GET's link check: no ``email``), ordered by
+    index; ``with_email``: with their addresses (the mail of a transaction that is not a
+    move, which read none)."""
     return [SeatRow(*row) for row in session.connection().execute(
-        _seat_columns(), {"game_id": game_id})]
+        _seat_columns(with_email), {"game_id": game_id})]
 
 
 @functools.cache
-def _seat_columns() -> Any:
-    return (sa.select(Seat.index, Seat.name, Seat.kind, Seat.token_version)  # type: ignore[arg-type]
-            .where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index))
+def _seat_columns(with_email: bool) -> Any:
+    seat = _SEATS.c
+    columns = [seat.index, seat.name, seat.kind, seat.token_version,
+               *([seat.email] if with_email else [])]
+    return sa.select(*columns).where(seat.game_id == sa.bindparam("game_id")).order_by(seat.index)
 
 
 @functools.cache
@@ -350,28 +308,18 @@ def read_cache(session: Session, game_id: str) -> tuple[int, Any] | None:
         return None
 
 
-def write_cache(session: Session, game_id: str, seq: int, state: Any) -> None:
-    """Remember ``state`` as the state after action ``seq`` of the game.
-
-    One upsert statement, built once per dialect: the blob (kilobytes) is
-    never read back just to be overwritten.
-    """
+def write_cache(unit: Unit, game_id: str, seq: int, state: Any) -> None:
+    """Remember ``state`` as the state after action ``seq`` of the game: one upsert,
+    queued with the move's other writes (the blob, kilobytes, is never read back
+    just to be overwritten)."""
     blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    session.connection().execute(_cache_upsert(session.get_bind().dialect.name), {
-        "game_id": game_id, "seq": seq, "state": blob, "engine_version": ENGINE_VERSION,
-        "updated": utcnow()})
-    held = session.identity_map.get(identity_key(StateCache, game_id))
+    unit.insert(Insert(_CACHE, [{"game_id": game_id, "seq": seq, "state": blob,
+                                 "engine_version": ENGINE_VERSION, "updated": utcnow()}],
+                       conflict=("game_id",),
+                       replace=("seq", "state", "engine_version", "updated")))
+    held = unit.session.identity_map.get(identity_key(StateCache, game_id))
     if held is not None:  # an object loaded earlier must not flush its old blob back
-        session.expunge(held)
-
-
-@functools.cache
-def _cache_upsert(dialect: str) -> Any:
-    statement = insert_for(dialect, StateCache.__table__)  # type: ignore[attr-defined]
-    return statement.on_conflict_do_update(
-        index_elements=["game_id"],
-        set_={key: statement.excluded[key] for key in ("seq", "state", "engine_version",
-                                                        "updated")})
+        unit.session.expunge(held)
 
 
 def dialect_insert(session: Session, table: Any) -> Any:
@@ -439,7 +387,7 @@ def _seats_game_and_log_from() -> Any:
 
 
 def read_seats_and_game(session: Session, game_id: str) -> tuple[
-        list[SeatRow], Stored | None, tuple[int, Any] | None, list[Logged]] | None:
+        list[SeatRow], Row | None, tuple[int, Any] | None, list[Logged]] | None:
     """A read-only request's link check and game in one query, when this process
     holds a state of the game that still fits its log: ``(seats, game, (seq,
     state), log from seq on)``, like ``seat_rows`` and ``read_game``. None when
@@ -451,17 +399,17 @@ def read_seats_and_game(session: Session, game_id: str) -> tuple[
                                         {"game_id": game_id, "from_seq": warm.seq}).all()
     if not rows:
         return [], None, None, []
-    columns = Game.__table__.columns.keys()  # type: ignore[attr-defined]
+    columns = _GAMES.columns.keys()
     log_at = 4 + len(columns)
     seats = list({row[0]: SeatRow(*row[:4]) for row in rows}.values())
-    game = Stored(Game, dict(zip(columns, rows[0][4:log_at])))
+    game = Row(_GAMES, dict(zip(columns, rows[0][4:log_at])))
     logged = list({row[log_at]: Logged(*row[log_at:]) for row in rows
                    if row[log_at] is not None}.values())
     fitting = held_state(warm, game, logged)
     return None if fitting is None else (seats, game, fitting, logged)
 
 
-def warm_state(game: Game, seq: int, state: Any,
+def warm_state(game: Game | Row, seq: int, state: Any,
                anchor: datetime | None) -> warm_states.Warm:
     """What ``warm_states`` keeps of a game's state after ``seq`` (a copy of it), its
     times in aware UTC; ``anchor`` is the ``created`` of log row ``seq`` (None at 0)."""
@@ -469,7 +417,7 @@ def warm_state(game: Game, seq: int, state: Any,
                             None if anchor is None else as_utc(anchor))
 
 
-def held_state(warm: warm_states.Warm, game: Game,
+def held_state(warm: warm_states.Warm, game: Game | Row,
                logged: list[Logged]) -> tuple[int, Any] | None:
     """``(seq, a copy of the state)`` of ``warm`` if the game and the log read now are
     the ones it was computed from (``logged`` starts at its ``seq``); else None,
@@ -552,3 +500,9 @@ def use_form_token(session: Session, token_id: str, older_than: datetime) -> boo
     statement = (dialect_insert(session, UsedFormToken).values(id=token_id, used_at=utcnow())
                  .on_conflict_do_nothing(index_elements=["id"]).returning(UsedFormToken.id))
     return session.execute(statement).first() is not None
+
+
+_GAMES: sa.Table = Game.__table__  # type: ignore[attr-defined]
+_SEATS: sa.Table = Seat.__table__  # type: ignore[attr-defined]
+_ACTIONS: sa.Table = Action.__table__  # type: ignore[attr-defined]
+_CACHE: sa.Table = StateCache.__table__  # type: ignore[attr-defined]

@@ -148,6 +148,7 @@ def mime_shape(raw: bytes, *, stop_depth: int = MAX_DEPTH, stop_parts: int = MAX
         return None
 
     pending: bytes | None = None  # a boundary line met while reading headers
+    line: bytes | None  # None once the lines run out
     opening = True  # the top-level headers come first
     while True:
         if opening:

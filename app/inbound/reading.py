@@ -38,7 +38,7 @@ _PARSER = EmailReplyParser(languages=[code for code in MAIL_LANGUAGES if len(cod
 
 def message_of(raw: bytes) -> EmailMessage:
     """The parsed message (never raises on malformed mail: headers stay defects)."""
-    return email.message_from_bytes(raw, policy=email.policy.default)  # type: ignore[return-value]
+    return email.message_from_bytes(raw, policy=email.policy.default)
 
 
 # -- machines ----------------------------------------------------------------------

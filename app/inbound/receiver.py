@@ -6,9 +6,11 @@ and no storage for whatever local part a stranger makes up, issue 17 item 5),
 refuses messages over 1 MB (the SIZE limit, 552), with too many MIME parts
 (552) or nested too deep (554) after DATA, always permanently: the same bytes
 would be refused again, and a 4xx makes an MTA retry for days. It answers 250
-only once the raw message is committed to the inbox. Then, unless told not
-to, it applies that row at once on a worker thread of its own, so a reply
-turns into a move within a moment; the clock applies whatever is left.
+only once the raw message is committed to the inbox. Then, given an ``apply``
+(``app.runners.inbound.apply_one``, passed in by the process that runs it: the
+runner sits above this layer), it applies that row at once on a worker thread
+of its own, so a reply turns into a move within a moment; the apply loop and
+the clock apply whatever is left.
 
 One client IP holds at most ``INBOUND_CONNECTIONS_PER_CLIENT`` connections
 (the next is told ``421`` and closed), and a connection idle for
@@ -20,12 +22,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP
 
-from app.inbound import inbox, worker
+from app.inbound import inbox
 from app.access import reply_address as address
 from app.config import setting
 
@@ -37,6 +39,9 @@ DEFAULT_INBOUND_SMTP = "127.0.0.1:2525"
 DEFAULT_CONNECTIONS_PER_CLIENT = 10
 #: Seconds a connection may sit idle before it is closed (``INBOUND_IDLE_SECONDS``).
 DEFAULT_IDLE_SECONDS = 60
+
+#: Applies one stored row at once: ``apply(app, row_id)``.
+Apply = Callable[[Any, int], Any]
 
 
 def host_port(value: str | None) -> tuple[str, int]:
@@ -51,7 +56,7 @@ def host_port(value: str | None) -> tuple[str, int]:
 class InboxHandler:
     """aiosmtpd handler: RCPT checks the domain, DATA stores (and applies)."""
 
-    def __init__(self, app: Any, *, apply: bool = True) -> None:
+    def __init__(self, app: Any, *, apply: Apply | None = None) -> None:
         self.app = app
         self.apply = apply
         with app.app_context():
@@ -84,7 +89,7 @@ class InboxHandler:
         except Exception:  # noqa: BLE001 - the database is down: let the sender retry
             log.exception("could not store an inbound message")
             return "451 4.3.0 Could not store the message now; please try again later"
-        if self.apply and not stored.duplicate:
+        if self.apply is not None and not stored.duplicate:
             loop.run_in_executor(self.applying, self._apply, stored.id)
         return "250 2.0.0 Stored"
 
@@ -96,9 +101,10 @@ class InboxHandler:
             return inbox.store(get_engine(self.app), raw, via="smtp", mail_from=mail_from,
                                rcpt=rcpt, now=dl.now())
 
-    def _apply(self, row_id: int | None = None) -> None:
+    def _apply(self, row_id: int) -> None:
+        assert self.apply is not None
         try:
-            worker.apply_pending(self.app, only=row_id)
+            self.apply(self.app, row_id)
         except Exception:  # noqa: BLE001 - the clock applies it later
             log.exception("applying inbox row %s failed", row_id)
 
@@ -189,8 +195,9 @@ class InboxController(Controller):
         return CappedSMTP(self.handler, door=self.door, **self.SMTP_kwargs)
 
 
-def controller(app: Any, host: str, port: int, *, apply: bool = True) -> Controller:
-    """A started-on-demand aiosmtpd controller (``.start()``/``.stop()``) for the inbox."""
+def controller(app: Any, host: str, port: int, *, apply: Apply | None = None) -> Controller:
+    """A started-on-demand aiosmtpd controller (``.start()``/``.stop()``) for the inbox;
+    ``apply``: what applies a stored row at once (None: store only)."""
     handler = InboxHandler(app, apply=apply)
     with app.app_context():
         per_client = int(setting("INBOUND_CONNECTIONS_PER_CLIENT",

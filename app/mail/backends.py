@@ -13,9 +13,12 @@ import smtplib
 import ssl
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.policy import EmailPolicy
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from app.config import setting
 
 
 class PermanentFailure(Exception):
@@ -46,7 +49,10 @@ class FileBackend:
     def send(self, message: EmailMessage, key: str) -> None:
         target = self.folder / f"{key}.eml"
         partial = target.with_suffix(".eml.part")
-        partial.write_bytes(message.as_bytes(policy=message.policy.clone(utf8=True))
+        # typeshed types a message's policy as the base Policy; compose builds every
+        # message with an EmailPolicy, the one that knows ``utf8``
+        policy = cast("EmailPolicy[EmailMessage]", message.policy)
+        partial.write_bytes(message.as_bytes(policy=policy.clone(utf8=True))
                             if not str(message["To"]).isascii() else bytes(message))
         os.replace(partial, target)  # readers never see half a message
 
@@ -146,14 +152,19 @@ class SmtpBackend:
             self._conn = None
 
 
+def mail_folder(config: dict, instance_path: str | os.PathLike[str]) -> Path:
+    """Where the file backend writes (and ``/dev/mail`` reads): ``MAIL_DIR``, else
+    ``mail/`` in the instance folder."""
+    return Path(config.get("MAIL_DIR") or setting("MAIL_DIR") or Path(instance_path) / "mail")
+
+
 def backend_from_config(config: dict, instance_path: str | os.PathLike[str]) -> MailBackend:
     """Choose the backend named by ``MAIL_BACKEND`` (``file`` unless said otherwise)."""
-    name = (config.get("MAIL_BACKEND") or os.environ.get("MAIL_BACKEND") or "file").lower()
+    name = str(config.get("MAIL_BACKEND") or setting("MAIL_BACKEND")).lower()
     if name == "file":
-        folder = config.get("MAIL_DIR") or os.environ.get("MAIL_DIR") or Path(instance_path) / "mail"
-        return FileBackend(folder)
+        return FileBackend(mail_folder(config, instance_path))
     if name == "smtp":
-        url = config.get("SMTP_URL") or os.environ.get("SMTP_URL")
+        url = config.get("SMTP_URL") or setting("SMTP_URL")
         if not url:
             raise ValueError("MAIL_BACKEND=smtp needs SMTP_URL (smtp://user:pass@host:port)")
         return SmtpBackend(SmtpSettings.from_url(url))

@@ -13,6 +13,7 @@ Case, spaces and punctuation around the words do not matter.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -240,7 +241,7 @@ def mail_words(message: str) -> str:
     deck number counted from 1, as the menu counts, and commands instead of JSON."""
     text = str(message)
     for pattern, template in _ENGINE_NUMBERS:
-        text = pattern.sub(lambda m, t=template: _plus_one(m, t), text)
+        text = pattern.sub(functools.partial(_plus_one, template=template), text)
     for engine_words, words in _ENGINE_PHRASES:
         text = text.replace(engine_words, words)
     return _SAY_WHICH.sub(lambda m: f"Say which {m.group(1)} by its number (from 1).", text)

@@ -7,6 +7,11 @@ Names and addresses typed by players are cleaned here before they come near a
 header; the message itself is built with ``email.message.EmailMessage`` and
 ``email.headerregistry.Address``, which quote what needs quoting and refuse
 line breaks.
+
+Long because: every kind of mail (turn, invitation, round, game over, digest,
+notice) is worded here from the same view helpers, with the headers they share;
+the headers section (``build_message`` and the thread ids) is the seam to split
+along if it grows.
 """
 from __future__ import annotations
 
@@ -65,8 +70,9 @@ class Mail:
 
 
 @dataclass(frozen=True)
-class GameInfo:
-    """What compose needs to know of a game besides a view."""
+class MailGame:
+    """A game as its mails name it: what compose needs to know of a game besides a view
+    (not ``app.services.results.GameInfo``, a game as the pages show it)."""
 
     id: str
     name: str
@@ -123,14 +129,14 @@ def card_info(card: dict[str, Any] | None) -> dict[str, Any]:
     """A card for the templates: label, name, ability, faceup, known."""
     from app.engine import cards
 
-    known = bool(card) and card.get("id") is not None
+    card_id = card.get("id") if card else None
     return {
-        "known": known,
+        "known": card_id is not None,
         "faceup": bool(card and card.get("faceup")),
         "label": card_words(card),
-        "value": cards.VALUE[int(card["id"])] if known else None,
-        "name": cards.name(int(card["id"])) if known else "",
-        "ability": cards.ability(int(card["id"])) if known else "",
+        "value": cards.VALUE[int(card_id)] if card_id is not None else None,
+        "name": cards.name(int(card_id)) if card_id is not None else "",
+        "ability": cards.ability(int(card_id)) if card_id is not None else "",
     }
 
 
@@ -246,7 +252,7 @@ def render(template: str, subject: str, **context: Any) -> Mail:
     return Mail(subject=clean_name(subject, limit=200), text=text, html=html)
 
 
-def subject_for(game: GameInfo, what: str) -> str:
+def subject_for(game: MailGame, what: str) -> str:
     return clean_name(f"{BRAND} · {game.title}: {what}", limit=200)
 
 
@@ -266,7 +272,7 @@ def decision_words(pending: str | None) -> str:
 from app.engine.meaning import decision_of  # noqa: E402,F401
 
 
-def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: int,
+def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: int,
               due: datetime | None, now: datetime, link: str, unsubscribe: str,
               reminder: bool = False, digest: bool = False,
               zone: tzinfo | None = None, reply_address: str | None = None,
@@ -307,7 +313,7 @@ def turn_mail(game: GameInfo, seat: int, view: dict[str, Any], *, since_step: in
     ), reply_to=menu.address if menu else None)
 
 
-def invitation_mail(game: GameInfo, seat: int, *, link: str, unsubscribe: str,
+def invitation_mail(game: MailGame, seat: int, *, link: str, unsubscribe: str,
                     deadline_hours: float) -> Mail:
     return render("invitation", subject_for(game, "you are invited to play"),
                   game=game, seat=seat, name=game.names[seat], names=game.names,
@@ -325,7 +331,7 @@ def summary_words(view: dict[str, Any], names: list[str],
     return summary.words(names)
 
 
-def round_mail(game: GameInfo, seat: int, view: dict[str, Any], round_no: int, *,
+def round_mail(game: MailGame, seat: int, view: dict[str, Any], round_no: int, *,
                link: str, unsubscribe: str) -> Mail:
     """Everyone's mail at a round's end: how the round was scored, and the totals."""
     return render("round_end", subject_for(game, f"Round {round_no} is over"),
@@ -335,7 +341,7 @@ def round_mail(game: GameInfo, seat: int, view: dict[str, Any], round_no: int, *
                   link=link, unsubscribe=unsubscribe)
 
 
-def game_over_mail(game: GameInfo, seat: int, view: dict[str, Any], *, link: str,
+def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str,
                    replay: str, unsubscribe: str) -> Mail:
     """The last round explained (no round mail is sent for it), the winner and why."""
     winner = view.get("winner")
@@ -353,12 +359,12 @@ def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
     count = len(entries)
     subject = clean_name(f"Silver Eye · {count} game{'s' if count != 1 else ''} "
                          f"wait{'' if count != 1 else 's'} for you", limit=200)
-    overview = GameInfo(id="", name="your games", names=[], base_url=base_url)
+    overview = MailGame(id="", name="your games", names=[], base_url=base_url)
     return render("daily", subject, game=overview, name=entries[0]["name"], entries=entries,
                   unsubscribe=unsubscribe)
 
 
-def notice_mail(game: GameInfo, seat: int, notice: str, *, about: int | None, link: str,
+def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, link: str,
                 unsubscribe: str, absent_after: int = 3, played: list[str] | None = None) -> Mail:
     """absent (about someone), you_absent, abandoned, fresh_link; ``played``: what the
     server played for this seat since it last played (``played_lines``, issue 17 item 2)."""

@@ -111,11 +111,11 @@ def build(view: dict[str, Any], seat: int, address: str | None, names: list[str]
             for action in singles[:LIST_LIMIT * 2]:
                 items.append(_item(address, action, subject, names))
             if len(singles) < len(actions):
-                example = next(a for a in actions if len(a.get("positions") or []) > 1)
-                items.append(MenuItem(command_for(example),
+                several = next(a for a in actions if len(a.get("positions") or []) > 1)
+                items.append(MenuItem(command_for(several),
                                       f"several cards of one value at once: "
                                       f"{PATTERNS['exchange']}",
-                                      mailto(address, command_for(example), subject)))
+                                      mailto(address, command_for(several), subject)))
             continue
         if len(actions) <= LIST_LIMIT or kind not in PATTERNS:
             items.extend(_item(address, action, subject, names) for action in actions)

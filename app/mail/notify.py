@@ -20,16 +20,14 @@ move by reply asked for is conversation (``replied``).
 """
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import bindparam, or_, update
-from sqlalchemy.orm.util import identity_key
+from sqlalchemy import Table, or_, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from app.clock import deadlines as dl
@@ -38,11 +36,11 @@ from app.gamelog import store
 from app.access import tokens
 from app.config import setting  # noqa: F401 - the settings the mail code reads
 from app.mail import compose
-from app.db.loaded import Stored, as_object, note
+from app.db.unit import Insert, Ref, Row, Unit
 from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, FAILED, MAIL_MODES, NONE, PENDING,
                              SUPERSEDED, AddressMail, Outbox, SeatMail)
-from app.mail.outbox import enqueue
+from app.mail.outbox import CHANNEL, enqueue, row_values
 
 DEFAULT_MAIL_FROM = "Silver Eye Post <silver-eye-post@localhost>"
 DEFAULT_DIGEST_HOURS = 24.0
@@ -84,31 +82,36 @@ def announced_decision(status: dict[str, Any], seat: int, step: int) -> dict[str
 
 @dataclass
 class Context:
-    """A game as the mail code needs it, read once per hook call."""
+    """A game as the mail code needs it, read once per reaction: its seats, names,
+    links and clock settings, and the unit of work its mail is queued on."""
 
     game: Any
     seats: list[Any]
-    info: compose.GameInfo
+    info: compose.MailGame
     settings: dl.ClockSettings
     sender: str
     secret: str
+    unit: Unit
 
     @property
     def id(self) -> str:
         return str(self.game.id)
 
     @classmethod
-    def load(cls, session: Session, game: Any) -> "Context":
-        seats = _seats(session, game)
+    def load(cls, where: Session | Unit, game: Any) -> "Context":
+        """The context of ``game`` on a move's unit of work, or on a plain session (the
+        clock, the sender, the inbound worker: their mail is written at once)."""
+        unit = where if isinstance(where, Unit) else Unit(where, queued=False)
+        seats = _seats(unit, game)
         base = str(setting("BASE_URL", "http://127.0.0.1:5000")).rstrip("/")
-        info = compose.GameInfo(id=str(game.id), name=game.name or "",
+        info = compose.MailGame(id=str(game.id), name=game.name or "",
                                 names=[compose.clean_name(s.name) or f"Player {s.index + 1}"
                                        for s in seats],
                                 base_url=base, commitment=game.commitment or "")
         return cls(game=game, seats=seats, info=info,
                    settings=dl.ClockSettings.from_options(game.options),
                    sender=str(setting("MAIL_FROM", DEFAULT_MAIL_FROM)),
-                   secret=str(setting("SECRET_KEY", "")))
+                   secret=str(setting("SECRET_KEY", "")), unit=unit)
 
     def is_human(self, seat: int) -> bool:
         return 0 <= seat < len(self.seats) and self.seats[seat].kind == "human"
@@ -150,27 +153,22 @@ class Context:
         return compose.mail_domain(self.sender)
 
 
-def remember_seats(session: Session, game_id: str, seats: list[store.SeatRow]) -> None:
-    """Register the seats a move read as rows (``store.SeatRow``), for ``Context.load``."""
-    dl.transaction_memo(session)[(SEATS_READ, game_id)] = seats
+def remember_seats(unit: Unit, game_id: str, seats: list[store.SeatRow]) -> None:
+    """The seats a move read (``store.SeatRow``), for ``Context.load``."""
+    unit.facts[(SEATS_READ, game_id)] = seats
 
 
-#: ``transaction_memo`` key of a game's seats registered by ``remember_seats``.
+#: ``Unit.facts`` key of a game's seats registered by ``remember_seats``.
 SEATS_READ = "seats read by the move"
 
 
-def _seats(session: Session, game: Any) -> list[Any]:
-    """The game's seats, as this transaction read them (``remember_seats``, or the
-    objects in the session when it holds them all), else with one query: every
-    action builds a context, and a query would return the very same rows."""
-    read = dl.transaction_memo(session).get((SEATS_READ, str(game.id)))
+def _seats(unit: Unit, game: Any) -> list[Any]:
+    """The game's seats, as this transaction read them (``remember_seats``), else with
+    one query: every action builds a context, and a query would return the same rows."""
+    read = unit.facts.get((SEATS_READ, str(game.id)))
     if read is not None:
-        return read  # type: ignore[no-any-return]
-    held = [session.identity_map.get(identity_key(store.Seat, (str(game.id), index)))
-            for index in range(int(getattr(game, "seats", 0) or 0))]
-    if held and all(seat is not None for seat in held):
-        return held
-    return store.load_seats(session, str(game.id))
+        return list(read)
+    return store.seat_rows(unit.session, str(game.id), with_email=True)
 
 
 def unsubscribe_token(game_id: str, seat: int, secret: str | None = None,
@@ -221,27 +219,36 @@ def read_unsubscribe_token(token: str) -> tuple[str, int]:
 
 
 def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
-    """The seat's mail row as the ORM object (for code that changes it through the
-    session), created on first use from the lobby's preference."""
-    row = dl.remembered(session, SeatMail, game_id, seat)
+    """The seat's mail row as the ORM object, created on first use from the lobby's
+    preference: for code outside a move that changes it through its session (the
+    seat's settings, a digest)."""
+    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
+                                              SeatMail.seat == seat)).first()
     if row is None:
-        mode = EVERY
-        seat_row = session.get(store.Seat, (game_id, seat))
-        wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
-        if wanted in MAIL_MODES:
-            mode = wanted
-        row = SeatMail(game_id=game_id, seat=seat, mode=mode)
+        row = SeatMail(game_id=game_id, seat=seat, mode=_lobby_mode(session, game_id, seat))
         session.add(row)
         session.flush()
-        dl.remember(session, row)
     return row
 
 
-def mail_row(session: Session, game_id: str, seat: int) -> Any:
-    """The seat's mail row as this transaction holds it (``app.db.loaded.Stored`` values or
-    the object), for reading it or writing it with ``deadlines.write_through``: a
-    move asks for it several times and needs no ORM object of it."""
-    return dl.peeked(session, SeatMail, game_id, seat) or seat_mail(session, game_id, seat)
+def mail_row(unit: Unit, game_id: str, seat: int) -> Row:
+    """The seat's mail row as this transaction holds it, created now when it has none
+    (one INSERT; a racing transaction that created it first wins, and its row is read).
+    A move reads every seat's row with its seats; its changes are queued on the unit."""
+    row = unit.seat_row(_MARKS, game_id, seat)
+    if row is not None:
+        return row
+    connection = unit.session.connection()
+    created = connection.execute(
+        store.insert_for(unit.dialect, _MARKS)
+        .values(game_id=game_id, seat=seat, mode=_lobby_mode(unit.session, game_id, seat),
+                last_acted_step=0, time_zone="UTC")
+        .on_conflict_do_nothing(index_elements=["game_id", "seat"])
+        .returning(*_MARKS.columns)).mappings().first()
+    if created is None:
+        created = connection.execute(sa_select(_MARKS).where(
+            _MARKS.c.game_id == game_id, _MARKS.c.seat == seat)).mappings().one()
+    return unit.add_row(_MARKS, game_id, created)
 
 
 def zone_of(name: str | None) -> ZoneInfo:
@@ -252,49 +259,46 @@ def zone_of(name: str | None) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
-def _send(session: Session, ctx: Context, seat: int, kind: str, mail: compose.Mail,
+def _send(unit: Unit, ctx: Context, seat: int, kind: str, mail: compose.Mail,
           key: str, now: datetime, *, root: bool = False, due: datetime | None = None,
           announces: dict[str, Any] | None = None) -> bool:
     to = ctx.address(seat)
     if to is None:
         return False
-    row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
-                  to_name=ctx.info.names[seat], mail=mail, idempotency=key,
-                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat), root=root,
-                  due=due, announces=announces,
-                  conversation=replied(session, ctx.id, seat))
-    return row is not None
+    return queue(unit, game_id=ctx.id, seat=seat, kind=kind, to=to,
+                 to_name=ctx.info.names[seat], mail=mail, idempotency=key,
+                 domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat), root=root,
+                 due=due, announces=announces, conversation=replied(unit, ctx.id, seat))
 
 
-#: ``transaction_memo`` key of the seats that moved by reply in this transaction.
+#: ``Unit.facts`` key of the seats that moved by reply in this transaction.
 REPLIED = "seats that moved by reply"
 
 
-def note_reply(session: Session, game_id: str, seat: int) -> None:
+def note_reply(unit: Unit, game_id: str, seat: int) -> None:
     """``seat`` made a move by replying to a mail in this transaction (source ``mail``)."""
-    dl.transaction_memo(session).setdefault(REPLIED, set()).add((str(game_id), int(seat)))
+    unit.facts.setdefault(REPLIED, set()).add((str(game_id), int(seat)))
 
 
-def replied(session: Session, game_id: str, seat: int) -> bool:
+def replied(unit: Unit, game_id: str, seat: int) -> bool:
     """Whether mail to ``seat`` written now is conversation (issue 17 item 3): the seat
     moved by reply in this very transaction, so this mail is what its reply asked
     for (the next decision after the bots moved, the round's end it caused). Such mail
     leaves at once (the player waits in their mail client, not on a page) and is
     bounded by their own replies, not by the per-address hourly cap."""
-    memo = dl.transaction_memo(session).get(REPLIED)
-    return bool(memo) and (str(game_id), int(seat)) in memo
+    return (str(game_id), int(seat)) in unit.facts.get(REPLIED, ())
 
 
-def _wants(session: Session, ctx: Context, seat: int) -> str:
+def _wants(unit: Unit, ctx: Context, seat: int) -> str:
     """The seat's mode, or ``none`` when its address said no to all game mail."""
-    mode = mail_row(session, ctx.id, seat).mode
+    mode = str(mail_row(unit, ctx.id, seat).mode)
     address = ctx.address(seat)
-    if mode != NONE and address is not None and address_mode(session, address) == NONE:
+    if mode != NONE and address is not None and address_mode(unit, address) == NONE:
         return NONE
     return mode
 
 
-def mode_of(session: Session, ctx: Context, seat: int) -> str:
+def mode_of(unit: Unit, ctx: Context, seat: int) -> str:
     """The seat's mail mode, ``none`` when it cannot be mailed at all.
 
     A seat on ``every`` whose address asked for one digest a day across all
@@ -303,52 +307,48 @@ def mode_of(session: Session, ctx: Context, seat: int) -> str:
     address = ctx.address(seat)
     if address is None:
         return NONE
-    mode = _wants(session, ctx, seat)
-    if mode == EVERY and address_mode(session, address) == DAILY:
+    mode = _wants(unit, ctx, seat)
+    if mode == EVERY and address_mode(unit, address) == DAILY:
         return DAILY
     return mode
 
 
-def address_mode(session: Session, address: str) -> str | None:
-    row = _address_row(session, address)
-    return row.mode if row is not None else None
+def address_mode(unit: Unit, address: str) -> str | None:
+    row = _address_row(unit, address)
+    return str(row.mode) if row is not None else None
 
 
-def _address_row(session: Session, address: str) -> Any:
-    """The address's row as this transaction holds it (``Stored`` values or the
-    object; None: it has none), read once per transaction (a turn mail asks for it
-    several times: the seat's mode, the daily digest, the mail itself)."""
-    memo = dl.transaction_memo(session).setdefault("address_rows", {})
-    held = memo.get(address)
-    if address not in memo or (held is not None and not isinstance(held, Stored)
-                               and held not in session):
-        memo[address] = session.exec(
-            select(AddressMail).where(AddressMail.address == address)).first()
-    return memo[address]
+def _address_row(unit: Unit, address: str) -> Row | None:
+    """The address's row as this transaction holds it (None: it has none), read once
+    per transaction (a turn mail asks for it several times: the seat's mode, the daily
+    digest, the mail itself)."""
+    key = (_ADDRESSES.name, address)
+    if key not in unit.rows:
+        values = unit.session.connection().execute(
+            sa_select(_ADDRESSES).where(_ADDRESSES.c.address == address)).mappings().first()
+        unit.rows[key] = None if values is None else Row(_ADDRESSES, values)
+    return unit.rows[key]
 
 
-def remember_addresses(session: Session, rows: dict[str, dict[str, Any] | None]) -> None:
-    """Register address rows read as columns by the caller's own query (the services
-    read them with a move's seats; None: the address has none), so ``_address_row``
-    asks no more. A stored address that is not in its checked form is left
-    out: it is looked up under that form when asked."""
-    memo = dl.transaction_memo(session).setdefault("address_rows", {})
+def remember_addresses(unit: Unit, rows: dict[str, dict[str, Any] | None]) -> None:
+    """Address rows read as columns by the caller's own query (the move reads them
+    with its seats; None: the address has none), so ``_address_row`` asks no more. A
+    stored address that is not in its checked form is left out: it is looked up under
+    that form when asked."""
     for stored, values in rows.items():
         if checked_or_none(stored) == stored:
-            memo.setdefault(stored, None if values is None else Stored(AddressMail, values))
+            unit.rows.setdefault((_ADDRESSES.name, stored),
+                                 None if values is None else Row(_ADDRESSES, values))
 
 
 def address_mail(session: Session, address: str) -> AddressMail:
-    """The address's row of preferences across games as the ORM object (for code that
-    changes it), created on first use."""
-    row = _address_row(session, address)
-    if isinstance(row, Stored):
-        row = dl.transaction_memo(session)["address_rows"][address] = as_object(session, row)
+    """The address's row of preferences across games as the ORM object, created on
+    first use: for code outside a move that changes it (settings, digests)."""
+    row = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
     if row is None:
         row = AddressMail(address=address)
         session.add(row)
         session.flush()
-        dl.transaction_memo(session)["address_rows"][address] = row
     return row
 
 
@@ -398,7 +398,8 @@ def mail_trouble(session: Session, game_id: str, seat: int,
 def _played_on_page(session: Session, game_id: str, seat: int, seats: list[Any],
                     view: dict[str, Any]) -> list[str]:
     """What the server played for ``seat`` since it last played, from its own view."""
-    row = dl.peeked(session, SeatMail, game_id, seat)
+    marks = _marks_of_game(session, game_id)
+    row = marks.get(seat)
     since = int(row.last_acted_step or 0) if row is not None else 0
     if not _did_since(view, seat, since):
         return []
@@ -415,30 +416,22 @@ def _did_since(view: dict[str, Any], seat: int, since: int) -> bool:
 
 
 def _zone(session: Session, game_id: str, seat: int) -> str:
-    row = dl.peeked(session, SeatMail, game_id, seat)
-    return row.time_zone if row is not None else "UTC"
+    row = _marks_of_game(session, game_id).get(seat)
+    return str(row.time_zone) if row is not None else "UTC"
 
 
-def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *,
-                     clear_marker: bool = True) -> int:
+def supersede_unsent(unit: Unit, game_id: str, seat: int, now: datetime, *,
+                     clear_marker: bool = True) -> None:
     """Mark the seat's unsent decision mail ``superseded`` (the seat acted, or a
     newer mail replaces it). A row a sender holds right now is left to the
-    sender's own check at send time. Returns how many rows changed (0 or 1).
-    ``clear_marker=False``: the caller writes the seat's mail row itself, with
-    ``unsent_mail_id=None`` among its own changes (one UPDATE, not two)."""
-    marker = mail_row(session, game_id, seat)
+    sender's own check at send time. ``clear_marker=False``: the caller changes the
+    seat's mail row itself, with ``unsent_mail_id=None`` among its own changes."""
+    marker = mail_row(unit, game_id, seat)
     if marker.unsent_mail_id is None:
-        return 0
-    now = dl.as_utc(now)
-    changed = session.exec(  # type: ignore[call-overload]
-        update(Outbox)
-        .where(col(Outbox.id) == marker.unsent_mail_id, col(Outbox.status) == PENDING,
-               or_(col(Outbox.lease_until).is_(None), col(Outbox.lease_until) < now))
-        .values(status=SUPERSEDED, last_error="superseded: the decision it announced changed")
-        .execution_options(synchronize_session=False)).rowcount
+        return
+    _supersede(unit, marker.unsent_mail_id, now)
     if clear_marker:
-        dl.write_through(session, marker, unsent_mail_id=None)
-    return changed
+        unit.update(marker, unsent_mail_id=None)
 
 
 #: Timeouts a seat's mail row remembers (``SeatMail.played``): more than a seat that
@@ -446,13 +439,12 @@ def supersede_unsent(session: Session, game_id: str, seat: int, now: datetime, *
 PLAYED_KEPT = 40
 
 
-def seat_acted(session: Session, game_id: str, seat: int, step: int, now: datetime, *,
+def seat_acted(unit: Unit, game_id: str, seat: int, step: int, now: datetime, *,
                own: bool = True, played: str | None = None,
                aim: tuple[dict[str, Any], datetime] | None = None) -> bool:
     """The seat acted at ``step``: its unsent decision mail is superseded and its
-    mail row notes the step and forgets the mail. One statement on PostgreSQL
-    (the most common move of all, a draw, would otherwise send two), which
-    also carries the insert of the action row itself.
+    mail row notes the step and forgets the mail (queued: a move sends them with its
+    other writes, ``services.repository.write_move``).
 
     ``own`` False (the server played it: a timeout, R29; or a presence toggle): the
     mail is superseded all the same, but the step the seat last *played* stays, so
@@ -464,122 +456,68 @@ def seat_acted(session: Session, game_id: str, seat: int, step: int, now: dateti
     ``aim``: ``(announces, due)`` of the mail the seat should get if it stops here
     (it still faces a decision of its turn: ``stopped_mid_turn``). Its unsent turn
     mail, still waiting out the grace period (the seat went on from its page), is
-    then re-aimed at that decision instead of being superseded: the same number of
-    statements as before, where a new row would add one to every draw. Returns
-    whether it was re-aimed (else the caller writes a new row, if it wants one)."""
-    marker = mail_row(session, game_id, seat)
+    then re-aimed at that decision instead of being superseded (no new row for every
+    draw). Returns whether it was re-aimed (else the caller writes a new row, if it
+    wants one)."""
+    marker = mail_row(unit, game_id, seat)
     if aim is not None and own and marker.unsent_mail_id is not None:
-        return _aim(session, marker, step, now, *aim)
+        return _aim(unit, marker, step, now, *aim)
+    if marker.unsent_mail_id is not None:
+        _supersede(unit, marker.unsent_mail_id, now)
     if not own:
         kept = [*(marker.played or []), *([[int(step), played]] if played else [])]
-        supersede_unsent(session, game_id, seat, now, clear_marker=False)
-        dl.write_through(session, marker, unsent_mail_id=None,
-                         **({"played": kept[-PLAYED_KEPT:]} if played else {}))
+        unit.update(marker, unsent_mail_id=None,
+                    **({"played": kept[-PLAYED_KEPT:]} if played else {}))
         return False
-    if marker.id is not None and session.get_bind().dialect.name == "postgresql":
-        # one statement, which also carries the move's action row (``store.carrying_log``)
-        statement, logged = store.carrying_log(
-            session, _acted() if marker.unsent_mail_id is not None else _noted())
-        session.connection().execute(statement, {
-            "unsent_id": marker.unsent_mail_id, "now": dl.as_utc(now),
-            "marker_id": marker.id, "step": step, **logged})
-        note(marker, unsent_mail_id=None, last_acted_step=step)
-        return False
-    supersede_unsent(session, game_id, seat, now, clear_marker=False)
-    dl.write_through(session, marker, last_acted_step=step, unsent_mail_id=None)
+    unit.update(marker, last_acted_step=step, unsent_mail_id=None)
     return False
 
 
-def _aim(session: Session, marker: Any, step: int, now: datetime, announces: dict[str, Any],
+def _aim(unit: Unit, marker: Row, step: int, now: datetime, announces: dict[str, Any],
          due: datetime) -> bool:
     """``seat_acted`` with a mail to re-aim: the unsent row, if it is a turn mail still
     pending and not being sent, now announces ``announces`` and leaves at ``due``;
-    any other unsent row is superseded. The seat's mail row notes the step and
-    keeps the row only if it was re-aimed. One statement on PostgreSQL (carrying
-    the action row), two elsewhere: as many as superseding it took."""
+    any other unsent row is superseded. The seat's mail row notes the step and keeps
+    the row only if it was re-aimed.
+
+    Whether the row can be re-aimed is read with the move's rows (``move_read`` reads
+    each seat's unsent mail with it); the UPDATE checks it again when it is sent. A
+    sender that leased the row in between sends it as it was (its own check at send
+    time decides), and this seat's mid-turn mail is then that one."""
     now = dl.as_utc(now)
-    values = {"unsent_id": marker.unsent_mail_id, "now": now, "aim": announces,
-              "due": dl.as_utc(due), "marker_id": marker.id, "step": step}
-    if marker.id is not None and session.get_bind().dialect.name == "postgresql":
-        statement, logged = store.carrying_log(session, _aimed())
-        kept = session.connection().execute(statement, {**values, **logged}).scalar()
-        note(marker, unsent_mail_id=kept, last_acted_step=step)
-        return kept is not None
-    outbox = Outbox.__table__  # type: ignore[attr-defined]
-    aimed = session.connection().execute(
-        update(outbox).where(*_aimable(outbox))
-        .values(announces=announces, next_attempt_at=dl.as_utc(due), created_at=now),
-        values).rowcount == 1
-    if not aimed:
-        supersede_unsent(session, str(marker.game_id), int(marker.seat), now, clear_marker=False)
-    dl.write_through(session, marker, last_acted_step=step,
-                     unsent_mail_id=marker.unsent_mail_id if aimed else None)
-    return aimed
+    unsent = marker.unsent_mail_id
+    if _aimable(unit, unsent, now):
+        unit.update_id(_OUTBOX, unsent, (*_unleased(now), _OUTBOX.c.kind == "turn"),
+                       announces=announces, next_attempt_at=dl.as_utc(due), created_at=now)
+        unit.update(marker, last_acted_step=step)
+        return True
+    _supersede(unit, unsent, now)
+    unit.update(marker, last_acted_step=step, unsent_mail_id=None)
+    return False
 
 
-def _aimable(outbox: Any) -> list[Any]:
-    """The unsent row is a turn mail still pending, and no sender holds it."""
-    return [outbox.c.id == bindparam("unsent_id"), outbox.c.status == PENDING,
-            outbox.c.kind == "turn",
-            or_(outbox.c.lease_until.is_(None), outbox.c.lease_until < bindparam("now"))]
-
-
-@functools.cache
-def _aimed() -> Any:
-    """PostgreSQL, built once: re-aim the unsent turn mail, or supersede any other
-    unsent row, and note the step, in one statement::
-
-        WITH aimed AS (UPDATE outbox SET announces = :aim, ... WHERE <aimable> RETURNING id),
-             superseded AS (UPDATE outbox SET status = 'superseded' ...
-                            WHERE id = :unsent_id AND kind <> 'turn' ...)
-        UPDATE seat_mail SET last_acted_step = :step,
-                             unsent_mail_id = (SELECT id FROM aimed) ... RETURNING unsent_mail_id
-
-    (the two CTEs never touch the same row: a statement may change a row once)."""
-    outbox, marks = Outbox.__table__, SeatMail.__table__  # type: ignore[attr-defined]
-    aimed = (update(outbox).where(*_aimable(outbox))
-             .values(announces=bindparam("aim", type_=outbox.c.announces.type),
-                     next_attempt_at=bindparam("due", type_=outbox.c.next_attempt_at.type),
-                     created_at=bindparam("now", type_=outbox.c.created_at.type))
-             .returning(outbox.c.id).cte("aimed"))
-    superseded = _superseding(outbox, outbox.c.kind != "turn")
-    return (update(marks).where(marks.c.id == bindparam("marker_id"))
-            .values(last_acted_step=bindparam("step"),
-                    unsent_mail_id=select(aimed.c.id).scalar_subquery())
-            .returning(marks.c.unsent_mail_id)
-            .add_cte(aimed).add_cte(superseded))
-
-
-@functools.cache
-def _noted() -> Any:
-    """``UPDATE seat_mail`` of a seat that acted with no unsent mail (PostgreSQL), built once."""
-    marks = SeatMail.__table__  # type: ignore[attr-defined]
-    return (update(marks).where(marks.c.id == bindparam("marker_id"))
-            .values(last_acted_step=bindparam("step"), unsent_mail_id=None))
-
-
-@functools.cache
-def _acted() -> Any:
-    """``WITH superseded AS (UPDATE outbox ...) UPDATE seat_mail ...`` (PostgreSQL), built once."""
-    outbox, marks = Outbox.__table__, SeatMail.__table__  # type: ignore[attr-defined]
-    return (update(marks).where(marks.c.id == bindparam("marker_id"))
-            .values(last_acted_step=bindparam("step"), unsent_mail_id=None)
-            .add_cte(_superseding(outbox)))
-
-
-def _superseding(outbox: Any, *also: Any) -> Any:
-    """The CTE ``superseded``: the unsent row (``:unsent_id``), if pending and no sender
-    holds it, marked ``superseded`` (``also``: further conditions)."""
-    return (update(outbox)
-            .where(outbox.c.id == bindparam("unsent_id"), outbox.c.status == PENDING, *also,
-                   or_(outbox.c.lease_until.is_(None), outbox.c.lease_until < bindparam("now")))
-            .values(status=SUPERSEDED, last_error="superseded: the decision it announced changed")
-            .cte("superseded"))
+def _aimable(unit: Unit, unsent: Any, now: datetime) -> bool:
+    """Whether the unsent row is a turn mail still pending that no sender holds."""
+    if isinstance(unsent, Ref):
+        values = unit.inserted(unsent.key) or {}
+    else:
+        row = unit.rows.get((_OUTBOX.name, unsent))
+        if row is None:
+            found = unit.session.connection().execute(
+                sa_select(_OUTBOX.c.id, _OUTBOX.c.status, _OUTBOX.c.kind, _OUTBOX.c.lease_until)
+                .where(_OUTBOX.c.id == unsent)).mappings().first()
+            if found is None:
+                return False
+            row = unit.rows[(_OUTBOX.name, unsent)] = Row(_OUTBOX, found)
+        values = row.values
+    lease = values.get("lease_until")
+    return (values.get("status") == PENDING and values.get("kind") == "turn"
+            and (lease is None or dl.as_utc(lease) < now))
 
 
 # -- the mails -----------------------------------------------------------------
 
-def invitation(session: Session, ctx: Context, seat: int, now: datetime) -> None:
+def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
     """Sent to every person with an address, whatever their preference.
 
     Its one-click unsubscribe (``List-Unsubscribe`` + ``List-Unsubscribe-Post``,
@@ -595,29 +533,29 @@ def invitation(session: Session, ctx: Context, seat: int, now: datetime) -> None
     guard = invitations.guard_url(ctx.info.base_url, to, ctx.id, seat, ctx.secret)
     mail = compose.invitation_mail(ctx.info, seat, link=ctx.link(seat), unsubscribe=guard,
                                    deadline_hours=ctx.settings.deadline.total_seconds() / 3600)
-    enqueue(session, game_id=ctx.id, seat=seat, kind="invitation", to=to,
-            to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
-            domain=ctx.domain, now=now, unsubscribe=guard, root=True)
+    queue(unit, game_id=ctx.id, seat=seat, kind="invitation", to=to,
+          to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
+          domain=ctx.domain, now=now, unsubscribe=guard, root=True)
 
 
-def decision_opened(session: Session, ctx: Context, seat: int, state: Any,
+def decision_opened(unit: Unit, ctx: Context, seat: int, state: Any,
                     deadline: dl.Opened, now: datetime) -> None:
     """A seat started waiting on a decision: one turn mail after the grace period.
 
     Only for seats on ``every`` (digest seats are gathered by the caller's
     digest row). Any unsent decision mail of the seat is superseded first.
     """
-    if mode_of(session, ctx, seat) != EVERY:
+    if mode_of(unit, ctx, seat) != EVERY:
         return
-    supersede_unsent(session, ctx.id, seat, now)
-    talk = replied(session, ctx.id, seat)
-    turn(session, ctx, seat, state, deadline.due_at, now,
+    supersede_unsent(unit, ctx.id, seat, now)
+    talk = replied(unit, ctx.id, seat)
+    turn(unit, ctx, seat, state, deadline.due_at, now,
          key=f"turn:{ctx.id}:{seat}:{deadline.opened_step}",
          step=deadline.opened_step, delay=timedelta(0) if talk else ctx.delay,
          conversation=talk)
 
 
-def stopped_mid_turn(session: Session, ctx: Context, seat: int, state: Any, step: int,
+def stopped_mid_turn(unit: Unit, ctx: Context, seat: int, state: Any, step: int,
                      now: datetime) -> None:
     """The seat acted at ``step`` and still faces a decision of the same turn (it drew,
     and must now discard or exchange): one turn mail after the grace period for the
@@ -629,18 +567,18 @@ def stopped_mid_turn(session: Session, ctx: Context, seat: int, state: Any, step
 
     Its deadline is the decision's, read when the mail is composed (``late_turn_mail``),
     so the move itself reads nothing more."""
-    if mode_of(session, ctx, seat) != EVERY:
+    if mode_of(unit, ctx, seat) != EVERY:
         return
-    talk = replied(session, ctx.id, seat)
-    turn(session, ctx, seat, state, None, now, key=f"turn:{ctx.id}:{seat}:{step}", step=step,
+    talk = replied(unit, ctx.id, seat)
+    turn(unit, ctx, seat, state, None, now, key=f"turn:{ctx.id}:{seat}:{step}", step=step,
          delay=timedelta(0) if talk else ctx.delay, conversation=talk, due_later=not talk)
 
 
-def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | None,
+def turn(unit: Unit, ctx: Context, seat: int, state: Any, due: datetime | None,
          now: datetime, *, key: str, step: int, reminder: bool = False, digest: bool = False,
          delay: timedelta = timedelta(0), conversation: bool = False,
          due_later: bool = False) -> bool:
-    """Enqueue a seat's turn mail (or reminder, or digest) under ``key``.
+    """Queue a seat's turn mail (or reminder, or digest) under ``key``.
 
     A mail that waits out a grace period (``delay``) is composed when it
     leaves (``late_turn_mail``, called by the sender): most never leave,
@@ -655,40 +593,40 @@ def turn(session: Session, ctx: Context, seat: int, state: Any, due: datetime | 
         return False
     kind = "reminder" if reminder else "digest" if digest else "turn"
     announces = None if digest else announced_decision(engine.status(state), seat, step)
-    settings = mail_row(session, ctx.id, seat)
+    settings = mail_row(unit, ctx.id, seat)
     if announces is not None and delay > timedelta(0):
         announces["compose"] = {"due": dl.as_utc(due).isoformat() if due else None,
                                 "reminder": reminder}
         mail = compose.Mail(subject=COMPOSED_AT_SEND, text="", html="")
     else:
         if due is None and due_later:
-            due = decision_due(session, ctx.id, seat)
-        mail = _turn_mail(ctx, seat, state, settings, due, now, reminder=reminder, digest=digest,
-                          session=session)
-    row = enqueue(session, game_id=ctx.id, seat=seat, kind=kind, to=to,
-                  to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
-                  now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
-                  announces=announces, marker=settings if announces is not None else None,
-                  conversation=conversation)
-    return row is not None
+            due = decision_due(unit, ctx.id, seat)
+        mail = _turn_mail(ctx, seat, state, settings, due, now, reminder=reminder,
+                          digest=digest, unit=unit)
+    return queue(unit, marker=settings if announces is not None else None,
+                 game_id=ctx.id, seat=seat, kind=kind, to=to,
+                 to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
+                 now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
+                 announces=announces, conversation=conversation)
 
 
-def decision_due(session: Session, game_id: str, seat: int) -> datetime | None:
+def decision_due(unit: Unit, game_id: str, seat: int) -> datetime | None:
     """When the seat's open decision falls due (None: it has no open decision row)."""
-    rows = dl.open_rows(session, game_id, seat, dl.DECISION)
+    rows = dl.open_now(unit, game_id, seat, dl.DECISION)
     return dl.as_utc(rows[0].due_at) if rows else None
 
 
-def played_steps(session: Session, game_id: str, seats: int, after_step: int,
+def played_steps(where: Session | Unit, game_id: str, seats: int, after_step: int,
                  only: int | None = None) -> compose.Played:
     """The steps after ``after_step`` that the server played for a seat, and why
     (issue 17 item 2): ``{step: (seat, why)}``, from each seat's mail row, which
     notes its timeouts as they are logged (``seat_acted``); ``only``: that seat's.
-    No read of the log: a move holds these rows already, a sender reads the game's
-    in one query."""
+    No read of the log: a move holds these rows already, a page or a sender reads
+    the game's in one query."""
+    marks = _marks_of_game(where, game_id)
     played: compose.Played = {}
     for seat in ([only] if only is not None else range(int(seats))):
-        row = dl.peeked(session, SeatMail, game_id, seat)
+        row = marks.get(seat)
         for step, why in (row.played or []) if row is not None else []:
             if int(step) > after_step:
                 played[int(step)] = (seat, str(why))
@@ -699,15 +637,15 @@ def played_steps(session: Session, game_id: str, seats: int, after_step: int,
 COMPOSED_AT_SEND = "(composed when it is sent)"
 
 
-def _turn_mail(ctx: Context, seat: int, state: Any, settings: SeatMail, due: datetime | None,
+def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime | None,
                now: datetime, *, reminder: bool = False, digest: bool = False,
-               session: Session | None = None) -> compose.Mail:
-    """The turn mail from the seat's view; with a ``session``, it also says what the
+               unit: Unit | None = None) -> compose.Mail:
+    """The turn mail from the seat's view; with a ``unit``, it also says what the
     server played for the seat and the others since the seat last played."""
     view = engine.view(state, seat)
     since = int(settings.last_acted_step or 0)
-    played = (played_steps(session, ctx.id, len(ctx.seats), since)
-              if session is not None else None)
+    played = (played_steps(unit, ctx.id, len(ctx.seats), since)
+              if unit is not None else None)
     return compose.turn_mail(ctx.info, seat, view, since_step=since,
                              due=due, now=now, link=ctx.link(seat),
                              unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
@@ -726,18 +664,19 @@ def late_turn_mail(session: Session, game: Any, seat: int, state: Any,
     ctx = Context.load(session, game)
     said = announces.get("compose") or {}
     due = (datetime.fromisoformat(said["due"]) if said.get("due")
-           else decision_due(session, ctx.id, seat))  # a mid-turn or held mail reads it now
-    return _turn_mail(ctx, seat, state, seat_mail(session, ctx.id, seat), due, now,
-                      reminder=bool(said.get("reminder")), session=session)
+           else decision_due(ctx.unit, ctx.id, seat))  # a mid-turn or held mail reads it now
+    return _turn_mail(ctx, seat, state, mail_row(ctx.unit, ctx.id, seat), due, now,
+                      reminder=bool(said.get("reminder")), unit=ctx.unit)
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,
              due: datetime | None, step: int, now: datetime) -> None:
     """A reminder deadline came: remind the seat if it wants turn mail at all."""
-    if _wants(session, ctx, seat) == NONE:
+    unit = ctx.unit
+    if _wants(unit, ctx, seat) == NONE:
         return
-    supersede_unsent(session, ctx.id, seat, now)  # the reminder says it all
-    turn(session, ctx, seat, state, due, now, key=f"reminder:{row.id}", step=step,
+    supersede_unsent(unit, ctx.id, seat, now)  # the reminder says it all
+    turn(unit, ctx, seat, state, due, now, key=f"reminder:{row.id}", step=step,
          reminder=True)
 
 
@@ -746,12 +685,12 @@ def digest(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadli
     """A digest deadline came: one mail with everything since the seat last played.
 
     Returns whether a mail was enqueued (the caller notes when)."""
-    settings = seat_mail(session, ctx.id, seat)
+    unit = ctx.unit
+    settings = mail_row(unit, ctx.id, seat)
     if settings.mode != DIGEST:
         return False
-    if turn(session, ctx, seat, state, due, now, key=f"digest:{row.id}", step=0, digest=True):
-        settings.last_digest_at = now
-        session.add(settings)
+    if turn(unit, ctx, seat, state, due, now, key=f"digest:{row.id}", step=0, digest=True):
+        unit.update(settings, last_digest_at=now)
         return True
     return False
 
@@ -760,54 +699,54 @@ def digest_period() -> timedelta:
     return timedelta(hours=float(setting("DIGEST_HOURS", DEFAULT_DIGEST_HOURS)))
 
 
-def round_end(session: Session, ctx: Context, seat: int, state: Any, round_no: int,
+def round_end(unit: Unit, ctx: Context, seat: int, state: Any, round_no: int,
               now: datetime) -> None:
-    if _wants(session, ctx, seat) == NONE:
+    if _wants(unit, ctx, seat) == NONE:
         return
     mail = compose.round_mail(ctx.info, seat, engine.view(state, seat), round_no,
                               link=ctx.link(seat), unsubscribe=ctx.unsubscribe(seat))
-    _send(session, ctx, seat, "round", mail, f"round:{ctx.id}:{seat}:{round_no}", now)
+    _send(unit, ctx, seat, "round", mail, f"round:{ctx.id}:{seat}:{round_no}", now)
 
 
-def game_over(session: Session, ctx: Context, seat: int, state: Any, now: datetime) -> None:
-    if _wants(session, ctx, seat) == NONE:
+def game_over(unit: Unit, ctx: Context, seat: int, state: Any, now: datetime) -> None:
+    if _wants(unit, ctx, seat) == NONE:
         return
     mail = compose.game_over_mail(ctx.info, seat, engine.view(state, seat), link=ctx.link(seat),
                                   replay=ctx.replay(), unsubscribe=ctx.unsubscribe(seat))
-    _send(session, ctx, seat, "over", mail, f"over:{ctx.id}:{seat}", now)
+    _send(unit, ctx, seat, "over", mail, f"over:{ctx.id}:{seat}", now)
 
 
-def notice(session: Session, ctx: Context, seat: int, what: str, about: int | None,
-           now: datetime, state: Any = None) -> None:
-    """absent / you_absent / abandoned notices (not for seats that asked for no mail).
+def notice(unit: Unit, ctx: Context, seat: int, what: str, about: int | None,
+           now: datetime, *, step: int, state: Any = None) -> None:
+    """absent / you_absent / abandoned notices (not for seats that asked for no mail),
+    at ``step`` of the game.
 
     With the game's ``state``, the seat's own notice (``you_absent``, ``abandoned``)
     first says what the server played for it since it last played: for a seat
     marked away after its timeouts, this is the next mail (issue 17 item 2)."""
-    if _wants(session, ctx, seat) == NONE:
+    if _wants(unit, ctx, seat) == NONE:
         return
-    step = store.last_seq(session, ctx.id)
-    played = (played_for_seat(session, ctx, seat, state)
+    played = (played_for_seat(unit, ctx, seat, state)
               if state is not None and what in ("you_absent", "abandoned") else [])
     mail = compose.notice_mail(ctx.info, seat, what, about=about, link=ctx.link(seat),
                                unsubscribe=ctx.unsubscribe(seat),
                                absent_after=ctx.settings.absent_after, played=played)
     # "X is away" must still be true when it leaves (X may be back already).
     announces = {"what": "absent", "seat": about} if about is not None else None
-    _send(session, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now,
+    _send(unit, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now,
           announces=announces)
 
 
-def played_for_seat(session: Session, ctx: Context, seat: int, state: Any) -> list[str]:
+def played_for_seat(unit: Unit, ctx: Context, seat: int, state: Any) -> list[str]:
     """What the server played for ``seat`` since it last played, in its own words
     ("Time ran out: your 10 Dracula was discarded for you."), from its view."""
     view = engine.view(state, seat)
-    row = dl.peeked(session, SeatMail, ctx.id, seat)
-    since = int(row.last_acted_step or 0) if row is not None else 0
+    row = mail_row(unit, ctx.id, seat)
+    since = int(row.last_acted_step or 0)
     if not _did_since(view, seat, since):
         return []
     return compose.played_lines(view, since, ctx.info.names, seat,
-                                played_steps(session, ctx.id, 0, since, only=seat))
+                                played_steps(unit, ctx.id, 0, since, only=seat))
 
 
 def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool:
@@ -826,20 +765,18 @@ def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool
     now = dl.as_utc(now)
     window = timedelta(minutes=max(0.0, float(setting("FRESH_LINK_MINUTES",
                                                       DEFAULT_FRESH_LINK_MINUTES))))
-    marker = seat_mail(session, ctx.id, seat)
-    won = session.exec(  # type: ignore[call-overload]
-        update(SeatMail)
-        .where(col(SeatMail.id) == marker.id,
-               or_(col(SeatMail.link_mailed_at).is_(None),
-                   col(SeatMail.link_mailed_at) <= now - window))
-        .values(link_mailed_at=now)
-        .execution_options(synchronize_session=False)).rowcount
+    marker = mail_row(ctx.unit, ctx.id, seat)
+    won = session.connection().execute(
+        update(_MARKS)
+        .where(_MARKS.c.id == marker.id,
+               or_(_MARKS.c.link_mailed_at.is_(None), _MARKS.c.link_mailed_at <= now - window))
+        .values(link_mailed_at=now)).rowcount
     if won != 1:
         return False
-    session.expire(marker, ["link_mailed_at"])
+    marker.values["link_mailed_at"] = now
     mail = compose.notice_mail(ctx.info, seat, "fresh_link", about=None, link=ctx.link(seat),
                                unsubscribe=ctx.unsubscribe(seat))
-    return _send(session, ctx, seat, "link", mail,
+    return _send(ctx.unit, ctx, seat, "link", mail,
                  f"link:{ctx.id}:{seat}:{now.isoformat()}", now)
 
 
@@ -863,3 +800,56 @@ def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
                   to_name=entries[0]["name"], mail=mail, idempotency=f"daily:{address}:{day}",
                   domain=compose.mail_domain(sender), now=now, unsubscribe=unsubscribe)
     return row is not None
+
+
+def _lobby_mode(session: Session, game_id: str, seat: int) -> str:
+    """The mail mode the lobby asked for this seat (``every`` unless it said otherwise)."""
+    wanted = session.connection().execute(
+        sa_select(_SEATS.c.preferences).where(_SEATS.c.game_id == game_id,
+                                              _SEATS.c.index == seat)).scalar()
+    mode = (wanted or {}).get("mail") if isinstance(wanted, dict) else None
+    return mode if mode in MAIL_MODES else EVERY
+
+
+def queue(unit: Unit, *, marker: Row | None = None, **mail: Any) -> bool:
+    """Queue one mail on the unit (once per idempotency key: ``outbox.row_values``).
+    ``marker``: the seat's mail row, which then names it as its unsent mail. Returns
+    whether it was queued: on a unit that sends at once, whether a row was written."""
+    values = row_values(**mail)
+    key = values["idempotency"]
+    wrote = unit.insert(Insert(_OUTBOX, [values], conflict=("idempotency",), key=key,
+                               wake=CHANNEL))
+    if not unit.queued and wrote is None:
+        return False  # the key was there already: nothing new, no marker to move
+    if marker is not None:
+        unit.update(marker, unsent_mail_id=wrote if not unit.queued else Ref(key))
+    return True
+
+
+def _marks_of_game(where: Session | Unit, game_id: str) -> dict[int, Any]:
+    """Every seat's mail row of the game: as a move's unit holds them, or read (a page)."""
+    if isinstance(where, Unit):
+        where.seat_row(_MARKS, game_id, 0)  # (reads them all once)
+        return {key[2]: row for key, row in where.rows.items()
+                if key[0] == _MARKS.name and key[1] == game_id and row is not None}
+    return {values["seat"]: Row(_MARKS, values) for values in where.connection().execute(
+        sa_select(_MARKS).where(_MARKS.c.game_id == game_id)).mappings()}
+
+
+def _supersede(unit: Unit, unsent: Any, now: datetime) -> None:
+    """The unsent mail ``unsent`` (an id, or the ``Ref`` of one this unit queues) is
+    superseded, if it is still pending and no sender holds it."""
+    now = dl.as_utc(now)
+    unit.update_id(_OUTBOX, unsent, _unleased(now), status=SUPERSEDED,
+                   last_error="superseded: the decision it announced changed")
+
+
+def _unleased(now: datetime) -> tuple[Any, ...]:
+    return (_OUTBOX.c.status == PENDING,
+            or_(_OUTBOX.c.lease_until.is_(None), _OUTBOX.c.lease_until < now))
+
+
+_OUTBOX: Table = Outbox.__table__  # type: ignore[attr-defined]
+_MARKS: Table = SeatMail.__table__  # type: ignore[attr-defined]
+_ADDRESSES: Table = AddressMail.__table__  # type: ignore[attr-defined]
+_SEATS: Table = store.Seat.__table__  # type: ignore[attr-defined]

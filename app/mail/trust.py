@@ -35,7 +35,7 @@ def has_acted(session: Session, address: str) -> bool:
     """Whether any seat at ``address`` (as stored on seats: normalised) ever moved itself."""
     if not address:
         return False
-    moved = (select(store.Action.id)
+    moved = (select(col(store.Action.id))
              .join(store.Seat, (col(store.Seat.game_id) == col(store.Action.game_id))
                    & (col(store.Seat.index) == col(store.Action.seat)))
              .where(func.lower(col(store.Seat.email)) == address.lower(),

@@ -1,4 +1,4 @@
-"""R29 in one place: timeouts, absence, "I'm back" and vacation.
+"""R29 inside a move: the bookkeeping of timeouts, absence, "I'm back" and vacation.
 
 R29 (RULINGS.md): a seat that lets its deadline pass gets the engine's default
 action, logged with source ``timeout``; a run of ``absent_after`` timed-out
@@ -9,23 +9,21 @@ game where every person is away is abandoned (its log stays). Vacation is the
 server's own addition to R29's clock (no ruling: design.md): a seat may pause
 its deadlines for a bounded number of days per game.
 
-The hooks call ``record_action`` / ``went_away`` / ``is_absent`` inside the
-action's transaction; the clock calls ``auto_pass``; the seat page calls
-``come_back`` and ``start_vacation``. Mail is composed by ``app.mail.notify``;
-deadline rows are written by ``app.clock.deadlines``.
+The reactions (``app.services.reactions``) call ``record_action`` / ``went_away`` /
+``is_absent`` with the move's unit of work: what they change is queued on it and sent
+with the move's other writes. The use cases outside a move (a deadline passed, "I'm
+back", vacation) are ``app.services.absence``. Mail is composed by
+``app.mail.notify``; deadline rows are owned by ``app.clock.deadlines``.
 """
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
-from sqlmodel import Session, col, select
-
 from app.clock import deadlines as dl
-from app import engine
 from app.gamelog import store
+from app.db.unit import Row, Unit
 from app.mail import notify
 
 log = logging.getLogger(__name__)
@@ -38,7 +36,7 @@ MAX_RETRIES = 5
 
 # -- inside an action's transaction (called by app.services.reactions) ----------------------------
 
-def is_absent(session: Session, game: Any, seat: int) -> bool:
+def is_absent(unit: Unit, game: Any, seat: int) -> bool:
     """Whether this seat is away (R29): services then apply its defaults at once.
 
     Never true in a game that is no longer running, so an abandoned game is
@@ -46,81 +44,84 @@ def is_absent(session: Session, game: Any, seat: int) -> bool:
     """
     if getattr(game, "status", "running") != "running":
         return False
-    row = dl.peeked(session, dl.SeatClock, str(game.id), seat)
+    row = dl.clock_row(unit, str(game.id), seat)
     return bool(row and row.absent)
 
 
-def record_action(session: Session, game_id: str, seat: int, kind: str, source: str,
+def record_action(unit: Unit, game_id: str, seat: int, kind: str, source: str,
                   now: datetime) -> None:
-    """R29 bookkeeping of one logged action of ``seat``.
+    """R29 bookkeeping of one logged action of ``seat``, queued on the move's unit.
 
     ``back`` clears absence and the run of timeouts (and ends a vacation
     early, refunding the unused days); ``away`` marks the seat absent; a
     move of the player's own resets the run and ends the away-notice stretch;
     the first default of a decision window counts one timeout.
     """
-    seen = dl.peeked(session, dl.SeatClock, game_id, seat)
+    seen = dl.clock_row(unit, game_id, seat)
     if (seen is not None and kind not in ("back", "away") and source in ("player", "mail")
             and not (seen.consecutive_timeouts or seen.away_noticed)):
         return  # a person's move with no run or notice to reset: most moves, nothing to write
-    clock = dl.seat_clock(session, game_id, seat)
+    clock = dl.seat_clock(unit, game_id, seat)
     if kind == "back":
-        clock.absent, clock.consecutive_timeouts = False, 0
+        changes: dict[str, Any] = {"absent": False, "consecutive_timeouts": 0}
         if clock.vacation_until is not None and dl.as_utc(clock.vacation_until) > now:
-            _end_vacation_early(session, game_id, seat, clock, now)
+            changes.update(_end_vacation_early(unit, game_id, seat, clock, now))
+        unit.update(clock, **changes)
     elif kind == "away":
-        clock.absent = True
+        unit.update(clock, absent=True)
     elif source in ("player", "mail"):  # a person acted, on the page or by reply
-        if clock.consecutive_timeouts or clock.away_noticed:  # (else nothing to flush)
-            clock.consecutive_timeouts = 0
-            clock.away_noticed = False
+        if clock.consecutive_timeouts or clock.away_noticed:  # (a row just made has neither)
+            unit.update(clock, consecutive_timeouts=0, away_noticed=False)
     elif source == "timeout" and not clock.absent:
-        for row in dl.open_rows(session, game_id, seat, dl.DECISION):
-            if row.fired_at is None:  # the first default of this window counts
-                row.fired_at = now
-                clock.consecutive_timeouts += 1
-                session.add(row)
-    session.add(clock)
+        counted = 0
+        for row in dl.open_now(unit, game_id, seat, dl.DECISION):
+            if row.fired_at is None and row.id is not None:  # the first default of this window counts
+                dl.changes(unit).touch(row, fired_at=now)
+                counted += 1
+        if counted:
+            unit.update(clock, consecutive_timeouts=clock.consecutive_timeouts + counted)
 
 
-def went_away(session: Session, ctx: "notify.Context", game: Any, seat: int,
-              now: datetime, state: Any = None) -> bool:
-    """An ``away`` entry was logged (R29): tell the others once per stretch;
-    abandon the game when no person is left. Returns whether it was abandoned.
+def went_away(unit: Unit, ctx: "notify.Context", game: Any, seat: int,
+              now: datetime, *, step: int, state: Any = None) -> bool:
+    """An ``away`` entry was logged at ``step`` (R29): tell the others once per
+    stretch; abandon the game when no person is left. Returns whether it was abandoned.
 
     With the game's ``state``, the seat's own notice first says what the clock
     played for it (its timeouts that led here): issue 17 item 2."""
-    dl.close_open(session, ctx.id, now, "away", seat=seat,
+    dl.close_open(unit, ctx.id, now, "away", seat=seat,
                   kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
     humans = ctx.human_seats()
-    away = {row.seat for row in session.exec(
-        select(dl.SeatClock).where(dl.SeatClock.game_id == ctx.id,
-                                   dl.SeatClock.absent == True))}  # noqa: E712
+    away = {each for each in humans
+            if (row := dl.clock_row(unit, ctx.id, each)) is not None and row.absent}
     if humans and all(h in away for h in humans):
-        store.set_status(session, game, "abandoned")
-        dl.close_open(session, ctx.id, now, "abandoned",
+        store.set_status(unit, game, "abandoned")
+        dl.close_open(unit, ctx.id, now, "abandoned",
                       kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
         for each in humans:
-            notify.notice(session, ctx, each, "abandoned", None, now, state=state)
+            notify.notice(unit, ctx, each, "abandoned", None, now, step=step, state=state)
         return True
-    clock = dl.seat_clock(session, ctx.id, seat)
+    clock = dl.seat_clock(unit, ctx.id, seat)
     if clock.away_noticed:  # already told in this stretch: away/back toggles mail nothing
         return False
-    clock.away_noticed = True
-    session.add(clock)
+    unit.update(clock, away_noticed=True)
     for each in humans:
-        notify.notice(session, ctx, each, "you_absent" if each == seat else "absent",
-                      seat, now, state=state)
+        notify.notice(unit, ctx, each, "you_absent" if each == seat else "absent",
+                      seat, now, step=step, state=state)
     return False
 
 
-def _end_vacation_early(session: Session, game_id: str, seat: int, clock: dl.SeatClock,
-                        now: datetime) -> None:
-    """Back before the vacation ended: deadlines lose the unused days, which are refunded."""
+def _end_vacation_early(unit: Unit, game_id: str, seat: int, clock: Row,
+                        now: datetime) -> dict[str, Any]:
+    """Back before the vacation ended: deadlines lose the unused days, which are
+    refunded. Returns the clock row's changes."""
     until = dl.as_utc(clock.vacation_until)
     unused = until - now
-    for row in dl.open_rows(session, game_id, seat):
-        row.due_at = max(dl.as_utc(row.due_at) - unused, now)
-        session.add(row)
-    clock.vacation_days_used = max(0, clock.vacation_days_used - unused.days)
-    clock.vacation_until = None
+    for row in dl.open_now(unit, game_id, seat):
+        moved = max(dl.as_utc(row.due_at) - unused, now)
+        if row.id is not None:
+            dl.changes(unit).touch(row, due_at=moved)
+        else:
+            row.values["due_at"] = moved
+    return {"vacation_days_used": max(0, clock.vacation_days_used - unused.days),
+            "vacation_until": None}

@@ -11,19 +11,16 @@ loses nothing, and a second clock started by mistake finds the rows leased
 or already done.
 
 Supervised (issue 17 item 1): the main thread watches the sender thread and
-the tick (``app.runners.heartbeats.Supervisor``). Both survive a lost database (they
+the tick (``app.runners.supervision.Supervisor``). Both survive a lost database (they
 back off and retry; the LISTEN connection is opened again); a sender thread
 that dies anyway is restarted, and when it keeps dying, or the tick stops
-making progress, the process exits with ``heartbeats.EXIT_GAVE_UP`` for the
+making progress, the process exits with ``supervision.EXIT_GAVE_UP`` for the
 process manager to start a fresh one. The tick also sends the due mail
 whenever the sender's heartbeat is stale.
 """
 from __future__ import annotations
 
-import argparse
 import logging
-import signal
-import sys
 import threading
 import time
 import uuid
@@ -31,18 +28,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import update
-from sqlmodel import Session, col, select
+from sqlmodel import col
 
 from app.clock import deadlines as dl
 from app.runners import digests
 from app.runners import heartbeats
+from app.runners import inbound
 from app.runners import pruning
 from app.runners import sender
+from app.runners import sending
+from app.runners import supervisor as supervision
 from app.runners import timeouts
+from app.runners.base import Lease, Runner
 from app.db import get_engine
-from app.inbound import worker as inbound_worker
-from app.mail import outbox
 from app.mail.backends import MailBackend
 from app.config import setting
 
@@ -60,7 +58,7 @@ class TickReport:
     """What one tick did."""
 
     fired: dict[str, int] = field(default_factory=dict)
-    mail: outbox.SendReport = field(default_factory=outbox.SendReport)
+    mail: sending.SendReport = field(default_factory=sending.SendReport)
     #: Whether this tick sent the due mail itself (the sender thread was not alive).
     sent_mail: bool = False
 
@@ -69,40 +67,62 @@ class TickReport:
         return sum(self.fired.values())
 
 
+#: The deadline queue: open rows whose time came, earliest first (ix_deadline_open_due).
+DEADLINES = Lease(dl.Deadline,
+                  due=lambda now: (col(dl.Deadline.done_at).is_(None),
+                                   col(dl.Deadline.due_at) <= now),
+                  order=(col(dl.Deadline.due_at), col(dl.Deadline.id)), length=LEASE)
+
+
 def due_query(now: datetime, limit: int = BATCH) -> Any:
     """Open, due, unleased deadlines, earliest first (served by ix_deadline_open_due)."""
-    return (select(dl.Deadline.id)
-            .where(col(dl.Deadline.done_at).is_(None), col(dl.Deadline.due_at) <= now,
-                   col(dl.Deadline.lease_until).is_(None) | (col(dl.Deadline.lease_until) < now))
-            .order_by(col(dl.Deadline.due_at), col(dl.Deadline.id))
-            .limit(limit))
+    return DEADLINES.due_rows(now, limit=limit)
 
 
 def claim_due(engine: Any, now: datetime, owner: str, limit: int = BATCH,
               lease: timedelta = LEASE) -> list[int]:
     """Lease due deadlines to ``owner`` in one statement; return their ids, due order."""
-    now = dl.as_utc(now)
-    with Session(engine) as session:
-        # RETURNING reads back exactly the rows leased now: no scan of the open backlog
-        leased = session.execute(update(dl.Deadline)
-                                 .where(col(dl.Deadline.id).in_(
-                                     due_query(now, limit).with_for_update(skip_locked=True)
-                                     .scalar_subquery()))
-                                 .values(lease_owner=owner, lease_until=now + lease)
-                                 .returning(dl.Deadline.id, dl.Deadline.due_at)
-                                 .execution_options(synchronize_session=False)).all()
-        session.commit()
+    leased = DEADLINES.claim(engine, now, owner, limit, length=lease,
+                             returning=(dl.Deadline.id, dl.Deadline.due_at))
     return [row_id for row_id, _ in sorted(leased, key=lambda row: (dl.as_utc(row[1]), row[0]))]
 
 
 def release(engine: Any, deadline_id: int, owner: str) -> None:
     """Give a deadline back (still open, e.g. the game was busy) for the next tick."""
-    with Session(engine) as session:
-        session.exec(update(dl.Deadline)  # type: ignore[call-overload]
-                     .where(col(dl.Deadline.id) == deadline_id,
-                            col(dl.Deadline.lease_owner) == owner)
-                     .values(lease_owner=None, lease_until=None))
-        session.commit()
+    DEADLINES.end(engine, deadline_id, owner)
+
+
+class DeadlineRunner(Runner[int]):
+    """Fires each due deadline (``timeouts.fire``), batch after batch.
+
+    A deadline that fired is given back: done, or still open (the game was
+    busy) for the next tick, which ``Runner``'s "seen" rule keeps from looping
+    within this one. One that raised keeps its lease and is tried again when
+    the lease runs out: one bad game must not stop the clock."""
+
+    limit = BATCH
+
+    def __init__(self, engine: Any, now: datetime, owner: str) -> None:
+        super().__init__(engine, now, owner)
+        self.fired: dict[str, int] = {}
+
+    def claim(self, limit: int) -> list[int]:
+        return claim_due(self.engine, self.now, self.owner, limit)
+
+    def handle(self, item: int) -> str:
+        return timeouts.fire(item, self.now)
+
+    def finish(self, item: int, result: str) -> None:
+        release(self.engine, item, self.owner)
+        self._count(result)
+
+    def failed(self, item: int, error: Exception) -> None:
+        # (called in the except: its traceback is logged) one bad game must not stop the clock
+        log.exception("deadline %s failed; it will be tried again", item)
+        self._count("error")
+
+    def _count(self, what: str) -> None:
+        self.fired[what] = self.fired.get(what, 0) + 1
 
 
 mail_backend = sender.mail_backend
@@ -120,24 +140,10 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
     with app.app_context():
         now = dl.as_utc(now or dl.now())
         engine = get_engine(app)
-        seen: set[int] = set()
-        while True:
-            ids = [i for i in claim_due(engine, now, owner) if i not in seen]
-            if not ids:  # nothing new: a row that stayed open waits for the next tick
-                break
-            seen.update(ids)
-            for deadline_id in ids:
-                try:
-                    what = timeouts.fire(deadline_id, now)
-                except Exception:  # noqa: BLE001 - one bad game must not stop the clock
-                    log.exception("deadline %s failed; it will be tried again", deadline_id)
-                    what = "error"  # keeps its lease: retried when the lease runs out
-                else:
-                    release(engine, deadline_id, owner)
-                report.fired[what] = report.fired.get(what, 0) + 1
-            if len(ids) < BATCH:
-                break
-        inbound_worker.apply_pending(app, now)  # replies the receiver stored (issue 11)
+        deadlines = DeadlineRunner(engine, now, owner)
+        deadlines.run()
+        report.fired = deadlines.fired
+        inbound.apply_pending(app, now)  # replies the receiver stored (issue 11)
         digests.send_daily(now)
         if send_mail is None:
             send_mail = not heartbeats.alive(engine, heartbeats.SENDER)
@@ -147,7 +153,7 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
     return report
 
 
-def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None) -> outbox.SendReport:
+def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None) -> sending.SendReport:
     """Send every due outbox row, batch after batch (see ``app.runners.sender``)."""
     return sender.send_mail_due(app, now, backend=backend)
 
@@ -202,26 +208,26 @@ class Ticker:
 
 
 def run(app: Any, seconds: float, *, waker: bool = True,
-        supervisor: heartbeats.Supervisor | None = None,
+        supervisor: supervision.Supervisor | None = None,
         stop: threading.Event | None = None) -> int:
     """Tick every ``seconds`` (APScheduler 3.x) until ``stop`` (SIGTERM, Ctrl-C);
     mail leaves from the sender thread as soon as it is due (``--no-waker``: with
     the tick), and the tick sends it too whenever the sender's heartbeat is stale.
 
     The main thread supervises: it restarts a sender thread that died and
-    returns ``heartbeats.EXIT_GAVE_UP`` (the process exits non-zero, and the
+    returns ``supervision.EXIT_GAVE_UP`` (the process exits non-zero, and the
     process manager starts a new one) when it keeps dying or the tick stops
     making progress. Returns 0 after a requested stop."""
     from apscheduler.schedulers.background import BackgroundScheduler
 
-    supervisor = supervisor or heartbeats.Supervisor()
+    supervisor = supervisor or supervision.Supervisor()
     stop = stop or threading.Event()
     ticker = Ticker(app, seconds, waker=waker)
     if waker:
         supervisor.add(heartbeats.SENDER, sender.Waker(app))
     # a tick stuck this long (a hung connection) or never called again is hopeless
     supervisor.watch_progress(heartbeats.CLOCK, lambda: ticker.progress,
-                              max(heartbeats.STUCK_SECONDS, 10 * seconds))
+                              max(supervision.STUCK_SECONDS, 10 * seconds))
 
     def housekeeping() -> None:
         try:
@@ -240,9 +246,9 @@ def run(app: Any, seconds: float, *, waker: bool = True,
     code = 0
     try:
         supervisor.watch(stop)
-    except heartbeats.GaveUp as exc:
+    except supervision.GaveUp as exc:
         log.error("%s: exiting so that the process manager starts a fresh clock", exc)
-        code = heartbeats.EXIT_GAVE_UP
+        code = supervision.EXIT_GAVE_UP
     except KeyboardInterrupt:
         pass
     finally:

@@ -1,13 +1,14 @@
 """The mail sender: delivers due outbox rows within seconds, each once, never stale.
 
-- ``send_mail_due`` sends what is due now, asking ``still_holds`` of each row
-  that announces something (a decision, an absence) and holding back rows over
-  the per-address hourly cap (``MAIL_PER_ADDRESS_PER_HOUR``, default 60).
+- ``send_mail_due`` sends what is due now (``app.runners.sending``), asking
+  ``still_holds`` of each row that announces something (a decision, an absence)
+  and holding back rows over the per-address hourly cap
+  (``MAIL_PER_ADDRESS_PER_HOUR``, default 60).
 - ``Waker`` is the loop of the sender thread in the clock process: it sleeps
   until the next row is due or a transaction commits mail — PostgreSQL
   ``LISTEN`` on ``outbox.CHANNEL`` (the ``NOTIFY`` is sent by ``outbox.enqueue``
   from the committing transaction), on SQLite a short poll of the outbox's due
-  index — then sends. Leases, retries and "once" are the outbox's own, so a
+  index — then sends. Leases, retries and "once" are the sending runner's own, so a
   waker and a clock tick (or two wakers) never send a row twice.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sqlmodel import Session, col, select
 from app.clock import deadlines as dl
 from app import engine, services
 from app.runners import heartbeats
+from app.runners import sending
 from app.gamelog import store
 from app.db import get_engine, read_session
 from app.mail import outbox
@@ -109,22 +111,14 @@ def mail_backend(app: Any) -> MailBackend:
 
 
 def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None,
-                  on_sent: Callable[[Outbox], None] | None = None) -> outbox.SendReport:
+                  on_sent: Callable[[Outbox], None] | None = None) -> sending.SendReport:
     """Send every due outbox row, batch after batch; ``on_sent(row)`` after each
     mail handed over (the sender thread counts it as progress, issue 17 item 1)."""
-    total = outbox.SendReport()
     with app.app_context():
-        backend = backend or mail_backend(app)
-        sender = str(setting("MAIL_FROM", DEFAULT_MAIL_FROM))
-        cap = per_address_cap()
-        while True:
-            part = outbox.send_due(get_engine(app), backend, now, sender=sender,
-                                   still_holds=still_holds, compose_late=compose_late,
-                                   per_address_hour=cap, on_sent=on_sent)
-            for name in ("claimed", "sent", "retried", "failed", "superseded", "held"):
-                setattr(total, name, getattr(total, name) + getattr(part, name))
-            if part.claimed < outbox.BATCH:
-                return total
+        return sending.send_due(get_engine(app), backend or mail_backend(app), now,
+                                sender=str(setting("MAIL_FROM", DEFAULT_MAIL_FROM)),
+                                drain=True, still_holds=still_holds, compose_late=compose_late,
+                                per_address_hour=per_address_cap(), on_sent=on_sent)
 
 
 def next_due(app: Any) -> datetime | None:
@@ -158,7 +152,7 @@ class Waker:
         self.backend = backend
         self.poll = poll
         self.stop = threading.Event()
-        self.reports: list[outbox.SendReport] = []
+        self.reports: list[sending.SendReport] = []
         self.progress = time.monotonic()
         self.failures = 0
         self._listener: Any = None

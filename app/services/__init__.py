@@ -80,5 +80,4 @@ from app.services.moves import (  # noqa: F401
     submit_action,
     submit_actions,
     submit_by_link,
-    auto_pass,
 )

@@ -164,7 +164,7 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
         if session.get(store.Seat, (game_id, seat)) is None:
             raise services.NotFound("There is no such seat in this game.")
         allowed = dl.ClockSettings.from_options(game.options).vacation_days
-        clock = dl.seat_clock(session, game_id, seat)
+        clock = _clock_object(session, game_id, seat)
         left = allowed - clock.vacation_days_used
         if days > left:
             raise services.BadRequest(f"You have {max(left, 0)} vacation days left in this game; "
@@ -204,3 +204,15 @@ def seat_clock_state(game_id: str, seat: int, now: datetime | None = None,
         "vacation_left": max(0, allowed - (clock.vacation_days_used if clock else 0)),
         "deadline": dl.as_utc(decision[0].due_at) if decision else None,
     }
+
+
+def _clock_object(session: Session, game_id: str, seat: int) -> dl.SeatClock:
+    """The seat's clock row as the ORM object, created on first use: a vacation
+    changes it through its session (no move, so no unit of work holds it)."""
+    row = session.exec(select(dl.SeatClock).where(
+        dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
+    if row is None:
+        row = dl.SeatClock(game_id=game_id, seat=seat)
+        session.add(row)
+        session.flush()
+    return row

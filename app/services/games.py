@@ -17,14 +17,16 @@ from app.services import reactions as hooks
 from app.gamelog import store
 from app.access import tokens
 from app.services import options as game_options
+from app.config import setting
 from app.db import write_session
+from app.db.unit import Row, Unit, unit_of_work
 from app.mail import addresses, invitations, trust
 from app.mail.compose import BRAND
 from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
 from app.services.repository import (
-    commitment_of, engine_seed, engine_options, _config, _game_info, _get_game, _phase,
-    cache_unusable, hold_after_commit,
+    commitment_of, engine_seed, engine_options, _game_info, _get_game,
+    cache_unusable, hold_after_commit, write_move,
 )
 
 log = logging.getLogger("app.services")
@@ -135,7 +137,8 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         state = engine.new_game(len(cleaned), engine_seed(seed), options=engine_options(options))
     except (engine.IllegalAction, TypeError, ValueError) as exc:
         raise BadRequest(f"These game options cannot be used: {exc}") from exc
-    with write_session() as session:
+    with unit_of_work() as unit:
+        session = unit.session
         if creator and per_hour is not None:
             if not store.lock_creator(session, creator):
                 raise TooMany("The server is busy starting other games; please try again in "
@@ -156,11 +159,11 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         for index, player in enumerate(cleaned):
             session.add(store.Seat(game_id=game.id, index=index, **player))
         session.flush()
-        hooks.after_create(session, game, state)
+        hooks.after_create(unit, game, state)
         seats = store.load_seats(session, game.id)
-        seq, state, applied = _play_automatic(session, game, 0, state, seats)
+        seq, state, applied = _play_automatic(unit, game, 0, state, seats)
+        _finish(unit, game, None, seq, state, applied)
         _within_stranger_mail(session, cleaned, strangers)
-        _finish(session, game, None, seq, state, applied)
         created = Created(Snapshot(_game_info(game, seats, seq), state),
                           [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
     return created
@@ -205,7 +208,6 @@ def _within_stranger_mail(session: Session, cleaned: list[dict[str, Any]],
     a new game usually queues two (the invitation and that first turn mail)."""
     if not strangers:
         return
-    session.flush()
     now = dl.now()
     for index, had in strangers.items():
         player = cleaned[index]
@@ -216,17 +218,19 @@ def _within_stranger_mail(session: Session, cleaned: list[dict[str, Any]],
                 trust.STRANGER_MAILS_PER_DAY))
 
 
-def _append(session: Session, game: store.Game, seq: int, seat: int, action: dict[str, Any],
+def _append(unit: Unit, game: store.Game | Row, seq: int, seat: int, action: dict[str, Any],
             source: str, before: Any) -> tuple[Any, AppliedAction]:
-    """Apply and append one action at ``seq + 1``; hooks run in the same transaction."""
+    """Apply and queue one action at ``seq + 1``; the reactions queue theirs on the same
+    unit of work."""
     after, events = engine.apply_action(before, seat, action)
-    logged_at = store.append_action(session, game.id, seq + 1, seat, action, source)
-    hooks.after_action(session, game, seq + 1, seat, action, source, before, after, events)
+    logged_at = store.append_action(unit, game.id, seq + 1, seat, action, source)
+    hooks.after_action(unit, game, seq + 1, seat, action, source, before, after, events)
     return after, AppliedAction(seq + 1, seat, action, source, list(events), logged_at)
 
 
-def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
-                    seats: list[store.Seat]) -> tuple[int, Any, list[AppliedAction]]:
+def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
+                    seats: list[store.Seat] | list[store.SeatRow]
+                    ) -> tuple[int, Any, list[AppliedAction]]:
     """Let bots and absent seats act until a present human has to decide.
 
     Bots choose with the engine's greedy bot, from an RNG seeded by the game's
@@ -235,12 +239,12 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
     """
     from app.engine import bots
 
-    strategy = _config("BOT_STRATEGY", "greedy")
-    limit = int(_config("MAX_AUTOMATIC_ACTIONS", 5000))
+    strategy = str(setting("BOT_STRATEGY", "greedy"))
+    limit = int(setting("MAX_AUTOMATIC_ACTIONS", 5000))
     kinds = {s.index: s.kind for s in seats}
     applied: list[AppliedAction] = []
     for _ in range(limit):
-        view = _phase(state)
+        view = engine.status(state)
         if view.get("phase") == "over" or game.status != "running":
             break  # (a hook may have abandoned the game: R29, nobody plays it)
         chosen: tuple[int, dict[str, Any], str] | None = None
@@ -249,7 +253,7 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
                 rng = random.Random(f"{game.seed}:{seq + 1}")
                 chosen = (seat, bots.choose(strategy, state, seat, rng), "system")
                 break
-            if hooks.is_absent(session, game, seat):
+            if hooks.is_absent(unit, game, seat):
                 default = engine.default_action(state, seat)
                 if default is not None:
                     chosen = (seat, default, "timeout")
@@ -258,12 +262,12 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
             break
         seat, action, source = chosen
         try:
-            state, item = _append(session, game, seq, seat, action, source, state)
+            state, item = _append(unit, game, seq, seat, action, source, state)
         except engine.IllegalAction:
             # A bot bug must not block the humans: log it, play the first legal move.
             log.exception("game %s: seat %s chose an illegal %r", game.id, seat, action)
             fallback = engine.legal_actions(state, seat)[0]
-            state, item = _append(session, game, seq, seat, fallback, source, state)
+            state, item = _append(unit, game, seq, seat, fallback, source, state)
         seq += 1
         applied.append(item)
     else:
@@ -279,21 +283,23 @@ def _play_automatic(session: Session, game: store.Game, seq: int, state: Any,
 CACHE_EVERY = 16
 
 
-def _finish(session: Session, game: store.Game, from_seq: int | None, seq: int, state: Any,
+def _finish(unit: Unit, game: store.Game | Row, from_seq: int | None, seq: int, state: Any,
             applied: list[AppliedAction]) -> None:
     """After a write that took the game from step ``from_seq`` (None: a new game) to
     ``seq`` (``applied``): mark a finished game over, write the cache when it is due,
-    and keep the state for this process's next request once the transaction commits."""
-    over = game.status == "running" and _phase(state).get("phase") == "over"
+    write the move (``write_move``), and keep the state for this process's next
+    request once the transaction commits."""
+    over = game.status == "running" and engine.status(state).get("phase") == "over"
     if over:
-        store.set_status(session, game, "over")
+        store.set_status(unit, game, "over")
     if (over or from_seq is None or seq // CACHE_EVERY != from_seq // CACHE_EVERY
-            or cache_unusable(session, game.id)):
-        store.write_cache(session, game.id, seq, state)
+            or cache_unusable(unit, game.id)):
+        store.write_cache(unit, game.id, seq, state)
+    write_move(unit)
     if applied:
-        hold_after_commit(session, game, seq, state, applied[-1].logged_at)
+        hold_after_commit(unit, game, seq, state, applied[-1].logged_at)
     elif seq == 0:
-        hold_after_commit(session, game, seq, state, None)
+        hold_after_commit(unit, game, seq, state, None)
 
 
 def rotate_link(game_id: str, seat: int) -> str:

@@ -5,8 +5,10 @@ game and the log after that state.
 Read through the ORM, this query cost about a fifth of a move: every execution
 builds a compile state and a row processor for each of its five entities, whether
 or not anything looks at the objects. As columns, each row is handed on as values
-(``app.db.loaded.Stored``) and becomes an ORM object only for code that changes it
-through the session.
+(``app.db.unit.Row``), registered on the move's unit of work, which queues every change
+the move makes to them. Each seat's unsent mail comes along too (its status, kind and
+lease): whether a drawing seat's waiting turn mail can be re-aimed is decided from
+it (``notify.seat_acted``) without a query of its own.
 """
 from __future__ import annotations
 
@@ -19,13 +21,15 @@ from sqlalchemy.orm import Session
 
 from app.clock import deadlines as dl
 from app.gamelog import store
-from app.mail.models import AddressMail, SeatMail
+from app.mail.models import AddressMail, Outbox, SeatMail
 
 #: What a move needs of a seat itself (``store.SeatRow``'s fields, in order).
 SEAT_COLUMNS = ("index", "name", "kind", "token_version", "email")
 LOG_COLUMNS = ("seq", "seat", "action", "created")
 #: The rows each seat comes with, every column of each.
 PER_SEAT = (SeatMail, dl.SeatClock, AddressMail)
+#: What is read of each seat's unsent mail (``SeatMail.unsent_mail_id``).
+UNSENT_COLUMNS = ("id", "status", "kind", "lease_until")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ class MoveRows:
 
     seats: list[store.SeatRow]
     per_seat: dict[type, list[dict[str, Any] | None]]
+    #: Each seat's unsent mail (``UNSENT_COLUMNS``), None where it has none.
+    unsent: list[dict[str, Any] | None]
     game: dict[str, Any] | None
     logged: list[store.Logged]
 
@@ -62,9 +68,15 @@ class _Query:
         self.with_game = with_game
         columns = [seat.c[name] for name in SEAT_COLUMNS]
         self.at: dict[type, int] = {}
-        for model in (*PER_SEAT, *((store.Game,) if with_game else ())):
+        outbox = Outbox.__table__  # type: ignore[attr-defined]
+        for model in PER_SEAT:
             self.at[model] = len(columns)
             columns += list(model.__table__.columns)  # type: ignore[attr-defined]
+        self.unsent_at = len(columns)
+        columns += [outbox.c[name] for name in UNSENT_COLUMNS]
+        if with_game:
+            self.at[store.Game] = len(columns)
+            columns += list(game.columns)
         self.log_at = len(columns)
         mail, clock, address = (model.__table__ for model in PER_SEAT)  # type: ignore[attr-defined]
         statement = (select(*columns).select_from(seat)
@@ -72,7 +84,8 @@ class _Query:
                                            mail.c.seat == seat.c.index))
                      .outerjoin(clock, and_(clock.c.game_id == seat.c.game_id,
                                             clock.c.seat == seat.c.index))
-                     .outerjoin(address, address.c.address == seat.c.email))
+                     .outerjoin(address, address.c.address == seat.c.email)
+                     .outerjoin(outbox, outbox.c.id == mail.c.unsent_mail_id))
         order = [seat.c.index]
         if with_game:
             statement = (statement.add_columns(*(action.c[name] for name in LOG_COLUMNS))
@@ -95,6 +108,9 @@ class _Query:
             seats=[store.SeatRow(*row[:len(SEAT_COLUMNS)]) for row in by_seat],
             per_seat={model: [self._values(model, row) for row in by_seat]
                       for model in PER_SEAT},
+            unsent=[None if row[self.unsent_at] is None else
+                    dict(zip(UNSENT_COLUMNS, row[self.unsent_at:self.unsent_at + len(UNSENT_COLUMNS)]))
+                    for row in by_seat],
             game=self._values(store.Game, rows[0]) if self.with_game and rows else None,
             logged=list({row[self.log_at]: store.Logged(*row[self.log_at:])
                          for row in rows if row[self.log_at] is not None}.values())

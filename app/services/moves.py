@@ -13,15 +13,16 @@ from sqlmodel import Session
 from app import engine
 from app.gamelog import store
 from app.engine import action_schema
-from app.db import read_session, write_session
+from app.config import setting
+from app.db import read_session
+from app.db.unit import Unit, unit_of_work
 from app.services.errors import (
     BadRequest, NotFound, Conflict, TooMany, Illegal, MOVED_ON, ALREADY_APPLIED,
 )
 from app.services.results import Snapshot, SeatAccess, AppliedAction, Submitted
 from app.services.repository import (
-    _same_action, _config, _game_info, _load_seats, _load_game, _open_seat,
+    _same_action, _game_info, _load_game, move_seats, open_seat_for_move,
 )
-from app.services.reading import load_state
 from app.services.games import _append, _play_automatic, _finish
 
 log = logging.getLogger("app.services")
@@ -49,7 +50,7 @@ def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, A
 
 def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
     """Refuse a seat's "away"/"back" beyond ``PRESENCE_PER_HOUR`` (config of the same name)."""
-    limit = int(_config("PRESENCE_PER_HOUR", PRESENCE_PER_HOUR))
+    limit = int(setting("PRESENCE_PER_HOUR", PRESENCE_PER_HOUR))
     since = store.utcnow() - timedelta(hours=1)
     recent = [row for row in store.actions_since(session, game_id, seat, since)
               if row.action.get("type") in action_schema.PRESENCE]
@@ -82,7 +83,7 @@ def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expec
     step failed. Bots and absent seats act only after the last step.
     """
     checked = _checked_actions(actions, expected_seq, source)
-    return _submit(lambda session: (str(game_id), seat, None, checked, expected_seq), source)
+    return _submit(lambda unit: (str(game_id), seat, None, checked, expected_seq), source)
 
 
 def submit_by_link(token: str, read_move: Any,
@@ -96,8 +97,8 @@ def submit_by_link(token: str, read_move: Any,
     """
     opened: list[SeatAccess] = []
 
-    def move_of(session: Session) -> tuple[str, int, list[store.Seat], list[dict[str, Any]], int]:
-        access, seats = _open_seat(session, token, with_rows=True)
+    def move_of(unit: Unit) -> tuple[str, int, list[store.SeatRow], list[dict[str, Any]], int]:
+        access, seats = open_seat_for_move(unit, token)
         opened.append(access)
         actions, expected_seq = read_move(access)
         return (access.game_id, access.seat, seats,
@@ -130,20 +131,24 @@ def _checked_actions(actions: Any, expected_seq: Any, source: str) -> list[dict[
 
 
 def _submit(move_of: Any, source: str) -> Submitted:
-    """The transaction of a submission. ``move_of(session)`` gives ``(game_id, seat,
-    seats or None, checked steps, expected_seq)``: a seat link's check reads the
-    seats itself, a caller that names the seat leaves them to be read here."""
+    """The transaction of a submission, one unit of work. ``move_of(unit)`` gives
+    ``(game_id, seat, seats or None, checked steps, expected_seq)``: a seat link's
+    check reads the seats itself, a caller that names the seat leaves them to be
+    read here. The move's writes are queued on the unit by the engine's events'
+    reactions and sent by ``repository.write_move`` (in ``games._finish``)."""
     where: dict[str, Any] = {}
     try:
-        with write_session() as session:
-            game_id, seat, seats, actions, expected_seq = move_of(session)
+        with unit_of_work() as unit:
+            session = unit.session
+            game_id, seat, seats, actions, expected_seq = move_of(unit)
             action = actions[0]
             where.update(game_id=game_id, seat=seat, action=action, expected_seq=expected_seq)
-            game, seq, state = _load_game(session, game_id)
             if seats is None:
-                if not isinstance(seat, int) or not 0 <= seat < game.seats:
+                seats = move_seats(unit, str(game_id))
+                if not isinstance(seat, int) or not 0 <= seat < len(seats):
+                    _load_game(unit, game_id)  # (no such game: its words first)
                     raise NotFound("There is no such seat in this game.")
-                seats = _load_seats(session, game.id, with_rows=True)
+            game, seq, state = _load_game(unit, game_id)
             if expected_seq != seq:
                 if expected_seq > seq:
                     raise Conflict(f"This page is ahead of the game: step {expected_seq} has "
@@ -159,7 +164,7 @@ def _submit(move_of: Any, source: str) -> Submitted:
             mine: list[AppliedAction] = []
             for number, step in enumerate(actions):
                 try:
-                    state, item = _append(session, game, seq, seat, step, source, state)
+                    state, item = _append(unit, game, seq, seat, step, source, state)
                 except engine.IllegalAction as exc:
                     said = str(exc) or "That move is not allowed now."
                     if len(actions) > 1:
@@ -171,8 +176,8 @@ def _submit(move_of: Any, source: str) -> Submitted:
                                   "missing or out of range.") from exc
                 seq += 1
                 mine.append(item)
-            seq, state, more = _play_automatic(session, game, seq, state, seats)
-            _finish(session, game, expected_seq, seq, state, [*mine, *more])
+            seq, state, more = _play_automatic(unit, game, seq, state, seats)
+            _finish(unit, game, expected_seq, seq, state, [*mine, *more])
             info = _game_info(game, seats, seq)
         return Submitted(Snapshot(info, state), [*mine, *more])
     except IntegrityError:
@@ -190,16 +195,3 @@ def _submit(move_of: Any, source: str) -> Submitted:
             raise Conflict("The game is busy with another move; please try again.",
                            reason="busy") from None
         raise
-
-
-def auto_pass(game_id: str, seat: int, expected_seq: int) -> Submitted | None:
-    """A deadline passed: apply the seat's default action (R29) decided on ``expected_seq``.
-
-    Returns None when the seat has nothing pending any more. A stale call
-    raises ``Conflict`` like any other late submission.
-    """
-    state = load_state(game_id)
-    default = engine.default_action(state, seat)
-    if default is None:
-        return None
-    return submit_action(game_id, seat, default, expected_seq, source="timeout")

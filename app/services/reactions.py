@@ -1,8 +1,10 @@
 """Side-effect hooks called by app.services inside its transaction.
 
-Services call these after every state change, so the outbox rows (mail) and
-deadline rows (clock) they write commit or roll back together with the action
-that caused them. Nothing here sends mail or waits for anything: the sender
+Services call these after every state change with the move's unit of work
+(``app.db.unit``): the outbox rows (mail), deadline rows (clock) and seat rows
+they change are queued on it, and the repository writes them with the action
+rows that caused them (``services.repository.write_move``), so they commit or
+roll back together. Nothing here sends mail or waits for anything: the sender
 and the clock read the rows later.
 
 ``after_action`` is a few named steps, each driven by what the engine says
@@ -30,6 +32,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session
+
+from app import engine
+from app.db.unit import Unit
 
 from app.presence import absence
 from app.clock import deadlines as dl
@@ -75,7 +80,7 @@ class Happened:
     @classmethod
     def of(cls, seq: int, seat: int | None, action: dict, source: str, before: Any,
            after: Any, events: list[dict]) -> "Happened":
-        old, new = notify.public_view(before), notify.public_view(after)
+        old, new = engine.status(before), engine.status(after)
         types = {str(event.get("type")) for event in events}
         scored = next((int(e.get("round") or 0) for e in events
                        if e.get("type") == "round_scored"), None)
@@ -93,52 +98,52 @@ class Happened:
                    after_status=new)
 
 
-def after_create(session: Session, game: Any, state: Any) -> None:
+def after_create(unit: Unit, game: Any, state: Any) -> None:
     """A game was created: invitations to every seat, first decisions opened."""
     now = dl.now()
-    ctx = notify.Context.load(session, game)
+    ctx = notify.Context.load(unit, game)
     for seat in ctx.human_seats():
-        notify.invitation(session, ctx, seat, now)
-    view = notify.public_view(state)
+        notify.invitation(unit, ctx, seat, now)
+    view = engine.status(state)
     for seat in view.get("to_act") or []:
-        decision_opened(session, ctx, seat, state, int(view.get("step") or 0), now)
+        decision_opened(unit, ctx, seat, state, int(view.get("step") or 0), now)
 
 
-def after_action(session: Session, game: Any, seq: int, seat: int | None, action: dict,
+def after_action(unit: Unit, game: Any, seq: int, seat: int | None, action: dict,
                  source: str, before: Any, after: Any, events: list[dict]) -> None:
     """An action row was appended: the named steps below, in this order."""
     now = dl.now()
-    ctx = notify.Context.load(session, game)
+    ctx = notify.Context.load(unit, game)
     what = Happened.of(seq, seat, action, source, before, after, events)
-    aimed = actor_noted(session, ctx, what, now) if seat is not None else False
+    aimed = actor_noted(unit, ctx, what, now) if seat is not None else False
     for lost in sorted(what.waiting_before - what.waiting_after):
-        turn_ended(session, ctx, lost, "acted" if lost == seat else "moved", now)
+        turn_ended(unit, ctx, lost, "acted" if lost == seat else "moved", now)
     if what.game_over:
-        game_over(session, ctx, after, now)
+        game_over(unit, ctx, after, now)
         return
     if what.round_ended is not None:
-        round_ended(session, ctx, after, what.round_ended, now)
+        round_ended(unit, ctx, after, what.round_ended, now)
     if what.kind == "away" and seat is not None:
-        if absence.went_away(session, ctx, game, seat, now, state=after):
+        if absence.went_away(unit, ctx, game, seat, now, step=seq, state=after):
             return  # abandoned: nobody is waited on any more
     for each in sorted(what.waiting_after - what.waiting_before):
-        decision_opened(session, ctx, each, after, seq, now)
+        decision_opened(unit, ctx, each, after, seq, now)
     for each in sorted(what.fresh_turns):
         mine = each == seat
         # the seat itself may have just acted (its round-start peek): the mail waits
         # out the grace period like any other, superseded if it goes on from its page
         # (its waiting mail was re-aimed at this turn when it had one: ``aimed``)
-        turn_ended(session, ctx, each, "acted" if mine else "moved", now,
+        turn_ended(unit, ctx, each, "acted" if mine else "moved", now,
                    mail=not (mine and aimed))
-        decision_opened(session, ctx, each, after, seq, now,
+        decision_opened(unit, ctx, each, after, seq, now,
                         mail=not (mine and (aimed or _on_page(ctx, what))))
     if what.stopped_mid_turn and not _on_page(ctx, what) and not aimed:
-        stopped_mid_turn(session, ctx, what, after, now)
+        stopped_mid_turn(unit, ctx, what, after, now)
 
 
 # -- the steps -----------------------------------------------------------------------
 
-def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: datetime) -> bool:
+def actor_noted(unit: Unit, ctx: "notify.Context", what: Happened, now: datetime) -> bool:
     """The actor's marker for "since you last played" and its R29 bookkeeping.
 
     A seat that acted is no longer waiting for the decision its unsent turn
@@ -149,57 +154,57 @@ def actor_noted(session: Session, ctx: "notify.Context", what: Happened, now: da
     """
     assert what.seat is not None
     if what.source == "mail":  # what it asked for by replying is conversation (item 3)
-        notify.note_reply(session, ctx.id, what.seat)
+        notify.note_reply(unit, ctx.id, what.seat)
     played = None
     if what.source == "timeout":  # R29: the clock, or the seat is away
-        played = AWAY if absence.is_absent(session, ctx.game, what.seat) else TIMED_OUT
-    aimed = notify.seat_acted(session, ctx.id, what.seat, what.seq, now, own=what.own,
-                              played=played, aim=_mid_turn_aim(session, ctx, what, now))
-    absence.record_action(session, ctx.id, what.seat, what.kind, what.source, now)
+        played = AWAY if absence.is_absent(unit, ctx.game, what.seat) else TIMED_OUT
+    aimed = notify.seat_acted(unit, ctx.id, what.seat, what.seq, now, own=what.own,
+                              played=played, aim=_mid_turn_aim(unit, ctx, what, now))
+    absence.record_action(unit, ctx.id, what.seat, what.kind, what.source, now)
     return aimed
 
 
-def turn_ended(session: Session, ctx: "notify.Context", seat: int, outcome: str,
+def turn_ended(unit: Unit, ctx: "notify.Context", seat: int, outcome: str,
                now: datetime, *, mail: bool = True) -> None:
     """A seat no longer has the decision: its deadline and reminders close, and its
     unsent mail is superseded (``mail`` False: it was re-aimed at the next one)."""
-    dl.close_turn(session, ctx.id, seat, now, outcome)
+    dl.close_turn(unit, ctx.id, seat, now, outcome)
     if mail:
-        notify.supersede_unsent(session, ctx.id, seat, now)
+        notify.supersede_unsent(unit, ctx.id, seat, now)
 
 
-def round_ended(session: Session, ctx: "notify.Context", state: Any, round_no: int,
+def round_ended(unit: Unit, ctx: "notify.Context", state: Any, round_no: int,
                 now: datetime) -> None:
     """A round was scored (not the last): the round mail to every person."""
     for each in ctx.human_seats():
-        notify.round_end(session, ctx, each, state, round_no, now)
+        notify.round_end(unit, ctx, each, state, round_no, now)
 
 
-def game_over(session: Session, ctx: "notify.Context", state: Any, now: datetime) -> None:
+def game_over(unit: Unit, ctx: "notify.Context", state: Any, now: datetime) -> None:
     """The game ended: every deadline closes, the result mail to every person."""
-    dl.close_open(session, ctx.id, now, "over", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+    dl.close_open(unit, ctx.id, now, "over", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
     for each in ctx.human_seats():
-        notify.game_over(session, ctx, each, state, now)
+        notify.game_over(unit, ctx, each, state, now)
 
 
-def decision_opened(session: Session, ctx: "notify.Context", seat: int, state: Any,
+def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
                     step: int, now: datetime, *, mail: bool = True) -> None:
     """A seat started waiting on a decision: a deadline (people only, present
     only), and its turn mail after the grace period, or the digest row."""
-    if not ctx.is_human(seat) or absence.is_absent(session, ctx.game, seat):
+    if not ctx.is_human(seat) or absence.is_absent(unit, ctx.game, seat):
         return
-    deadline = dl.open_decision(session, ctx.id, seat, step, now, ctx.settings)
+    deadline = dl.open_decision(unit, ctx.id, seat, step, now, ctx.settings)
     if not mail:
         return
-    mode = notify.mode_of(session, ctx, seat)
+    mode = notify.mode_of(unit, ctx, seat)
     if mode == DIGEST_MODE:
-        last = notify.seat_mail(session, ctx.id, seat).last_digest_at
-        dl.schedule_digest(session, ctx.id, seat, now, last, notify.digest_period())
+        last = notify.mail_row(unit, ctx.id, seat).last_digest_at
+        dl.schedule_digest(unit, ctx.id, seat, now, last, notify.digest_period())
     else:
-        notify.decision_opened(session, ctx, seat, state, deadline, now)
+        notify.decision_opened(unit, ctx, seat, state, deadline, now)
 
 
-def _mid_turn_aim(session: Session, ctx: "notify.Context", what: Happened,
+def _mid_turn_aim(unit: Unit, ctx: "notify.Context", what: Happened,
                   now: datetime) -> tuple[dict[str, Any], datetime] | None:
     """What the actor's waiting turn mail should announce if the actor stops here, on
     its page, still facing a decision (mid-turn, or the turn its round-start peek
@@ -209,24 +214,24 @@ def _mid_turn_aim(session: Session, ctx: "notify.Context", what: Happened,
     if (seat is None or what.source != "player"
             or not (what.stopped_mid_turn or seat in what.fresh_turns)
             or _on_page(ctx, what) or not ctx.is_human(seat)
-            or absence.is_absent(session, ctx.game, seat)
-            or notify.mode_of(session, ctx, seat) != notify.EVERY):
+            or absence.is_absent(unit, ctx.game, seat)
+            or notify.mode_of(unit, ctx, seat) != notify.EVERY):
         return None
     announces = notify.announced_decision(what.after_status, seat, what.seq)
     announces["compose"] = {"due": None, "reminder": False}
     return announces, dl.as_utc(now) + ctx.delay
 
 
-def stopped_mid_turn(session: Session, ctx: "notify.Context", what: Happened, state: Any,
+def stopped_mid_turn(unit: Unit, ctx: "notify.Context", what: Happened, state: Any,
                      now: datetime) -> None:
     """The actor still faces a decision right after its own move: one turn mail for
     it after the grace period (people only, present only, issue 17 item 2). Its
     deadline is the one the turn opened with; nothing here reopens it."""
     seat = what.seat
     assert seat is not None
-    if not ctx.is_human(seat) or absence.is_absent(session, ctx.game, seat):
+    if not ctx.is_human(seat) or absence.is_absent(unit, ctx.game, seat):
         return
-    notify.stopped_mid_turn(session, ctx, seat, state, what.seq, now)  # (digest seats: none)
+    notify.stopped_mid_turn(unit, ctx, seat, state, what.seq, now)  # (digest seats: none)
 
 
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
@@ -247,9 +252,9 @@ def _on_page(ctx: "notify.Context", what: Happened) -> bool:
     return what.source == "player" and ctx.delay <= timedelta(0)
 
 
-def is_absent(session: Session, game: Any, seat: int) -> bool:
+def is_absent(unit: Unit, game: Any, seat: int) -> bool:
     """Whether this seat is away (R29, ``app.presence.absence``): services apply its defaults at once."""
-    return absence.is_absent(session, game, seat)
+    return absence.is_absent(unit, game, seat)
 
 
 def _fresh_turn(view: dict, seat: int) -> bool:

@@ -144,7 +144,7 @@ def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
     last = info.seq if last is None else min(last, info.seq)
     first = max(0, first)
     state = log.dealt
-    frames = []
+    frames: list[dict[str, Any]] = []
     if first == 0:
         frames.append({"step": 0, "seat": None, "source": None, "action": None,
                        "events": [], "text": [], "view": look(state)})

@@ -1,9 +1,15 @@
-"""The game log's repository: a game, its seats (with their mail and clock
-rows when a move follows), the cached state and the actions after it, read in
-as few queries as possible; and the checks of a seat link on the same session.
+"""The game log's repository: what a move reads and what it writes, each in one place.
+
+Reading: a game, its seats (with their mail, clock and address rows and their unsent
+mail when a move follows: ``move_seats``), the cached state and the actions after it,
+in as few queries as possible; and the checks of a seat link on the same session.
+Writing: ``write_move``, every write of a move, queued on its unit of work
+(``app.db.unit``) by the reactions and sent together.
 
 The log is the truth; the cache is an optimisation trusted only when it fits
-the log (see ``_state_from``)."""
+the log (see ``_state_from``); ``warm_states`` keeps the states this process
+computed, as eventsourcing's ``Repository`` keeps its aggregates' (checked against
+the log on every read)."""
 from __future__ import annotations
 
 import json
@@ -17,10 +23,9 @@ from app import engine
 from app.gamelog import store
 from app.access import tokens
 from app.gamelog import warm_states
-from app.db import after_commit
-from app.db.loaded import Stored
+from app.db.unit import Row, Unit
 from app.mail import notify
-from app.mail.models import AddressMail, SeatMail
+from app.mail.models import AddressMail, Outbox, SeatMail
 from app.services import move_read
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
@@ -33,14 +38,6 @@ log = logging.getLogger("app.services")
 
 def _same_action(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
-def _config(key: str, default: Any) -> Any:
-    try:
-        from flask import current_app
-        return current_app.config.get(key, default)
-    except RuntimeError:  # outside an app context (plain scripts)
-        return default
 
 
 def _game_info(game: store.Game, seats: Iterable[store.Seat | store.SeatRow],
@@ -79,55 +76,34 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
     return _state_from(session, game, cached, rows)
 
 
-def _load_seats(session: Session, game_id: str,
-                with_rows: bool = False) -> list[store.Seat] | list[store.SeatRow]:
-    """The game's seats; ``with_rows``: as plain rows, read with their mail and clock
-    rows and their address's preferences, which the hooks of a move read for every
-    seat (``deadlines.peeked``, ``notify.remember_addresses``), in one query
-    (``move_read``), with the game and the newest log rows when this worker holds
-    the game's state."""
-    if not with_rows:
-        return store.load_seats(session, game_id)
-    warm = warm_states.get(game_id)
-    read = move_read.read(session, game_id, warm.seq if warm is not None else None)
-    if warm is not None and read.game is not None:
-        game = Stored(store.Game, read.game)
-        held = store.held_state(warm, game, read.logged)
-        if held is not None:  # for ``_load_game``, later in this transaction
-            dl.transaction_memo(session)[(GAME_READ, game_id)] = (game, held, read.logged)
-    for model in (SeatMail, dl.SeatClock):
-        dl.remember_all(session, model, game_id,
-                        [values for values in read.per_seat[model] if values is not None])
-    notify.remember_seats(session, game_id, read.seats)
-    notify.remember_addresses(session, {
-        seat.email: values for seat, values in zip(read.seats, read.per_seat[AddressMail])
-        if seat.email})
-    return read.seats
-
-
 #: ``transaction_memo`` key of a game read with its seats (``_load_seats``).
 GAME_READ = "game read with the seats"
 
 
-def _load_game(session: Session, game_id: str) -> tuple[store.Game | Stored, int, Any]:
-    """The game, its step and its state: as the seats query of this transaction read
-    them (``_keep_game_read``), or from one query (``store.read_game``: the game
-    and the log after the held state, or the cache and the log after it)."""
-    read = dl.transaction_memo(session).pop((GAME_READ, str(game_id)), None)
+def _load_game(where: Session | Unit, game_id: str) -> tuple[store.Game | Row, int, Any]:
+    """The game, its step and its state: as the seats query of this move read them
+    (``move_seats``), or from one query (``store.read_game``: the game and the log
+    after the held state, or the cache and the log after it)."""
+    unit = where if isinstance(where, Unit) else None
+    session = unit.session if unit is not None else where
+    assert isinstance(session, Session)
+    read = unit.facts.pop((GAME_READ, str(game_id)), None) if unit is not None else None
     if read is not None:
         game, held, rows = read
-        return (game, *_state_from(session, game, held, rows))
-    game, cached, rows = store.read_game(session, str(game_id))
-    if game is None:
+        return (game, *_state_from(session, game, held, rows, unit))
+    found, cached, logged = store.read_game(session, str(game_id))
+    if found is None:
         raise NotFound("There is no game with this id.")
-    seq, state = _state_from(session, game, cached, rows)
-    return game, seq, state
+    seq, state = _state_from(session, found, cached, logged, unit)
+    return found, seq, state
 
 
-def _state_from(session: Session, game: store.Game, cached: tuple[int, Any] | None,
-                rows: list[store.Logged] | list[store.Action]) -> tuple[int, Any]:
+def _state_from(session: Session, game: store.Game | Row, cached: tuple[int, Any] | None,
+                rows: list[store.Logged] | list[store.Action],
+                unit: Unit | None = None) -> tuple[int, Any]:
     """The state after the cache's ``seq`` plus ``rows`` (the log from that ``seq``
-    on), or, when they do not fit together, the whole log replayed."""
+    on), or, when they do not fit together, the whole log replayed (noted on the
+    move's ``unit``: its write renews the cache, ``games._finish``)."""
     if cached is not None:
         cache_seq, state = cached
         if cache_seq == 0 or (rows and rows[0].seq == cache_seq):
@@ -138,26 +114,27 @@ def _state_from(session: Session, game: store.Game, cached: tuple[int, Any] | No
                 last = newer[-1] if newer else (rows[0] if cache_seq else None)
                 return _hold(game, cache_seq + len(newer), state, last)
         log.warning("state cache of game %s is stale; replaying the log", game.id)
-    session.info.setdefault(CACHE_UNUSABLE, set()).add(game.id)  # a write renews it (games._finish)
-    rows = store.load_actions(session, game.id)
-    state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(rows),
+    if unit is not None:
+        unit.facts.setdefault(CACHE_UNUSABLE, set()).add(game.id)
+    actions = store.load_actions(session, game.id)
+    state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(actions),
                           options=engine_options(game.options or {}), rules=game.rules_version)
     # not held: the next request finds the cache unusable too, and the next move,
     # seeing that, writes a new one (``games._finish``)
-    return (rows[-1].seq if rows else 0), state
+    return (actions[-1].seq if actions else 0), state
 
 
-#: ``session.info`` key: the games whose state cache this session found missing,
-#: stale, unreadable or pickled by other engine code.
-CACHE_UNUSABLE = "silver_eye_cache_unusable"
+#: ``Unit.facts`` key: the games whose state cache this move found missing, stale,
+#: unreadable or pickled by other engine code.
+CACHE_UNUSABLE = "state cache unusable"
 
 
-def cache_unusable(session: Session, game_id: str) -> bool:
-    """Whether this session had to replay the game's log for want of a usable cache."""
-    return game_id in session.info.get(CACHE_UNUSABLE, ())
+def cache_unusable(unit: Unit, game_id: str) -> bool:
+    """Whether this move had to replay the game's log for want of a usable cache."""
+    return game_id in unit.facts.get(CACHE_UNUSABLE, ())
 
 
-def _hold(game: store.Game, seq: int, state: Any, last: Any) -> tuple[int, Any]:
+def _hold(game: store.Game | Row, seq: int, state: Any, last: Any) -> tuple[int, Any]:
     """Keep a state read from committed rows for this process's next request
     (``warm_states``); ``last`` is the log row ``seq`` (None at seq 0)."""
     warm_states.put(game.id, store.warm_state(game, seq, state,
@@ -165,15 +142,11 @@ def _hold(game: store.Game, seq: int, state: Any, last: Any) -> tuple[int, Any]:
     return seq, state
 
 
-def hold_after_commit(session: Session, game: store.Game, seq: int, state: Any,
+def hold_after_commit(unit: Unit, game: store.Game | Row, seq: int, state: Any,
                       logged_at: Any) -> None:
     """Keep the state a write computed, once (and only if) its transaction commits."""
     warm = store.warm_state(game, seq, state, logged_at)
-    after_commit(session, lambda: warm_states.put(game.id, warm))
-
-
-def _phase(state: Any) -> dict[str, Any]:
-    return engine.status(state)
+    unit.after_commit(lambda: warm_states.put(game.id, warm))
 
 
 def _seat_access(session: Session, token: str) -> SeatAccess:
@@ -181,16 +154,11 @@ def _seat_access(session: Session, token: str) -> SeatAccess:
     return _open_seat(session, token)[0]
 
 
-def _open_seat(session: Session, token: str,
-               with_rows: bool = False) -> tuple[SeatAccess, list[Any]]:
+def _open_seat(session: Session, token: str) -> tuple[SeatAccess, list[store.SeatRow]]:
     """The checks of ``open_seat``, and every seat of the link's game (one query:
-    the callers need the seats anyway, and the link's seat is among them).
-    ``with_rows``: a move follows, so the seats' mail and clock rows come along."""
+    the callers need the seats anyway, and the link's seat is among them)."""
     ref = _signed_seat(token)
-    # a move reads the seats as objects with their mail and clock rows; a
-    # read-only request needs four columns of each
-    seats: list[Any] = (_load_seats(session, str(ref.game), with_rows=True) if with_rows
-                        else store.seat_rows(session, str(ref.game)))
+    seats = store.seat_rows(session, str(ref.game))
     return _checked_seat(ref, token, seats), seats
 
 
@@ -228,3 +196,61 @@ def _checked_seat(ref: tokens.SeatRef, token: str, seats: list[Any]) -> SeatAcce
                         "seat. We can email the current link to the seat's address.",
                         reason="revoked", game_id=ref.game, seat=ref.seat)
     return SeatAccess(ref.game, ref.seat, ref.version, token)
+
+
+def move_seats(unit: Unit, game_id: str) -> list[store.SeatRow]:
+    """The game's seats for a move, read with every seat's mail, clock and address
+    rows and its unsent mail (which the reactions of a move read for every seat), in
+    one query (``move_read``), with the game and the newest log rows when this worker
+    holds the game's state. All of it is registered on the move's unit of work."""
+    warm = warm_states.get(game_id)
+    read = move_read.read(unit.session, game_id, warm.seq if warm is not None else None)
+    if warm is not None and read.game is not None:
+        game = Row(_GAMES, read.game)
+        held = store.held_state(warm, game, read.logged)
+        if held is not None:  # for ``_load_game``, later in this transaction
+            unit.facts[(GAME_READ, game_id)] = (game, held, read.logged)
+    for model in (SeatMail, dl.SeatClock):
+        unit.remember(model.__table__, game_id,  # type: ignore[attr-defined]
+                      [values for values in read.per_seat[model] if values is not None])
+    for unsent in read.unsent:
+        if unsent is not None:
+            unit.rows[(_OUTBOX.name, unsent["id"])] = Row(_OUTBOX, unsent)
+    notify.remember_seats(unit, game_id, read.seats)
+    notify.remember_addresses(unit, {
+        seat.email: values for seat, values in zip(read.seats, read.per_seat[AddressMail])
+        if seat.email})
+    return read.seats
+
+
+def open_seat_for_move(unit: Unit, token: str) -> tuple[SeatAccess, list[store.SeatRow]]:
+    """A move's link check: the seats read with the rows the move needs (``move_seats``)."""
+    ref = _signed_seat(token)
+    seats = move_seats(unit, str(ref.game))
+    return _checked_seat(ref, token, seats), seats
+
+
+def write_move(unit: Unit) -> int:
+    """Every write of a move, in one place; returns how many statements sent them.
+
+    What a move queued on its unit of work, by owner:
+
+    - the action rows (``store.append_action``), the game's status when it ended
+      (``store.set_status``) and, every ``games.CACHE_EVERY`` steps, the state cache
+      (``store.write_cache``);
+    - the seats' mail rows: the step each seat last played, its unsent mail
+      (``notify.seat_acted``, ``notify.queue``); the outbox: the turn mail, round and
+      result mails queued (``notify.queue``), unsent mail superseded or re-aimed
+      (``notify.supersede_unsent``, ``notify._aim``);
+    - deadlines: the closes of the decisions that ended and the rows of those that
+      opened, netted (``clock.deadlines.Changes``);
+    - the seats' clock rows (R29: ``presence.absence.record_action``, ``went_away``).
+
+    On PostgreSQL all of it is one statement (each write a CTE); on SQLite one
+    statement per write. A few rare writes are sent when they happen instead (a seat's
+    first clock or mail row; see ``app.db.unit``)."""
+    return unit.write(dl.Changes)
+
+
+_GAMES = store.Game.__table__  # type: ignore[attr-defined]
+_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app.gamelog import store
 from app.db import read_session, write_session
@@ -43,6 +43,6 @@ def dismiss(game_id: str, seat: int, round_no: int) -> None:
     with write_session() as session:
         session.execute(
             sa.update(store.Seat)
-            .where(store.Seat.game_id == str(game_id), store.Seat.index == int(seat),
-                   store.Seat.summary_dismissed < int(round_no))
+            .where(col(store.Seat.game_id) == str(game_id), col(store.Seat.index) == int(seat),
+                   col(store.Seat.summary_dismissed) < int(round_no))
             .values(summary_dismissed=int(round_no)))

@@ -24,6 +24,7 @@ from app import services
 from app.services import absence
 from app.gamelog import store
 from app.clock import deadlines as dl
+from app.db.unit import Unit
 from app.db import read_session, write_session
 from app.mail import invitations, notify
 from app.mail.addresses import checked_or_none
@@ -58,8 +59,8 @@ def _store_mode(session: Session, game_id: str, seat: int, mode: str) -> None:
     row.updated_at = dl.now()
     session.add(row)
     if mode != DIGEST:  # a pending digest would now mail someone who said no
-        dl.close_open(session, str(game_id), dl.now(), "cancelled", seat=int(seat),
-                      kinds=(dl.DIGEST,))
+        dl.close_open(Unit(session, queued=False), str(game_id), dl.now(), "cancelled",
+                      seat=int(seat), kinds=(dl.DIGEST,))
 
 
 def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:

@@ -36,7 +36,7 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(inbound.bp)
     from app.web import health  # /healthz and /readyz for monitors (issue 17 item 1)
     app.register_blueprint(health.bp)
-    if app.config.get("BENCH_ENDPOINTS"):
+    if app.config["BENCH_ENDPOINTS"]:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)
         app.after_request(api.cpu_header)

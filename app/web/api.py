@@ -7,7 +7,7 @@ POSTs take ``application/json`` only, which also keeps other sites' forms out.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Blueprint, current_app, jsonify, request
 
@@ -127,7 +127,11 @@ def replay(game_id: str) -> Any:
 MAX_STEP_DIGITS = 9
 
 
-def _step_arg(name: str, default: int | None) -> int | None:
+#: A step argument's default: a number, or None for "not given" (the caller's type stays).
+_Default = TypeVar("_Default", bound=int | None)
+
+
+def _step_arg(name: str, default: _Default) -> int | _Default:
     """A step number from the query: ASCII digits only (``str.isdigit`` takes "²")."""
     raw = request.args.get(name, "").strip()
     if not raw:
@@ -314,14 +318,15 @@ def bench_insert(game_id: str) -> Any:
     from sqlalchemy.exc import IntegrityError
 
     from app.gamelog import store
-    from app.db import write_session
+    from app.db.unit import unit_of_work
 
     body = _json_body()
     try:
-        with write_session() as session:
-            seq = store.last_seq(session, game_id)
-            store.append_action(session, game_id, seq + 1, 0,
+        with unit_of_work() as unit:
+            seq = store.last_seq(unit.session, game_id)
+            store.append_action(unit, game_id, seq + 1, 0,
                                 {"type": "bench", "n": body.get("n")}, "system")
+            unit.write()
     except IntegrityError:
         raise services.Conflict("bench insert raced", reason="moved_on") from None
     return jsonify({"seq": seq + 1})

@@ -7,9 +7,9 @@ anything) and only ever mails the address on record.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
-from flask import Blueprint, current_app, jsonify, make_response, render_template, request
+from flask import Blueprint, Flask, jsonify, make_response, render_template, request
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
@@ -38,6 +38,18 @@ PLAIN_WORDS = {
 
 #: Reasons a seat link was refused; these pages offer to mail the current link.
 LINK_REASONS = ("invalid", "unknown", "revoked")
+
+
+def current_app_object() -> Flask:
+    """The app behind flask's ``current_app`` proxy, for work that outlives the request
+    (a callback after the answer, a worker given the app), where the proxy is unbound.
+
+    Flask declares the proxy as a ``Flask`` (so ``_get_current_object``, werkzeug's way
+    to unwrap it, is unknown to the type checker); the cast says what it really is."""
+    from flask import current_app
+    from werkzeug.local import LocalProxy
+
+    return cast("LocalProxy[Flask]", current_app)._get_current_object()
 
 
 def wants_json() -> bool:
@@ -136,7 +148,7 @@ def fresh_link() -> Any:
     # The answer must not tell a matching address from another, not even by its
     # timing: the lookup and the mail happen after the answer has gone out, so
     # every request does the same work before it (tests/web/test_fresh_link.py).
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = current_app_object()
 
     @answer.call_on_close
     def look_up_and_mail() -> None:

@@ -21,9 +21,11 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.clock import deadlines as dl
 from app.db import get_engine
-from app.inbound import inbox, worker
+from app.inbound import inbox
 from app.mail import commands, menu
 from app.access.reply_address import mail_domain
+from app.runners import inbound as runners_inbound
+from app.web.errors import current_app_object
 
 bp = Blueprint("inbound", __name__)
 
@@ -36,7 +38,7 @@ def _error(status: int, message: str) -> Any:
 
 @bp.post("/inbound/mail")
 def receive() -> Any:
-    secret = str(current_app.config.get("INBOUND_SECRET") or "")
+    secret = str(current_app.config["INBOUND_SECRET"] or "")
     if not secret:
         return _error(404, "Inbound mail over HTTP is not enabled here (no INBOUND_SECRET).")
     given = request.headers.get(SECRET_HEADER, "")
@@ -70,7 +72,7 @@ def receive() -> Any:
         return answer, status
     if not stored.duplicate:
         try:
-            worker.apply_pending(current_app._get_current_object(), only=stored.id)
+            runners_inbound.apply_one(current_app_object(), stored.id)
         except Exception:  # noqa: BLE001 - it is stored: the clock applies it later
             current_app.logger.exception("applying inbox row %s failed", stored.id)
     return jsonify({"stored": True, "duplicate": stored.duplicate, "id": stored.id}), 202

@@ -33,20 +33,14 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from app.services import options as game_options
 from app import services
 from app.access import tokens
+from app.engine import MAX_SEATS, MIN_SEATS
 from app.mail import trust
 from app.web import view_helpers
 
 bp = Blueprint("lobby", __name__)
 bp.record_once(view_helpers.install)
 
-MAX_SEATS = 4
-MIN_SEATS = 2
 CREATOR_SALT = "silver-eye:creator-page"
-#: How long the links page lives (config ``CREATED_PAGE_SECONDS``): long enough
-#: to hand out the links, short enough not to be a standing key to every seat.
-CREATED_PAGE_SECONDS = 3600
-#: Games one address may start per hour (config ``LOBBY_GAMES_PER_HOUR``).
-GAMES_PER_HOUR = 10
 SIMON_CHOICES = game_options.SIMON_CHOICES
 
 
@@ -82,7 +76,7 @@ class CreatorLink:
 
 def read_creator_token(token: str) -> CreatorLink:
     """The links page a token opens; ``Forbidden`` if forged or older than its life."""
-    max_age = int(current_app.config.get("CREATED_PAGE_SECONDS", CREATED_PAGE_SECONDS))
+    max_age = int(current_app.config["CREATED_PAGE_SECONDS"])
     try:
         payload = _creator_serializer().loads(token, max_age=max_age)
     except SignatureExpired:
@@ -225,7 +219,7 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
 # -- the guards ------------------------------------------------------------------
 
 def _form_max_age() -> int:
-    return int(current_app.config.get("LOBBY_FORM_MAX_AGE", tokens.LOBBY_FORM_MAX_AGE))
+    return int(current_app.config["LOBBY_FORM_MAX_AGE"])
 
 
 def _check_form_token(token: str | None) -> tuple[str | None, str]:
@@ -282,7 +276,7 @@ def create() -> Any:
     options = form.options(errors, players)
     if errors:
         return _render_form(form, errors, 400)
-    per_hour = int(current_app.config.get("LOBBY_GAMES_PER_HOUR", GAMES_PER_HOUR))
+    per_hour = int(current_app.config["LOBBY_GAMES_PER_HOUR"])
     try:
         created = services.create_game(
             players, options=options, name=form.name, creator=creator_key(request.remote_addr),
@@ -293,7 +287,7 @@ def create() -> Any:
     versions = [tokens.read_seat_token(token).version for token in created.tokens]
     answer = redirect(url_for("lobby.links", token=creator_token(created.game_id, versions, nonce)),
                       code=303)
-    max_age = int(current_app.config.get("CREATED_PAGE_SECONDS", CREATED_PAGE_SECONDS))
+    max_age = int(current_app.config["CREATED_PAGE_SECONDS"])
     answer.set_cookie(_cookie_name(created.game_id), nonce, max_age=max_age, path="/created/",
                       secure=request.is_secure, httponly=True, samesite="Lax")
     return answer

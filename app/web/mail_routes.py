@@ -26,6 +26,7 @@ from app import services
 from app.services import absence
 from app.services import my_games
 from app.services import seat_settings as preferences
+from app.mail.backends import mail_folder
 from app.mail.compose import local_time_words
 from app.mail.notify import zone_of
 from app.web import seat_forms
@@ -198,14 +199,11 @@ def vacation(token: str) -> Any:
 # -- the file mailbox (development only) ---------------------------------------------------
 
 def _mail_dir() -> Path:
-    folder = current_app.config.get("MAIL_DIR")
-    if folder:
-        return Path(folder)
-    return Path(current_app.config.get("INSTANCE_PATH") or current_app.instance_path) / "mail"
+    return mail_folder(current_app.config, current_app.instance_path)
 
 
 def _require_debug() -> None:
-    if not (current_app.debug or current_app.config.get("DEBUG")):
+    if not current_app.debug:  # Flask's ``debug`` is the DEBUG setting
         abort(404)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from app import services
+from app.config import setting
 from app.services import my_games
 
 bp = Blueprint("my_games", __name__)
@@ -28,11 +29,8 @@ def ask() -> Any:
 
 @bp.post("/my-games")
 def send() -> Any:
-    from app.mail.notify import DEFAULT_MAIL_FROM
-
-    base = str(current_app.config.get("BASE_URL") or request.host_url)
-    my_games.mail_link(request.form.get("email", ""), _secret(), base,
-                       str(current_app.config.get("MAIL_FROM") or DEFAULT_MAIL_FROM))
+    my_games.mail_link(request.form.get("email", ""), _secret(),
+                       str(current_app.config["BASE_URL"]), str(setting("MAIL_FROM")))
     flash("If that address has a seat in any game here, a link to all its games is on its "
           f"way (it works for {my_games.LINK_DAYS} days).", "success")
     return redirect(url_for("my_games.ask"), code=303)

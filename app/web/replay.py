@@ -64,15 +64,14 @@ def show(game_id: str) -> Any:
         args = {**keep, **extra}
         return url_for("replay.show", game_id=game_id, step=to, **args)
 
+    token_arg: dict[str, Any] = {"token": token} if token else {}
     nav = {
         "first": link(0), "last": link(last),
         "prev": link(step - 1) if step > 0 else None,
         "next": link(step + 1) if step < last else None,
         "action": url_for("replay.show", game_id=game_id), "keep": keep,
-        "open": url_for("replay.show", game_id=game_id, step=step, open=1,
-                        **({"token": token} if token else {})),
-        "closed": url_for("replay.show", game_id=game_id, step=step,
-                          **({"token": token} if token else {})),
+        "open": url_for("replay.show", game_id=game_id, step=step, open=1, **token_arg),
+        "closed": url_for("replay.show", game_id=game_id, step=step, **token_arg),
     }
     rounds = _round_starts(lines, link)
     scorings = _scoring_steps(lines, link)

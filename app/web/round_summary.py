@@ -12,12 +12,11 @@ from typing import Any
 from flask import Blueprint, flash, redirect, request, url_for
 
 from app import services
+from app.engine import ROUNDS
 from app.services import round_summaries
 from app.web import seat_forms
 
 bp = Blueprint("round_summary", __name__)
-
-ROUNDS = 4
 
 
 def for_page(access: services.SeatAccess, snap: services.Snapshot,

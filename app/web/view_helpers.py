@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 from flask import Flask
 from flask.blueprints import BlueprintSetupState
 
+from app.engine import ROUNDS
 from app.engine import cards as card_info
 from app.engine import words
 from app.engine.describe import event_sentence, played_parts
@@ -169,7 +170,7 @@ def score_rows(view: View, names: Sequence[str], me: int | None = None) -> list[
     rows = []
     for seat, name in enumerate(names):
         per_round = []
-        for r in range(4):
+        for r in range(ROUNDS):
             try:
                 per_round.append(rounds[r][seat])
             except (IndexError, TypeError):

@@ -10,6 +10,7 @@ from app.services import absence
 from app.runners import clock
 from app.gamelog import store
 from app.clock import deadlines as dl
+from app.db.unit import Unit
 from app.db import read_session
 
 from .conftest import T0, hours, is_turn
@@ -117,7 +118,7 @@ def test_a_seat_is_away_after_n_timeouts_in_a_row_and_then_passed_at_once(
     absence.come_back(gid, 1)
     assert log_of(gid)[-1] == (1, {"type": "back"}, "player")
     with read_session() as session:
-        assert dl.seat_clock(session, gid, 1).absent is False
+        assert dl.seat_clock(Unit(session), gid, 1).absent is False
 
 
 def _fired_windows(gid: str, seat: int) -> list[int]:

@@ -1,24 +1,24 @@
 """A move reads its seats' mail and clock rows and its game as plain values
-(``app.db.loaded.Stored``) and makes ORM objects of them only to change them through
-the session. These scenarios check that every change still lands: the game's end
-and its abandonment, a run of timeouts reset by the player's own move, a seat row
-changed with its own UPDATE and then read again in the same transaction.
+(``app.db.unit.Row``) and queues its changes to them on its unit of work: one
+identity per row, no ORM object made of them. These scenarios check that every change
+still lands: the game's end and its abandonment, a run of timeouts reset by the
+player's own move, a seat row changed twice in a move, read back at once and written
+in one statement.
 """
 from __future__ import annotations
 
 import random
 
-from sqlalchemy import inspect
 from sqlmodel import select
 
 from app.clock import deadlines as dl
 from app import engine, services
-from app.db import read_session, write_session
-from app.db.loaded import Stored, loaded
+from app.db import read_session
+from app.db.unit import Row, unit_of_work
 from app.mail import notify
 from app.mail.models import SeatMail
 from tests.clock.conftest import T0, hours
-from tests.conftest import random_move
+from tests.conftest import random_move, statements_sent
 
 DAY = 24
 
@@ -76,58 +76,19 @@ def test_the_players_own_move_ends_the_run_of_timeouts(client, game_at_t0, tick)
     assert clock_row(game.game_id, seat)["absent"] is False
 
 
-def mail_rows_read_as_a_move_reads_them(session, game_id: str) -> None:
-    """The game's seat mail rows held as values in this transaction, as a move's
-    read leaves them (``gamelog._load_seats``), with no ORM object in the session."""
-    values = [row.model_dump() for row in session.exec(
-        select(SeatMail).where(SeatMail.game_id == game_id))]
-    session.expunge_all()
-    dl.remember_all(session, SeatMail, game_id, values)
-
-
-def test_a_seat_row_written_with_its_own_update_reads_back_in_the_same_transaction(new_game):
+def test_a_seat_row_changed_in_a_move_reads_back_at_once_and_lands_in_one_write(new_game,
+                                                                              app):
     game = new_game(seats=2)
-    with write_session() as session:
-        mail_rows_read_as_a_move_reads_them(session, game.game_id)
-        row = notify.mail_row(session, game.game_id, 1)
-        assert isinstance(row, Stored), "read as values: no ORM object yet"
-        dl.write_through(session, row, last_acted_step=41)
-        assert notify.mail_row(session, game.game_id, 1).last_acted_step == 41
-        as_object = notify.seat_mail(session, game.game_id, 1)  # for code that changes it
-        assert isinstance(as_object, SeatMail) and as_object.last_acted_step == 41
-        assert notify.mail_row(session, game.game_id, 1) is as_object
-        as_object.time_zone = "Europe/Paris"  # changed through the session: flushed at commit
+    with unit_of_work() as unit:
+        row = notify.mail_row(unit, game.game_id, 1)
+        assert isinstance(row, Row), "read as values: no ORM object of it"
+        unit.update(row, last_acted_step=41)
+        unit.update(row, time_zone="Europe/Paris")  # the same row again: merged
+        assert notify.mail_row(unit, game.game_id, 1).last_acted_step == 41
+        assert not unit.session.identity_map, "nothing of the move's rows is an ORM object"
+        sent = statements_sent(app, unit.write)
+        assert len(sent) == 1, sent
     with read_session() as session:
         stored = session.exec(select(SeatMail).where(SeatMail.game_id == game.game_id,
                                                      SeatMail.seat == 1)).one()
         assert (stored.last_acted_step, stored.time_zone) == (41, "Europe/Paris")
-
-
-def test_an_object_made_of_read_values_is_the_one_the_session_holds(new_game):
-    game = new_game(seats=2)
-    with write_session() as session:
-        held = session.exec(select(SeatMail).where(SeatMail.game_id == game.game_id,
-                                                   SeatMail.seat == 0)).one()
-        values = held.model_dump()
-        assert loaded(session, SeatMail, values) is held, "the session's own object wins"
-        session.expunge(held)
-        made = loaded(session, SeatMail, values)
-        assert made is not held and inspect(made).persistent and not session.dirty
-        assert session.get(SeatMail, values["id"]) is made
-        made.mode = "none"
-    with read_session() as session:
-        assert session.get(SeatMail, values["id"]).mode == "none"
-
-
-def test_a_row_held_as_values_follows_the_object_made_of_it(new_game):
-    """A hook may still hold a seat's row as values when another part of the move
-    asks for its object: what either side writes, both see."""
-    game = new_game(seats=2)
-    with write_session() as session:
-        mail_rows_read_as_a_move_reads_them(session, game.game_id)
-        kept = notify.mail_row(session, game.game_id, 0)
-        as_object = notify.seat_mail(session, game.game_id, 0)
-        dl.write_through(session, kept, unsent_mail_id=None, last_acted_step=12)
-        assert as_object.last_acted_step == 12 and not session.dirty
-        as_object.mode = "digest"
-        assert kept.mode == "digest"

@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from app import services
 from app.runners import heartbeats
 from app.runners import sender
+from app.runners import supervisor as supervision
 from app.db import get_engine, make_engine
 from tests.conftest import PEOPLE, TEST_DATABASE_URL, TEST_SECRET_KEY
 from tests.mail.conftest import SmtpServer, mail_app, smtp  # noqa: F401  (fixtures)
@@ -176,7 +177,7 @@ class Killed(BaseException):
 def test_a_sender_thread_that_dies_is_restarted_and_mail_still_leaves(app, monkeypatch):
     mailbox = Signalling()
     waker = sender.Waker(app, backend=mailbox)
-    supervisor = heartbeats.Supervisor()
+    supervisor = supervision.Supervisor()
     supervisor.add(heartbeats.SENDER, waker)
     real_next_due = sender.next_due
     died = threading.Event()
@@ -231,7 +232,7 @@ def test_a_sender_thread_that_keeps_dying_makes_the_clock_exit_non_zero(app, dat
     finished = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
         timeout=120, env=clock_env(database_url, MAIL_BACKEND="file", MAIL_DIR=str(mail_dir)))
-    assert finished.returncode == heartbeats.EXIT_GAVE_UP, finished.stderr
+    assert finished.returncode == supervision.EXIT_GAVE_UP, finished.stderr
     assert "the sender loop died 6 times" in finished.stderr
     assert "Broken: the sender loop is broken" in finished.stderr
     # while the sender was dead the tick sent the mail itself: nothing waited
@@ -265,12 +266,12 @@ def test_the_tick_sends_due_mail_whenever_the_sender_has_no_fresh_heartbeat(app,
 
 def test_mail_held_up_by_an_smtp_outage_leaves_once_the_server_answers_again(
         mail_app, smtp, monkeypatch, caplog):
-    from app.mail import outbox
+    from app.runners import sending
 
     caplog.set_level(logging.INFO, logger="app.runners.sender")
 
     # the outbox's backoff alone would keep a failed mail back for an hour
-    monkeypatch.setattr(outbox, "BACKOFF_BASE", timedelta(hours=1))
+    monkeypatch.setattr(sending, "BACKOFF_BASE", timedelta(hours=1))
     smtp.stop()  # the mail server is down
     waker = sender.Waker(mail_app)
     thread = waker.start()

@@ -21,6 +21,7 @@ import pytest
 
 from app.runners import clock
 from app.inbound import receiver
+from app.runners import inbound as runners_inbound
 from tests.mail.conftest import Received, SmtpServer, free_port
 from tests.mail.conftest import smtp  # noqa: F401  (the outside world's mail server)
 
@@ -46,7 +47,8 @@ class Inbound:
 
     def __init__(self, app: Any, apply: bool) -> None:
         self.port = free_port()
-        self.controller = receiver.controller(app, "127.0.0.1", self.port, apply=apply)
+        self.controller = receiver.controller(
+            app, "127.0.0.1", self.port, apply=runners_inbound.apply_one if apply else None)
 
     def send(self, message: EmailMessage | bytes, *, mail_from: str | None = None,
              to: list[str] | None = None) -> dict:

@@ -21,6 +21,7 @@ from app.clock import deadlines as dl
 from app import services
 from app.runners import pruning
 from app.inbound import worker
+from app.runners import inbound as runners_inbound
 from tests.inbound.conftest import DOMAIN, Inbound, Player, answers, reply_to
 
 ANN, BOB = "ann@example.com", "bob@example.com"
@@ -160,8 +161,8 @@ def test_a_transient_failure_is_retried_then_dead_lettered_with_its_error(
     now = dl.now()
     seen = []
     for attempt in range(1, 6):
-        report = worker.apply_pending(mail_app, now)
-        again = worker.apply_pending(mail_app, now)  # waiting out its backoff: not claimed
+        report = runners_inbound.apply_pending(mail_app, now)
+        again = runners_inbound.apply_pending(mail_app, now)  # waiting out its backoff: not claimed
         [row] = rows(db)
         seen.append((row["status"], row["attempts"], report.outcomes, again.outcomes))
         now += worker.retry_wait(attempt) + timedelta(seconds=1)
@@ -171,7 +172,7 @@ def test_a_transient_failure_is_retried_then_dead_lettered_with_its_error(
     assert row["outcome"].startswith("dead after 5 attempts: OperationalError")
     assert "server closed the connection unexpectedly" in row["last_error"]
     assert bytes(row["raw"]) != b""  # a dead row keeps its message for the operator
-    assert worker.apply_pending(mail_app, now + timedelta(days=1)).outcomes == {}
+    assert runners_inbound.apply_pending(mail_app, now + timedelta(days=1)).outcomes == {}
     assert db.actions(game.game_id) == []
     # Ann's move did not happen: she is told so, once, at her own address
     monkeypatch.undo()
@@ -191,9 +192,9 @@ def test_a_row_whose_worker_died_on_every_attempt_is_dead_lettered(
     ann.answer(inbound, ann.waiting(), "peek 1 2")
     now = dl.now()
     for _ in range(5):  # claimed, then the process is killed before it writes anything
-        assert worker.claim(db.engine, now, "killed-worker")
-        now += worker.LEASE + timedelta(seconds=1)
-    assert worker.apply_pending(mail_app, now).outcomes == {}
+        assert runners_inbound.claim(db.engine, now, "killed-worker")
+        now += runners_inbound.LEASE + timedelta(seconds=1)
+    assert runners_inbound.apply_pending(mail_app, now).outcomes == {}
     [row] = rows(db)
     assert row["status"] == "dead" and row["attempts"] == 5
     assert row["outcome"] == ("dead after 5 attempts: its worker stopped before "

@@ -15,7 +15,8 @@ import pytest
 import sqlalchemy as sa
 
 from app import services
-from app.inbound import worker
+from app.inbound import answers as replying
+from app.runners import inbound as runners_inbound
 from tests.inbound.conftest import DOMAIN, Player, answers, menu_of, reply_to
 
 ANN, BOB = "ann@example.com", "bob@example.com"
@@ -315,19 +316,20 @@ def test_header_injection_in_subject_and_command_goes_nowhere(game, ann, inbound
 def test_a_worker_that_dies_after_the_move_but_before_finishing_the_row(
         game, ann, inbound, deliver, db, mail_app, monkeypatch):
     ann.answer(inbound, ann.waiting(), "peek 1 2")
-    real = worker._answer
+    real = replying.answer
 
     def die(*args, **kwargs):
         raise RuntimeError("killed between the move and the row's update")
 
-    monkeypatch.setattr(worker, "_answer", die)
-    report = worker.apply_pending(mail_app)
+    monkeypatch.setattr(replying, "answer", die)
+    report = runners_inbound.apply_pending(mail_app)
     assert report.outcomes == {"error": 1}
     assert db.actions(game.game_id) == [(1, 0, "mail")]
-    monkeypatch.setattr(worker, "_answer", real)
+    monkeypatch.setattr(replying, "answer", real)
     from datetime import timedelta
     from app.clock import deadlines as dl
-    later = worker.apply_pending(mail_app, dl.now() + worker.LEASE + timedelta(seconds=1))
+    later = runners_inbound.apply_pending(
+        mail_app, dl.now() + runners_inbound.LEASE + timedelta(seconds=1))
     assert later.outcomes == {"applied": 1}
     assert db.actions(game.game_id) == [(1, 0, "mail")]
     assert inbox(db) == [("applied", "already applied", 0, 0)]

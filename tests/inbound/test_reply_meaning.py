@@ -238,7 +238,9 @@ def test_a_reply_after_time_ran_out_says_what_was_played_for_the_seat(
         new_game, deliver, ann, inbound, db, smtp):
     game = start(new_game, deliver)
     mail = ann.waiting()
-    services.auto_pass(game.game_id, 0, step_of(game.game_id))   # R29: the peek default (R5)
+    late = services.load_state(game.game_id)   # R29: time ran out, the peek default (R5)
+    services.submit_action(game.game_id, 0, engine.default_action(late, 0),
+                           step_of(game.game_id), source="timeout")
     ann.answer(inbound, mail, "peek 3 4")
     deliver()
     [answer] = answers(smtp, ANN)

@@ -15,9 +15,9 @@ from aiosmtpd.controller import Controller
 from sqlmodel import Session, select
 
 from app import services
-from app.runners import clock
+from app.runners import clock, sending
 from app.db import get_engine
-from app.mail import addresses, outbox
+from app.mail import addresses
 from app.mail.models import FAILED, SENT, Outbox
 
 from tests.web.test_pages import lobby_form
@@ -126,9 +126,9 @@ def test_a_mail_that_keeps_failing_is_failed_after_its_retries_and_shown(app, cl
     created = new_game(seats=2)
     smtp.stop()  # the server is gone for good
     now = NOW
-    for _ in range(outbox.MAX_ATTEMPTS):
+    for _ in range(sending.MAX_ATTEMPTS):
         clock.send_mail_due(app, now)
-        now += outbox.BACKOFF_CAP + timedelta(seconds=1)
+        now += sending.BACKOFF_CAP + timedelta(seconds=1)
     assert {row.status for row in rows(app)} == {FAILED}
     page = html.unescape(client.get(f"/play/{created.tokens[0]}").get_data(as_text=True))
     assert "Bob's mail bounces" in page and "Your mail bounces" in page

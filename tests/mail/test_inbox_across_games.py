@@ -122,7 +122,7 @@ def test_a_seat_sees_deadlines_in_its_own_time_zone(app, client):
         from app.gamelog import store
         with write_session() as session:
             ctx = notify.Context.load(session, session.get(store.Game, created.game_id))
-            notify.turn(session, ctx, 0, services.load_state(created.game_id),
+            notify.turn(ctx.unit, ctx, 0, services.load_state(created.game_id),
                         T0 + timedelta(hours=48), T0 + timedelta(hours=1),
                         key="tz-test", step=services.game_info(created.game_id).seq)
     mail = next(r for r in outbox_rows(app) if r.idempotency == "tz-test")

@@ -26,7 +26,7 @@ def a_game_after_a_spotter_match():
     return game
 
 
-def every_game_mail(info: compose.GameInfo, view: dict) -> dict[str, compose.Mail]:
+def every_game_mail(info: compose.MailGame, view: dict) -> dict[str, compose.Mail]:
     common = {"link": "http://x/play/t", "unsubscribe": "http://x/u"}
     return {
         "turn": compose.turn_mail(info, 1, view, since_step=0, due=None, now=T0, **common),
@@ -40,7 +40,7 @@ def every_game_mail(info: compose.GameInfo, view: dict) -> dict[str, compose.Mai
 @pytest.mark.parametrize("name", ["Friday cards", ""])
 def test_every_game_mail_names_the_game_and_its_id(name):
     view = a_game_after_a_spotter_match().view(1)
-    info = compose.GameInfo(id="abcd234567", name=name, names=NAMES, base_url="http://x")
+    info = compose.MailGame(id="abcd234567", name=name, names=NAMES, base_url="http://x")
     for kind, mail in every_game_mail(info, view).items():
         for body in (mail.text, html.unescape(mail.html)):
             assert "abcd234567" in body, kind
@@ -54,7 +54,7 @@ def test_the_turn_mail_tells_the_news_in_the_sentences_of_the_seat_page():
     view = game.view(1)
     page = [entry["text"] for entry in view_helpers.log_entries(view["log"], NAMES, 1)]
     assert f"Ann's Spotter discarded {cards.label(47)} from your village." in page
-    info = compose.GameInfo(id="abcd234567", name="Friday", names=NAMES, base_url="http://x")
+    info = compose.MailGame(id="abcd234567", name="Friday", names=NAMES, base_url="http://x")
     assert compose.since_lines(view, -1, NAMES, 1) == page
     mail = compose.turn_mail(info, 1, view, since_step=-1, due=None, now=T0, link="l",
                              unsubscribe="u")

@@ -7,7 +7,7 @@ import pytest
 from sqlmodel import Session, select
 
 from app import services
-from app.runners import clock
+from app.runners import clock, sending
 from app.db import get_engine, write_session
 from app.mail import addresses, compose, outbox
 from app.mail.backends import FileBackend, SmtpSettings
@@ -49,17 +49,17 @@ def test_fifty_mails_queued_while_the_server_is_down_arrive_exactly_once(mail_ap
 
 
 def test_backoff_doubles_and_is_capped_at_an_hour():
-    assert [outbox.backoff(n).total_seconds() for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
-    assert outbox.backoff(30) == timedelta(hours=1)
+    assert [sending.backoff(n).total_seconds() for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
+    assert sending.backoff(30) == timedelta(hours=1)
 
 
 def test_a_sender_that_dies_after_claiming_leaves_rows_for_later_once(mail_app, smtp):
     queue(3)
-    claimed = outbox.claim_due(get_engine(mail_app), T0, owner="dead-sender")
+    claimed = sending.claim_due(get_engine(mail_app), T0, owner="dead-sender")
     assert len(claimed) == 3
     # The dead sender's lease holds: nobody else takes its rows meanwhile.
     assert clock.send_mail_due(mail_app, T0 + timedelta(minutes=1)).claimed == 0
-    after_lease = clock.send_mail_due(mail_app, T0 + outbox.LEASE + timedelta(seconds=1))
+    after_lease = clock.send_mail_due(mail_app, T0 + sending.LEASE + timedelta(seconds=1))
     assert after_lease.sent == 3
     assert len(smtp.received) == 3
 
@@ -147,7 +147,7 @@ def test_smtp_urls_say_host_port_login_and_encryption():
 
 
 def test_names_are_escaped_in_the_html_part():
-    game = compose.GameInfo(id="g1", name="<i>Fun</i>", names=["<b>Eve</b>", "Bob"],
+    game = compose.MailGame(id="g1", name="<i>Fun</i>", names=["<b>Eve</b>", "Bob"],
                             base_url="http://silver-eye.test", commitment="c" * 64)
     mail = compose.invitation_mail(game, 0, link="http://silver-eye.test/play/t",
                                    unsubscribe="http://silver-eye.test/unsubscribe/u",

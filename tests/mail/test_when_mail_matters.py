@@ -18,11 +18,11 @@ import pytest
 from sqlmodel import Session, select
 
 from app import engine, services
-from app.runners import clock
+from app.runners import clock, sending
 from app.clock import deadlines as dl
 from app.db import get_engine
 from app.engine import bots
-from app.mail import compose, notify, outbox
+from app.mail import compose, notify
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 
 from .conftest import is_turn
@@ -278,7 +278,7 @@ def test_every_mail_sent_in_whole_games_still_held_when_it_left(graced, new_game
 def test_a_sender_killed_between_claim_and_send_sends_nothing_twice_or_stale(graced, new_game):
     gid = new_game(seats=2, seed="12345").game_id
     waiting = waited_on(gid)
-    dead = outbox.claim_due(get_engine(graced), T0 + GRACE, owner="dead-sender")
+    dead = sending.claim_due(get_engine(graced), T0 + GRACE, owner="dead-sender")
     assert {row.kind for row in dead} == {"invitation", "turn"}
     # While the dead sender's lease holds, the first waiting seat acts.
     snap = services.snapshot(gid)
@@ -288,7 +288,7 @@ def test_a_sender_killed_between_claim_and_send_sends_nothing_twice_or_stale(gra
     mailbox = CheckingMailbox()
     assert clock.send_mail_due(graced, T0 + GRACE + timedelta(minutes=1),
                                backend=mailbox).claimed == 0, "the lease holds"
-    later = T0 + GRACE + outbox.LEASE + timedelta(seconds=2)
+    later = T0 + GRACE + sending.LEASE + timedelta(seconds=2)
     report = clock.send_mail_due(graced, later, backend=mailbox)
     again = clock.send_mail_due(graced, later + timedelta(hours=2), backend=mailbox)
     with Session(get_engine(graced)) as session:
@@ -340,7 +340,7 @@ def test_the_grace_period_is_a_game_option_read_within_bounds(graced, new_game):
 
 
 def test_subjects_say_what_is_asked():
-    game = compose.GameInfo(id="g", name="Fun", names=["Ann", "Bob"], base_url="http://x")
+    game = compose.MailGame(id="g", name="Fun", names=["Ann", "Bob"], base_url="http://x")
     view = {"round": 3, "to_act": [0], "peeks_pending": [], "phase": "play", "current": 0,
             "pending": "twister", "pending_detail": {}, "villages": [[], []],
             "round_scores": [], "totals": []}

@@ -23,8 +23,8 @@ REPLAY = "http://silver-eye.test/games/abcdefghjk/replay"
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
 
-def game_info(seats: int = 3) -> compose.GameInfo:
-    return compose.GameInfo(id="abcdefghjk", name="The Thursday-evening-werewolf-hunting-league game",
+def game_info(seats: int = 3) -> compose.MailGame:
+    return compose.MailGame(id="abcdefghjk", name="The Thursday-evening-werewolf-hunting-league game",
                             names=NAMES[:seats], base_url="http://silver-eye.test",
                             commitment="9f" * 32)
 

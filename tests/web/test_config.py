@@ -106,3 +106,18 @@ def test_links_signed_with_a_retired_key_still_open_after_a_rotation(tmp_path):
         assert tokens.read_seat_token(new_link).seat == 0
         with pytest.raises(tokens.BadToken):  # fallbacks dropped: the old link is dead
             tokens.read_seat_token(old_link)
+
+
+def test_every_default_is_in_one_place_and_every_reader_sees_it(tmp_path, monkeypatch):
+    """config.DEFAULTS: an app's config holds every key, and ``setting`` outside an
+    app answers the environment, else the same default (a misspelt key fails)."""
+    from app.config import DEFAULTS, setting
+    config = load_config(tmp_path, environ={"SECRET_KEY": "k"})
+    assert set(DEFAULTS) <= set(config)
+    assert config["LOBBY_GAMES_PER_HOUR"] == DEFAULTS["LOBBY_GAMES_PER_HOUR"] == 10
+    monkeypatch.delenv("MAIL_FROM", raising=False)
+    assert setting("MAIL_FROM") == DEFAULTS["MAIL_FROM"]
+    monkeypatch.setenv("MAIL_FROM", "Post <post@example.org>")
+    assert setting("MAIL_FROM") == "Post <post@example.org>"
+    with pytest.raises(KeyError):
+        setting("MAIL_FORM")

@@ -15,6 +15,7 @@ from app import services
 from app.access import tokens
 from app.services import seat_settings as preferences
 from app.mail import notify
+from app.config import DEFAULTS
 from app.web import lobby
 from tests.web.test_pages import SEAT_LINK, lobby_form
 
@@ -50,7 +51,7 @@ def test_another_browser_with_the_same_address_sees_no_link(app, client):
 
 def test_the_page_is_gone_after_an_hour_even_in_the_creating_browser(client, monkeypatch):
     links_page = create(client)
-    later = int(time.time()) + lobby.CREATED_PAGE_SECONDS + 1
+    later = int(time.time()) + DEFAULTS["CREATED_PAGE_SECONDS"] + 1
     monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: later)
     answer = client.get(links_page)
     assert answer.status_code == 403

@@ -17,6 +17,7 @@ from itsdangerous import TimestampSigner
 from app import services
 from app.gamelog import store
 from app.access import tokens
+from app.config import DEFAULTS
 from app.web import lobby
 from tests.web.test_pages import FORM_TOKEN, SEAT_LINK, lobby_form, lobby_token
 
@@ -85,7 +86,7 @@ def test_a_changed_token_or_another_purposes_token_is_refused(client, db, new_ga
 
 
 def test_a_form_left_open_too_long_has_expired_and_says_so(client, db, monkeypatch):
-    stale = token_made_hours_ago(monkeypatch, tokens.LOBBY_FORM_MAX_AGE / 3600 + 1)
+    stale = token_made_hours_ago(monkeypatch, DEFAULTS["LOBBY_FORM_MAX_AGE"] / 3600 + 1)
     answer = client.post("/", data={**lobby_form(PLAYERS), "form_token": stale})
     assert answer.status_code == 400
     text = text_of(answer)
@@ -97,7 +98,7 @@ def test_a_form_left_open_too_long_has_expired_and_says_so(client, db, monkeypat
 
 
 def test_a_form_a_few_hours_old_still_works(client, db, monkeypatch):
-    older = token_made_hours_ago(monkeypatch, tokens.LOBBY_FORM_MAX_AGE / 3600 - 1)
+    older = token_made_hours_ago(monkeypatch, DEFAULTS["LOBBY_FORM_MAX_AGE"] / 3600 - 1)
     answer = client.post("/", data={**lobby_form(PLAYERS), "form_token": older})
     assert answer.status_code == 303 and db.count("game") == 1
 
@@ -118,14 +119,14 @@ def create_from(client, address: str):
 
 
 def test_one_address_may_start_ten_games_an_hour_then_is_told_to_wait(client, db):
-    for number in range(lobby.GAMES_PER_HOUR):
+    for number in range(DEFAULTS["LOBBY_GAMES_PER_HOUR"]):
         assert create_from(client, "198.51.100.7").status_code == 303, number
     refused = create_from(client, "198.51.100.7")
     assert refused.status_code == 429
     text = text_of(refused)
     assert "Too many games" in text and "try again later" in text
     assert 'value="Friday wolves"' in text
-    assert db.count("game") == lobby.GAMES_PER_HOUR
+    assert db.count("game") == DEFAULTS["LOBBY_GAMES_PER_HOUR"]
     # another address is not held up
     assert create_from(client, "203.0.113.9").status_code == 303
     # an hour later the first address may start games again

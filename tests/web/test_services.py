@@ -13,6 +13,7 @@ from app.services import reactions as hooks
 from app.gamelog import store
 from app.gamelog import warm_states
 from app.db import get_engine
+from app.db.unit import unit_of_work
 from tests.conftest import random_move
 
 
@@ -132,9 +133,9 @@ def test_a_racing_writer_that_wins_leaves_one_row_and_a_clear_answer(new_game, d
     def apply_after_a_rival(state, who, what):
         if not raced:
             raced.append(True)
-            with Session(get_engine(app)) as rival:
+            with unit_of_work(get_engine(app)) as rival:
                 store.append_action(rival, created.game_id, snap.seq + 1, seat, action)
-                rival.commit()
+                rival.write()
         return real_apply(state, who, what)
 
     monkeypatch.setattr(engine, "apply_action", apply_after_a_rival)
@@ -191,15 +192,17 @@ def test_absent_seats_get_their_default_action_at_once(new_game, db, monkeypatch
     assert sources == {"timeout"}
 
 
-def test_auto_pass_applies_the_engines_default_for_a_late_seat(new_game, db):
+def test_a_timeout_is_the_engines_default_logged_as_such_and_a_stale_one_is_refused(
+        new_game, db):
+    # R29: what the clock submits for a late seat (app.services.absence.auto_pass).
     created = new_game(seats=2)
     state = created.snapshot.state
     seat = engine.view(state, None)["to_act"][0]
     expected = engine.default_action(state, seat)
-    result = services.auto_pass(created.game_id, seat, 0)
+    result = services.submit_action(created.game_id, seat, expected, 0, source="timeout")
     assert result.applied[0].action == expected and result.applied[0].source == "timeout"
     with pytest.raises(services.Conflict):
-        services.auto_pass(created.game_id, 1 - seat, 0)
+        services.submit_action(created.game_id, 1 - seat, expected, 0, source="timeout")
 
 
 def test_rotating_a_link_revokes_the_old_one(new_game):
@@ -289,11 +292,10 @@ def test_automatic_moves_stop_when_a_hook_abandons_the_game(new_game, db, monkey
     monkeypatch.setattr(hooks, "is_absent", lambda session, game, seat: True)
     real = hooks.after_action
 
-    def abandon_after_three(session, game, seq, *rest):
-        real(session, game, seq, *rest)
+    def abandon_after_three(unit, game, seq, *rest):
+        real(unit, game, seq, *rest)
         if seq == 3:
-            game.status = "abandoned"
-            session.add(game)
+            store.set_status(unit, game, "abandoned")
 
     monkeypatch.setattr(hooks, "after_action", abandon_after_three)
     created = new_game(seats=2)

@@ -13,7 +13,8 @@ from sqlmodel import Session
 from app import services
 from app.gamelog import store
 from app.gamelog import warm_states
-from app.db import after_commit, get_engine, write_session
+from app.db import get_engine
+from app.db.unit import unit_of_work
 from app.services import games as game_service
 from app.services import moves
 from tests.conftest import random_move, statements_sent
@@ -103,11 +104,11 @@ def test_a_move_whose_transaction_rolls_back_leaves_no_state_behind(new_game, ap
 def test_after_commit_runs_only_when_the_work_is_committed(app):
     ran: list[str] = []
     with pytest.raises(RuntimeError):
-        with write_session() as session:
-            after_commit(session, lambda: ran.append("rolled back"))
+        with unit_of_work() as unit:
+            unit.after_commit(lambda: ran.append("rolled back"))
             raise RuntimeError("refused")
-    with write_session() as session:
-        after_commit(session, lambda: ran.append("committed"))
+    with unit_of_work() as unit:
+        unit.after_commit(lambda: ran.append("committed"))
     assert ran == ["committed"]
 
 

@@ -1,9 +1,10 @@
-"""On PostgreSQL the close of a seat's deadlines when its turn ends is not sent on
-its own: the next decision the move opens carries it (``deadlines.close_turn``), so
-a turn passing from one seat to the next is one statement. These scenarios check
-that every deadline still ends up as it would with two statements: carried, sent
-before anything else reads deadlines, sent at commit, dropped by a rollback, and a
-seat whose turn closes and opens again keeps exactly its new decision.
+"""A move's deadline changes are netted (``deadlines.Changes``) and sent with its
+other writes: on PostgreSQL in the move's one statement, whose parts all see the rows
+as the move found them. These scenarios check, on both stores, that every deadline
+ends up as if each change had been sent on its own: a turn passing on, a seat's open
+deadlines as the move leaves them (read before anything is sent), a rollback that
+drops them, a seat whose turn closes and opens again in one move, a decision opened
+and closed in the same move, and a game's end after a seat's own close.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 
 from app.clock import deadlines as dl
 from app import engine, services
-from app.db import get_engine, read_session, write_session
+from app.db import get_engine, read_session
+from app.db.unit import unit_of_work
 from tests.clock.conftest import T0, hours
 from tests.conftest import statements_sent
 
@@ -43,8 +45,8 @@ def test_a_turn_passing_on_closes_the_old_decision_and_opens_the_new(app, game_a
     after = services.snapshot(game.game_id)
     waiting = [s for s in after.view(None)["to_act"] if s != seat]
     if get_engine(app).dialect.name == "postgresql" and waiting:
-        carried = [s for s in sent if s.startswith("WITH closed AS (UPDATE deadline")]
-        assert len(carried) == 1 and "INSERT INTO deadline" in carried[0]
+        together = [s for s in sent if s.startswith("WITH") and "UPDATE deadline" in s]
+        assert len(together) == 1 and "INSERT INTO deadline" in together[0]
         assert not any(s.startswith("UPDATE deadline") for s in sent), "not sent on its own"
     if seat not in after.view(None)["to_act"]:
         assert open_kinds(game.game_id, seat) == []
@@ -53,18 +55,24 @@ def test_a_turn_passing_on_closes_the_old_decision_and_opens_the_new(app, game_a
         assert [kind for kind, _ in open_kinds(game.game_id, other)].count("decision") == 1
 
 
-def test_a_close_is_sent_before_deadlines_are_read_and_at_commit(app, game_at_t0):
+def test_a_seats_open_deadlines_are_read_as_the_move_leaves_them(app, game_at_t0):
     game = game_at_t0(deadline_hours=24, reminders=["half"])
     seat = game.snapshot.view(None)["to_act"][0]
     assert ("decision", 0) in open_kinds(game.game_id, seat)
-    with write_session() as session:
-        dl.close_turn(session, game.game_id, seat, T0 + hours(1), "moved")
-        assert dl.open_rows(session, game.game_id, seat) == [], "read after the close"
+    with unit_of_work() as unit:
+        dl.close_turn(unit, game.game_id, seat, T0 + hours(1), "moved")
+        assert dl.open_now(unit, game.game_id, seat) == [], "read after the close"
+        assert ("decision", 0) in open_kinds(game.game_id, seat), "nothing sent yet"
+        unit.write()
     assert open_kinds(game.game_id, seat) == []
-    with write_session() as session:  # nothing read, nothing carried: sent at commit
-        dl.open_decision(session, game.game_id, seat, 5, T0 + hours(2), SETTINGS)
-    with write_session() as session:
-        dl.close_turn(session, game.game_id, seat, T0 + hours(3), "acted")
+    with unit_of_work() as unit:
+        dl.open_decision(unit, game.game_id, seat, 5, T0 + hours(2), SETTINGS)
+        assert [row.opened_step for row in dl.open_now(unit, game.game_id, seat,
+                                                          dl.DECISION)] == [5]
+        unit.write()
+    with unit_of_work() as unit:
+        dl.close_turn(unit, game.game_id, seat, T0 + hours(3), "acted")
+        unit.write()
     assert open_kinds(game.game_id, seat) == []
     assert ("decision", "acted") in closed(game.game_id, seat)
 
@@ -74,26 +82,60 @@ def test_a_close_is_dropped_with_its_rollback(app, game_at_t0):
     seat = game.snapshot.view(None)["to_act"][0]
     before = open_kinds(game.game_id, seat)
     with pytest.raises(RuntimeError):
-        with write_session() as session:
-            dl.close_turn(session, game.game_id, seat, T0 + hours(1), "acted")
+        with unit_of_work() as unit:
+            dl.close_turn(unit, game.game_id, seat, T0 + hours(1), "acted")
+            unit.write()
             raise RuntimeError("the move was refused after all")
     assert open_kinds(game.game_id, seat) == before
-    with write_session() as session:  # and the next transaction does not send it either
-        dl.open_decision(session, game.game_id, 1 - seat, 9, T0 + hours(1), SETTINGS)
+    with unit_of_work() as unit:  # and the next transaction does not send it either
+        dl.open_decision(unit, game.game_id, 1 - seat, 9, T0 + hours(1), SETTINGS)
+        unit.write()
     assert open_kinds(game.game_id, seat) == before
 
 
 def test_a_seat_whose_turn_closes_and_opens_again_keeps_only_the_new_decision(app,
                                                                               game_at_t0):
-    """Its close and its new decision may go in one statement: the close must not
+    """Its close and its new decision go in one statement: the close must not
     reach the rows that statement inserts."""
     game = game_at_t0(deadline_hours=24, reminders=["half"])
     seat = game.snapshot.view(None)["to_act"][0]
-    with write_session() as session:
-        dl.close_turn(session, game.game_id, seat, T0 + hours(1), "acted")
-        dl.open_decision(session, game.game_id, seat, 7, T0 + hours(1), SETTINGS)
+    with unit_of_work() as unit:
+        dl.close_turn(unit, game.game_id, seat, T0 + hours(1), "acted")
+        dl.open_decision(unit, game.game_id, seat, 7, T0 + hours(1), SETTINGS)
+        unit.write()
     assert sorted(open_kinds(game.game_id, seat)) == [("decision", 7), ("reminder", 7)]
     assert closed(game.game_id, seat) == [("decision", "acted"), ("reminder", "acted")]
+
+
+def test_a_decision_opened_and_closed_in_one_move_is_written_closed(app, game_at_t0):
+    game = game_at_t0(deadline_hours=24, reminders=["half"])
+    seat = game.snapshot.view(None)["to_act"][0]
+    other = 1 - seat
+    with unit_of_work() as unit:
+        dl.open_decision(unit, game.game_id, other, 3, T0 + hours(1), SETTINGS)
+        dl.close_turn(unit, game.game_id, other, T0 + hours(1), "moved")
+        unit.write()
+    assert open_kinds(game.game_id, other) == []
+    with read_session() as session:
+        written = session.exec(dl.select(dl.Deadline).where(
+            dl.Deadline.game_id == game.game_id, dl.Deadline.opened_step == 3)).all()
+        written = [(row.kind, row.outcome) for row in written]
+    assert sorted(written) == [("decision", "moved"),
+                                                                   ("reminder", "moved")]
+
+
+def test_a_games_end_after_a_seats_own_close_keeps_the_seats_outcome(app, game_at_t0):
+    """Both closes reach the seat's rows; each row closes once, with the first."""
+    game = game_at_t0(deadline_hours=24, reminders=["half"])
+    seat = game.snapshot.view(None)["to_act"][0]
+    with unit_of_work() as unit:
+        dl.close_turn(unit, game.game_id, seat, T0 + hours(1), "acted")
+        dl.close_open(unit, game.game_id, T0 + hours(1), "over",
+                      kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+        unit.write()
+    assert closed(game.game_id, seat) == [("decision", "acted"), ("reminder", "acted")]
+    with read_session() as session:
+        assert dl.open_rows(session, game.game_id) == []
 
 
 def test_whole_games_leave_one_open_decision_for_each_seat_that_must_act(app, new_game):

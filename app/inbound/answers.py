@@ -1,0 +1,258 @@
+"""The answer to a reply that did not become a move, or the seat's next mail after one.
+
+``answer`` is called in the inbox row's transaction (``app.inbound.worker``), so
+the row's final state and its mail commit together. Issue 17 item 4: a re-sent
+reply (same command, new Message-ID) finds its answer's key taken and adds no
+second copy; over ``INBOUND_ANSWERS_PER_HOUR`` the replies are not dropped but
+answered together by one held answer that leaves when room is free (``_hold``);
+an applied reply whose seat decides again, with no mail saying so, gets the
+turn mail (``_follow_up``). Answers are conversation (issue 17 item 3): the
+person's own replies ask for them, so the per-address flood cap does not hold them.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from app import engine as rules
+from app import services
+from app.gamelog import store
+from app.access import tokens
+from app.clock.deadlines import as_utc
+from app.mail import commands
+from app.mail.menu import build as build_menu
+from app.inbound.models import InboxMessage
+from app.mail import compose, notify
+from app.config import setting
+from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
+from app.mail.outbox import enqueue
+
+#: Answers one seat may get in an hour (config ``INBOUND_ANSWERS_PER_HOUR``):
+#: enough for a confused player, too few for two auto-responders to loop.
+DEFAULT_ANSWERS_PER_HOUR = 5
+ANSWER_KIND = "answer"
+#: Mails of the seat's next decision (sent by the hooks, or by us after a reply).
+TURN_KINDS = ("turn", "reminder", "digest")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a row ends: its state, why, and the answer to enqueue with it (if any)."""
+
+    status: str
+    outcome: str
+    answer: tuple[str, str, str | None] | None = None  # (why, quoted line, what to show)
+    applied_seq: int | None = None
+    follow_up: bool = False
+
+
+def answers_per_hour() -> int:
+    return int(setting("INBOUND_ANSWERS_PER_HOUR", DEFAULT_ANSWERS_PER_HOUR))
+
+
+def _answers_since(session: Session, game_id: str, seat: int, since: datetime) -> list[datetime]:
+    """When the seat's answers of the hour before ``since`` + 1 h were written, oldest
+    first: their count is held against the cap, the oldest says when room is free."""
+    return [as_utc(at) for at in session.exec(
+        select(Outbox.created_at).where(
+            Outbox.game_id == game_id, Outbox.seat == seat, Outbox.kind == ANSWER_KIND,
+            col(Outbox.created_at) >= since).order_by(col(Outbox.created_at))).all()]
+
+
+#: Inbox outcomes of the replies a held answer answers together (issue 17 item 4).
+HELD_NOTE = "(answered together: hourly limit)"
+#: Idempotency key prefix of a seat's held answer.
+HELD_KEY = "answers-held"
+
+
+def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: Verdict,
+            now: datetime) -> None:
+    """Enqueue the answer (or the seat's next decision) in the row's transaction.
+
+    The seat row is locked first, so the hourly count of answers is exact even
+    with several workers. Issue 17 item 4: a re-sent reply (same command, new
+    Message-ID) finds its answer's key taken and adds no second copy; over the
+    hourly cap the reply is not dropped but answered by one held answer that
+    leaves when room is free and says how many replies it answers. Answers and
+    the turn mail after a reply are conversation (issue 17 item 3): the person's
+    own replies ask for them, so the per-address flood cap does not hold them.
+    """
+    seat_row = session.exec(select(store.Seat).where(store.Seat.game_id == ref.game,
+                                                     store.Seat.index == ref.seat)
+                            .with_for_update()).first()
+    game = session.get(store.Game, ref.game)
+    if seat_row is None or game is None:
+        return
+    snapshot = services.snapshot(ref.game)
+    view = rules.view(snapshot.state, ref.seat)
+    ctx = notify.Context.load(session, game)
+    to = ctx.address(ref.seat)
+    if to is None:
+        return
+    if verdict.answer is None:
+        _follow_up(session, ref, verdict, ctx, snapshot.state, view, to, now)
+        return
+    key = _answer_key(ref, verdict, snapshot.seq)
+    if session.exec(select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
+        row.outcome = f"{row.outcome} (its answer was sent for the same reply before)"[:300]
+        session.add(row)
+        return
+    limit = max(1, answers_per_hour())   # at least one: a refused move is always told
+    recent = _answers_since(session, ref.game, ref.seat, now - timedelta(hours=1))
+    if len(recent) >= limit:
+        _hold(session, row, ref, verdict, ctx, view, to, now, limit=limit,
+              free_at=recent[len(recent) - limit] + timedelta(hours=1))
+        return
+    mail = answer_mail(ctx.info, ref.seat, view, link=ctx.link(ref.seat),
+                       reply_address=ctx.reply_address(ref.seat, view),
+                       unsubscribe=ctx.unsubscribe(ref.seat), why=verdict.answer[0],
+                       quoted=verdict.answer[1], show=verdict.answer[2])
+    enqueue(session, game_id=ref.game, seat=ref.seat, kind=ANSWER_KIND, to=to,
+            to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
+            domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
+            conversation=True)
+
+
+def _answer_key(ref: tokens.ReplyRef, verdict: Verdict, step_now: int) -> str:
+    """One answer per (mail, what was said, why, position now): the same command sent
+    again to the same mail while nothing moved gets no second copy."""
+    assert verdict.answer is not None
+    said = commands.normalise(verdict.answer[1])
+    digest = hashlib.sha256(f"{verdict.outcome}\n{said}".encode()).hexdigest()[:24]
+    return f"answer:{ref.game}:{ref.seat}:{ref.step}:{step_now}:{digest}"
+
+
+def _hold(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: Verdict,
+          ctx: notify.Context, view: dict[str, Any], to: str, now: datetime, *,
+          limit: int, free_at: datetime) -> None:
+    """Over ``INBOUND_ANSWERS_PER_HOUR``: answer within the cap, never drop (issue 17 item 4).
+
+    The seat's one unsent held answer is rewritten to answer this reply too
+    (how many, the last one's words, the position now); without one, a held
+    answer is written, due when the oldest answer of the hour ages out.
+    """
+    assert verdict.answer is not None
+    row.outcome = f"{row.outcome} {HELD_NOTE}"[:300]
+    session.add(row)
+    prefix = f"{HELD_KEY}:{ref.game}:{ref.seat}:"
+    held = session.exec(select(Outbox).where(
+        Outbox.game_id == ref.game, Outbox.seat == ref.seat, Outbox.kind == ANSWER_KIND,
+        Outbox.status == MAIL_PENDING, col(Outbox.idempotency).startswith(prefix),
+        col(Outbox.lease_until).is_(None) | (col(Outbox.lease_until) < as_utc(now)))
+        .order_by(col(Outbox.id).desc())).first()
+    since = as_utc(held.created_at) if held is not None else as_utc(now)
+    session.flush()
+    count = int(session.exec(select(sa.func.count()).select_from(InboxMessage).where(
+        InboxMessage.game_id == ref.game, InboxMessage.seat == ref.seat,
+        col(InboxMessage.outcome).contains(HELD_NOTE),
+        col(InboxMessage.done_at) >= since)).one())
+    count = max(count, 1)
+    why = (f"You sent {count} {'reply' if count == 1 else 'replies'} that did not become a "
+           f"move while we had already answered {limit} in an hour (the most we send, so "
+           f"that two auto-responders cannot write to each other for ever). This one mail "
+           f"answers {'it' if count == 1 else 'them all'}: nothing was changed by "
+           f"{'it' if count == 1 else 'any of them'}. "
+           + (f"The last one said: “{compose.clean_name(verdict.answer[1], 200)}”. "
+              if verdict.answer[1] else "")
+           + verdict.answer[0])
+    mail = answer_mail(ctx.info, ref.seat, view, link=ctx.link(ref.seat),
+                       reply_address=ctx.reply_address(ref.seat, view),
+                       unsubscribe=ctx.unsubscribe(ref.seat), why=why, quoted="",
+                       show="view")
+    if held is None:
+        enqueue(session, game_id=ref.game, seat=ref.seat, kind=ANSWER_KIND, to=to,
+                to_name=ctx.info.names[ref.seat], mail=mail, idempotency=f"{prefix}{row.id}",
+                domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
+                due=max(as_utc(free_at), as_utc(now)), conversation=True)
+        return
+    held.subject, held.text, held.html = mail.subject, mail.text, mail.html
+    headers = dict(held.headers or {})
+    if mail.reply_to:
+        headers["Reply-To"] = mail.reply_to
+    else:
+        headers.pop("Reply-To", None)
+    held.headers = headers
+    session.add(held)
+
+
+def _follow_up(session: Session, ref: tokens.ReplyRef, verdict: Verdict,
+               ctx: notify.Context, state: Any, view: dict[str, Any], to: str,
+               now: datetime) -> None:
+    """The applied reply's next mail, when the seat decides again and no mail says so.
+
+    Keyed by the applied move's step, so a re-sent reply (already applied) finds
+    the same key and adds no second copy (issue 17 item 4).
+    """
+    applied = int(verdict.applied_seq or ref.step + 1)
+    key = f"reply-turn:{ref.game}:{ref.seat}:{applied}"
+    if not _needs_follow_up(session, ref, view, applied, key, now):
+        return
+    mail = compose.turn_mail(ctx.info, ref.seat, view, since_step=ref.step, due=None,
+                             now=now, link=ctx.link(ref.seat),
+                             unsubscribe=ctx.unsubscribe(ref.seat),
+                             reply_address=ctx.reply_address(ref.seat, view))
+    enqueue(session, game_id=ref.game, seat=ref.seat, kind="turn", to=to,
+            to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key, domain=ctx.domain,
+            now=now, unsubscribe=ctx.unsubscribe(ref.seat),
+            announces=notify.announced_decision(rules.status(state), ref.seat,
+                                                int(view.get("step") or 0)),
+            conversation=True)
+
+
+def _needs_follow_up(session: Session, ref: tokens.ReplyRef, view: dict[str, Any],
+                     applied: int, key: str, now: datetime) -> bool:
+    """After an applied reply: does the seat decide again, with no mail about it yet?
+
+    The hooks mail a decision that opens; a decision that follows the seat's
+    own move in the same turn (draw, then discard or exchange) is not a new
+    one for them, and a player who plays by mail would wait for ever. A mail
+    about a decision since the applied move (``announces`` step at or after
+    it, or this follow-up's own key) is the one: no copy of it (issue 17 item
+    4: a reply re-sent, or to an old mail, used to get a copy of the current
+    turn mail). One still waiting out a grace period leaves now instead: the
+    player is at their mail, waiting for it.
+    """
+    if ref.seat not in (view.get("to_act") or []):
+        return False
+    rows = session.exec(select(Outbox).where(
+        Outbox.game_id == ref.game, Outbox.seat == ref.seat,
+        col(Outbox.kind).in_(TURN_KINDS), Outbox.status != SUPERSEDED)
+        .order_by(col(Outbox.id).desc()).limit(20)).all()
+    for mail in rows:
+        said = mail.announces or {}
+        if mail.idempotency != key and not (
+                said.get("what") == "decision" and int(said.get("step", -1)) >= applied):
+            continue
+        if (mail.status == MAIL_PENDING and mail.lease_until is None
+                and as_utc(mail.next_attempt_at) > as_utc(now)):
+            mail.next_attempt_at = as_utc(now)
+            session.add(mail)
+        return False
+    return True
+
+
+def answer_mail(game: compose.MailGame, seat: int, view: dict[str, Any], *, link: str,
+                reply_address: str | None, unsubscribe: str, why: str, quoted: str,
+                show: str | None) -> compose.Mail:
+    """The answer to a reply that did not become a move: what we read, why, what now."""
+    names = game.names
+    menu = build_menu(view, seat, reply_address, names,
+                      f"Re: {compose.subject_for(game, 'your reply')}")
+    hand = view.get("hand") if view.get("hand_seat") == seat else None
+    discard = view.get("discard") or []
+    mail = compose.render(
+        "inbound_answer", compose.subject_for(game, "about your reply"),
+        game=game, seat=seat, name=names[seat], why=why, quoted=compose.clean_name(quoted, 200),
+        show=show, menu=menu, round=view.get("round"),
+        decision=compose.decision_words(compose.decision_of(view, seat)),
+        has_decision=seat in (view.get("to_act") or []),
+        village=compose.village_info(view, seat),
+        hand=compose.card_info(hand) if hand else None,
+        discard_top=compose.card_info(discard[-1]) if discard else None,
+        link=link, unsubscribe=unsubscribe)
+    return compose.Mail(mail.subject, mail.text, mail.html, reply_to=menu.address or None)

@@ -1,0 +1,245 @@
+"""What holds a mail back, and what the mail that leaves after a hold says (issue 17 item 3).
+
+The sender (``app.runners.sending``) asks ``Caps.holds`` of each claimed row
+before it composes or sends it. Two caps hold a row back (it stays pending,
+``held_until`` says until when, and the seat page shows it): the per-address
+hourly cap (``per_address_hour``: that many mails in the last hour, across all
+games; conversation mail, asked for by replying, is neither held nor counted by
+it) and the stranger's day (``stranger_day``: an address that never acted gets
+``trust.STRANGER_MAILS_PER_DAY`` mails in any 24 hours). What a cap holds never
+fails silently and never becomes a queue of stale mails: a held decision mail
+is composed when it leaves (the position then) and collapses the older held
+ones of its seat (``hold``); the first mail of that seat to leave says "We held
+N mails to you because ...; this is where the game stands now" (``held_untold``
+marks what has not been told yet: ``held_of_seat``, ``told``, ``with_notice``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from html import escape
+from typing import Any
+
+from sqlalchemy import or_, update
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from app.clock.deadlines import as_utc
+from app.mail import trust
+from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
+from app.mail.outbox import composed_at_send
+
+HOUR = timedelta(hours=1)
+#: Which cap held a row (``Outbox.held_why``).
+HELD_HOUR, HELD_STRANGER = "hour", "stranger"
+
+
+def sent_in_last_hour(engine: Engine, to: str, now: datetime) -> list[datetime]:
+    """When mails to ``to`` that the hourly cap counts went out in the hour before
+    ``now`` (oldest first): conversation mail (issue 17 item 3) is not among them."""
+    return sent_since(engine, to, as_utc(now) - HOUR, conversation=False)
+
+
+def sent_since(engine: Engine, to: str, since: datetime, *,
+               conversation: bool | None = None) -> list[datetime]:
+    """When mails to ``to`` went out after ``since`` (oldest first); ``conversation``
+    False/True: only rows that are not / are conversation (None: all)."""
+    query = select(Outbox.sent_at).where(col(Outbox.to) == to, col(Outbox.status) == SENT,
+                                         col(Outbox.sent_at) > as_utc(since))
+    if conversation is not None:
+        query = query.where(col(Outbox.conversation) == conversation)
+    with Session(engine) as session:
+        rows = session.exec(query.order_by(col(Outbox.sent_at))).all()
+    return [as_utc(at) for at in rows if at is not None]
+
+
+
+
+@dataclass
+class Caps:
+    """The caps of one sending batch, with what it learnt per address.
+
+    ``per_address_hour``: at most that many mails an hour to one address, but
+    conversation (issue 11's reply play is bounded by the player's own replies).
+    ``stranger_day``: at most that many mails in 24 hours to an address that never
+    acted (``app.mail.trust``; issue 17 item 3), conversation included. Both are
+    counted from sent rows when first needed for an address, then kept in step
+    with what this batch sends; ``has_acted`` is asked once per address a batch
+    and only for the rows that may be held by it.
+    """
+
+    engine: Engine
+    now: datetime
+    per_address_hour: int | None
+    stranger_day: int | None
+    hour: dict[str, list[datetime]] = field(default_factory=dict)
+    day: dict[str, list[datetime]] = field(default_factory=dict)
+    acted: dict[str, bool] = field(default_factory=dict)
+
+    def holds(self, row: Outbox) -> tuple[datetime, str, str] | None:
+        """``(until, why, words)`` when a cap holds ``row`` now; None: it may leave."""
+        held: list[tuple[datetime, str, str]] = []
+        if self.per_address_hour is not None and not row.conversation:
+            times = self.hour.setdefault(row.to, sent_in_last_hour(self.engine, row.to,
+                                                                   self.now))
+            if len(times) >= self.per_address_hour:
+                held.append((times[len(times) - self.per_address_hour] + HOUR, HELD_HOUR,
+                             f"held back: {len(times)} mails to this address in the last "
+                             f"hour (at most {self.per_address_hour})"))
+        if self.stranger_day is not None and not self._acted(row.to):
+            times = self.day.setdefault(row.to, sent_since(self.engine, row.to,
+                                                           self.now - trust.DAY))
+            if len(times) >= self.stranger_day:
+                held.append((times[len(times) - self.stranger_day] + trust.DAY, HELD_STRANGER,
+                             f"held back: this address never played and got {len(times)} "
+                             f"mails in 24 hours (at most {self.stranger_day})"))
+        return max(held, key=lambda each: each[0]) if held else None
+
+    def _acted(self, to: str) -> bool:
+        if to not in self.acted:
+            with Session(self.engine) as session:
+                self.acted[to] = trust.has_acted(session, to)
+        return self.acted[to]
+
+    def sent(self, row: Outbox) -> None:
+        """Count a mail this batch handed over."""
+        if row.to in self.hour and not row.conversation:
+            self.hour[row.to].append(self.now)
+        if row.to in self.day:
+            self.day[row.to].append(self.now)
+
+    def words(self, why: str | None, count: int, game: bool) -> str:
+        """What the first mail after a hold says (issue 17 item 3)."""
+        mails = "1 mail" if count == 1 else f"{count} mails"
+        where = "the game stands" if game else "your games stand"
+        if why == HELD_STRANGER:
+            limit = self.stranger_day or trust.STRANGER_MAILS_PER_DAY
+            because = (f"this address has not played a move here yet and had {limit} mails "
+                       "from us in the last 24 hours, the most we send to an address that "
+                       "has not played")
+        else:
+            cap = self.per_address_hour
+            had = f"{cap} mail{'' if cap == 1 else 's'}" if cap else "the most mails"
+            because = (f"your address had {had} from us in the last hour, the most we send "
+                       "to one address in an hour")
+        return f"We held {mails} to you because {because}; this is where {where} now."
+
+
+def is_decision(announces: dict[str, Any] | None) -> bool:
+    return (announces or {}).get("what") == "decision"
+
+
+def same_seat(row: Outbox) -> list[Any]:
+    """The conditions naming the rows to the same address about the same seat."""
+    return [col(Outbox.to) == row.to,
+            col(Outbox.game_id).is_(None) if row.game_id is None
+            else col(Outbox.game_id) == row.game_id,
+            col(Outbox.seat).is_(None) if row.seat is None else col(Outbox.seat) == row.seat]
+
+
+def hold(session: Session, row: Outbox, until: datetime, why: str,
+         words: str) -> tuple[dict[str, Any], int]:
+    """Hold ``row`` until ``until``: what to write with the end of its lease (the
+    caller's, in ``session``'s transaction), and how many older held rows it collapsed.
+
+    A held decision mail (turn, reminder) is composed when it leaves, so it shows
+    the position then; the older held decision mails of the same seat are
+    superseded by it (one mail of the current position, not a queue of stale ones).
+    Mails about something that happened (a round's end, the game's end, a notice)
+    are kept: each is a fact, not a position.
+    """
+    assert row.id is not None
+    values: dict[str, Any] = {"next_attempt_at": until, "held_until": until,
+                              "held_untold": True, "held_why": why, "last_error": words}
+    collapsed = 0
+    if is_decision(row.announces):
+        if not composed_at_send(row):
+            values["announces"] = {**(row.announces or {}), "compose": {
+                "due": None, "reminder": row.kind == "reminder"}}
+        older = [held_id for held_id, announces in session.exec(
+            select(Outbox.id, Outbox.announces).where(
+                *same_seat(row), col(Outbox.status) == PENDING,
+                col(Outbox.held_until).is_not(None), col(Outbox.id) < row.id,
+                col(Outbox.lease_until).is_(None))).all() if is_decision(announces)]
+        if older:
+            collapsed = session.exec(update(Outbox)  # type: ignore[call-overload]
+                                     .where(col(Outbox.id).in_(older),
+                                            col(Outbox.status) == PENDING,
+                                            col(Outbox.lease_until).is_(None))
+                                     .values(status=SUPERSEDED, held_until=None,
+                                             last_error=f"collapsed into the newer mail "
+                                                        f"{row.id} while held")).rowcount
+    return values, int(collapsed or 0)
+
+
+def untold_addresses(engine: Engine, addresses: set[str]) -> set[str]:
+    """Which of ``addresses`` have held mail nobody was told of (the partial index
+    ``ix_outbox_held_untold``: one probe per batch, nearly always empty)."""
+    with Session(engine) as session:
+        return set(session.exec(select(Outbox.to).where(
+            col(Outbox.held_untold), col(Outbox.to).in_(sorted(addresses)))).all())
+
+
+def held_of_seat(engine: Engine, row: Outbox, now: datetime) -> list[tuple[int, bool]]:
+    """The other held rows of ``row``'s seat that ``row`` tells of when it leaves:
+    ``(id, collapse)``. Those that never left (superseded while held: the seat's
+    decision changed, a newer mail replaced them) and, when ``row`` is a decision
+    mail, the still-pending held decision mails it makes stale (``collapse``). A
+    held mail about something that happened stays, and tells of itself."""
+    with Session(engine) as session:
+        found = session.exec(select(Outbox.id, Outbox.status, Outbox.announces,
+                                    Outbox.lease_until).where(
+            *same_seat(row), col(Outbox.held_untold), col(Outbox.id) != row.id)).all()
+    told = []
+    for held_id, status, announces, lease in found:
+        collapse = (status == PENDING and is_decision(announces) and is_decision(row.announces)
+                    and (lease is None or as_utc(lease) < now))
+        if status != PENDING or collapse:
+            told.append((held_id, collapse))
+    return told
+
+
+def why_of(engine: Engine, told: list[tuple[int, bool]]) -> str | None:
+    if not told:
+        return None
+    with Session(engine) as session:
+        return session.exec(select(Outbox.held_why).where(
+            col(Outbox.id) == max(held_id for held_id, _ in told))).first()
+
+
+def mark_told(engine: Engine, row: Outbox, told: list[tuple[int, bool]], now: datetime) -> int:
+    """``row`` left saying that ``told`` were held: they are told, and the stale decision
+    mails among them superseded; returns how many were superseded."""
+    with Session(engine) as session:
+        session.exec(update(Outbox)  # type: ignore[call-overload]
+                     .where(col(Outbox.id).in_([held_id for held_id, _ in told]))
+                     .values(held_untold=False))
+        stale = [held_id for held_id, collapse in told if collapse]
+        superseded = 0
+        if stale:
+            superseded = session.exec(update(Outbox)  # type: ignore[call-overload]
+                                      .where(col(Outbox.id).in_(stale),
+                                             col(Outbox.status) == PENDING,
+                                             or_(col(Outbox.lease_until).is_(None),
+                                                 col(Outbox.lease_until) < now))
+                                      .values(status=SUPERSEDED, held_until=None,
+                                              last_error=f"collapsed into mail {row.id}, "
+                                                         "which left first")).rowcount
+        session.commit()
+    return int(superseded or 0)
+
+
+#: Where the held-mail notice goes in an HTML mail: after the brand line of the layout.
+_BRAND_LINE = re.compile(r'(<p\b[^>]*class="brand"[^>]*>.*?</p>)', re.S)
+
+
+def with_notice(text: str, html: str | None, notice: str) -> tuple[str, str | None]:
+    """The mail's bodies with ``notice`` on top (text) or under the brand line (HTML)."""
+    text = f"{notice}\n\n{text}"
+    if html:
+        paragraph = f'<p class="note"><strong>{escape(notice)}</strong></p>'
+        html, found = _BRAND_LINE.subn(lambda m: m.group(1) + paragraph, html, count=1)
+        if not found:
+            html = paragraph + html
+    return text, html

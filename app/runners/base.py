@@ -1,0 +1,178 @@
+"""One shape for the three queues the background loops work (issue 18 item 4).
+
+Deadlines (``app.runners.clock``), the outbox (``app.runners.sending``) and the
+inbox of replies (``app.runners.inbound``) are each a table of rows that fall
+due; a loop takes a batch of them under a lease, handles each, and ends each
+lease. That lease query used to be written three times. Here it is once:
+
+- ``Lease`` names a queue's table, what makes a row due, its order and the
+  columns that hold the lease. ``claim`` leases up to ``limit`` due rows in one
+  statement, ``UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)
+  RETURNING ...`` (PostgreSQL skips the rows another worker is leasing right
+  now; SQLite runs writers one at a time and has no ``FOR UPDATE``, which
+  SQLAlchemy leaves out there). ``ended`` is the UPDATE that gives a row back,
+  only while its lease is still the caller's.
+- ``Runner`` is the loop over one queue, after GNU Mailman 3's runners (one
+  base class, each queue a subclass that says how to dispose of one item):
+  claim a batch under a lease, ``handle`` each, ``failed`` for one that raised,
+  and, with ``drain``, batch after batch until a batch comes back short or
+  brings only rows this run has seen already (a row given back still due, e.g.
+  a busy game, waits for the next run instead of looping).
+
+A worker that dies mid-batch leaves its leases; they run out and another
+worker takes the rows, which is why every handler is safe to run twice.
+"""
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
+
+from sqlalchemy import Update, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.sql import ColumnElement
+from sqlmodel import Session, col, select
+
+from app.clock.deadlines import as_utc
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class Lease:
+    """How one queue leases its rows.
+
+    ``due(now)``: the conditions, beyond the lease, that make a row due (open,
+    its time come, attempts left...). ``order``: which due rows go first (the
+    columns of the queue's partial index). ``length``: how long a claim holds a
+    row before another worker may take it over (the first one died).
+    """
+
+    model: Any
+    due: Callable[[datetime], Sequence[ColumnElement[bool]]]
+    order: Sequence[Any]
+    length: timedelta
+
+    @property
+    def id(self) -> Any:
+        return col(self.model.id)
+
+    def free(self, now: datetime) -> ColumnElement[bool]:
+        """No lease on the row, or its lease ran out."""
+        until = col(self.model.lease_until)
+        return until.is_(None) | (until < now)
+
+    def due_rows(self, now: datetime, *columns: Any, where: Sequence[Any] = (),
+                 limit: int | None = None, locked: bool = False) -> Any:
+        """``SELECT columns`` (default: the ids) of the due, unleased rows, in order;
+        ``locked``: ``FOR UPDATE SKIP LOCKED`` (left out on SQLite), as a claim takes them."""
+        query = (select(*(columns or (self.id,)))
+                 .where(*self.due(now), self.free(now), *where)
+                 .order_by(*self.order))
+        if limit is not None:
+            query = query.limit(limit)
+        return query.with_for_update(skip_locked=True) if locked else query
+
+    def claim(self, engine: Engine, now: datetime, owner: str, limit: int, *,
+              where: Sequence[Any] = (), values: dict[str, Any] | None = None,
+              returning: Sequence[Any] = (), length: timedelta | None = None) -> list[Any]:
+        """Lease up to ``limit`` due rows to ``owner`` in one statement and commit.
+
+        Returns what ``returning`` names of each row leased now (default: its id,
+        as scalars; an entity: the rows themselves, detached), straight from
+        RETURNING, so no read walks a backlog. In no particular order: callers
+        sort what they got. ``where`` narrows the due rows; ``values`` are written
+        with the lease (e.g. an attempt counted); ``length`` overrides the lease's."""
+        now = as_utc(now)
+        statement = (update(self.model)
+                     .where(self.id.in_(self.due_rows(now, where=where, limit=limit, locked=True)
+                                        .scalar_subquery()))
+                     .values(lease_owner=owner, lease_until=now + (length or self.length),
+                             **(values or {}))
+                     .returning(*(returning or (self.id,)))
+                     .execution_options(synchronize_session=False))
+        with Session(engine) as session:
+            result = session.execute(statement)
+            leased = list(result.scalars() if len(returning) <= 1 else result.all())
+            if returning and isinstance(returning[0], type):
+                for row in leased:  # entities: handed over loaded, without a session
+                    session.expunge(row)
+            session.commit()
+        return leased
+
+    def ended(self, row_id: int, owner: str, **values: Any) -> Update:
+        """The UPDATE that ends ``owner``'s lease on ``row_id`` and writes ``values``;
+        it changes nothing once the lease has gone to another worker."""
+        return (update(self.model)
+                .where(self.id == row_id, col(self.model.lease_owner) == owner)
+                .values(lease_owner=None, lease_until=None, **values))
+
+    def end(self, engine: Engine, row_id: int, owner: str, **values: Any) -> None:
+        """``ended`` in a transaction of its own."""
+        with Session(engine) as session:
+            session.execute(self.ended(row_id, owner, **values))
+            session.commit()
+
+
+class Runner(Generic[Item]):
+    """A loop over one queue: claim a batch under a lease, handle each, end each lease.
+
+    A subclass says how: ``claim(limit)`` (normally ``lease.claim``), ``handle``
+    one item (what it returns goes to ``finish``), ``finish`` (ends the item's
+    lease, counts its outcome; outside the error handling, so a database that is
+    gone there stops the run), and optionally ``failed`` for an item whose
+    ``handle`` raised (default: the error propagates and the leases left run
+    out), ``batch`` (a context around one batch, e.g. one SMTP connection) and
+    ``key`` (what identifies an item across batches). ``run()`` returns how many
+    items it claimed; what they came to is the subclass's report.
+    """
+
+    #: Rows one claim takes at most.
+    limit: int = 100
+    #: Keep claiming while full batches come back (else: one batch per run).
+    drain: bool = True
+
+    def __init__(self, engine: Engine, now: datetime, owner: str) -> None:
+        self.engine = engine
+        self.now = as_utc(now)
+        self.owner = owner
+
+    def claim(self, limit: int) -> list[Item]:
+        raise NotImplementedError
+
+    def handle(self, item: Item) -> Any:
+        raise NotImplementedError
+
+    def finish(self, item: Item, result: Any) -> None:
+        """After ``handle`` went through (default: nothing, ``handle`` ended the lease)."""
+
+    def failed(self, item: Item, error: Exception) -> None:
+        raise error
+
+    def batch(self, items: list[Item]) -> AbstractContextManager[Any]:
+        return nullcontext()
+
+    def key(self, item: Item) -> Hashable:
+        return item if isinstance(item, Hashable) else id(item)
+
+    def run(self) -> int:
+        seen: set[Hashable] = set()
+        claimed = 0
+        while True:
+            got = self.claim(self.limit)
+            items = [item for item in got if self.key(item) not in seen]
+            if not items:
+                return claimed
+            claimed += len(items)
+            seen.update(self.key(item) for item in items)
+            with self.batch(items):
+                for item in items:
+                    try:
+                        result = self.handle(item)
+                    except Exception as exc:  # noqa: BLE001 - the subclass decides
+                        self.failed(item, exc)
+                    else:
+                        self.finish(item, result)
+            if not self.drain or len(items) < self.limit:
+                return claimed

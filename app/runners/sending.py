@@ -1,0 +1,237 @@
+"""Sending the outbox: due rows are leased, sent once each, and never lost.
+
+Rows are queued by ``app.mail.outbox.enqueue`` in the caller's transaction.
+``send_due`` claims due rows under a lease (``OUTBOX``, the one lease query
+of ``app.runners.base``: ``FOR UPDATE SKIP LOCKED`` inside it on PostgreSQL,
+SQLite serialises writers), so two senders never hold the same row; it sends
+each and marks it sent in its own short transaction. A failure puts the row
+back with an exponential backoff, and after ``MAX_ATTEMPTS`` marks it
+``failed`` (the game's creator is told); a sender that dies mid-batch leaves
+leases that expire, and the row goes out later with the same Message-ID.
+
+Before a claimed row leaves, the caller's ``still_holds`` check
+(``app.runners.sender``) is asked whether what the mail announces is still
+true; a row whose decision is gone is marked ``superseded`` (kept, never
+sent). The caps that hold a row back, and the notice the first mail after a
+hold carries, are ``app.mail.holds`` (issue 17 item 3).
+"""
+from __future__ import annotations
+
+import logging
+import smtplib
+import uuid
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col
+
+from app.clock.deadlines import as_utc
+from app.mail import holds, trust
+from app.mail.backends import MailBackend, PermanentFailure
+from app.mail.compose import Mail, build_message
+from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
+from app.mail.outbox import composed_at_send
+from app.runners.base import Lease, Runner
+
+log = logging.getLogger("app.mail.outbox")  # (the log name the operator knows)
+
+BACKOFF_BASE = timedelta(seconds=30)
+BACKOFF_CAP = timedelta(hours=1)
+LEASE = timedelta(minutes=10)
+BATCH = 100
+#: A mail that still cannot be handed over after this many attempts (about a
+#: day of hourly retries) is marked ``failed``, and the game's creator is told.
+MAX_ATTEMPTS = 30
+
+#: The outbox queue: pending rows whose time came, earliest first (ix_outbox_due).
+OUTBOX = Lease(Outbox,
+               due=lambda now: (col(Outbox.status) == PENDING,
+                                col(Outbox.next_attempt_at) <= now),
+               order=(col(Outbox.next_attempt_at), col(Outbox.id)), length=LEASE)
+
+
+def backoff(attempts: int) -> timedelta:
+    """30 s, 1 min, 2 min, ... capped at an hour: retried until delivered."""
+    return min(BACKOFF_BASE * (2 ** max(attempts - 1, 0)), BACKOFF_CAP)
+
+
+@dataclass
+class SendReport:
+    """What one ``send_due`` call did (for logs, the benchmark and tests)."""
+
+    claimed: int = 0
+    sent: int = 0
+    retried: int = 0
+    failed: int = 0
+    superseded: int = 0
+    held: int = 0
+
+
+def claim_due(engine: Engine, now: datetime, *, owner: str, limit: int = BATCH,
+              lease: timedelta = LEASE) -> list[Outbox]:
+    """Lease up to ``limit`` due rows to ``owner`` in one statement; return them by id.
+
+    RETURNING brings the rows just leased, whole: reading them costs the batch,
+    not a walk through every pending row of a backlog, nor a second statement."""
+    rows = OUTBOX.claim(engine, now, owner, limit, length=lease, returning=(Outbox,))
+    return sorted(rows, key=lambda row: row.id)
+
+
+def _finish(engine: Engine, row_id: int, owner: str, **values: Any) -> None:
+    OUTBOX.end(engine, row_id, owner, **values)
+
+
+class Sending(Runner[Outbox]):
+    """One ``send_due`` run: claim due rows, send each over one backend connection.
+
+    Per batch: the caps (``holds.Caps``), the addresses with held mail nobody was
+    told of (one probe), and whether the mail server broke (then the rest of the
+    batch is put back without hammering it)."""
+
+    def __init__(self, engine: Engine, backend: MailBackend, now: datetime, *, sender: str,
+                 owner: str, limit: int, drain: bool,
+                 on_sent: Callable[[Outbox], None] | None,
+                 still_holds: Callable[[Outbox], bool] | None,
+                 compose_late: Callable[[Outbox, datetime], Mail | None] | None,
+                 per_address_hour: int | None, stranger_day: int | None) -> None:
+        super().__init__(engine, now, owner)
+        self.backend = backend
+        self.sender = sender
+        self.limit = limit
+        self.drain = drain
+        self.on_sent = on_sent
+        self.still_holds = still_holds
+        self.compose_late = compose_late
+        self.per_address_hour = per_address_hour
+        self.stranger_day = stranger_day
+        self.report = SendReport()
+        self.caps = holds.Caps(engine, self.now, per_address_hour, stranger_day)
+        self.untold: set[str] = set()
+        self.broken: BaseException | None = None
+
+    def claim(self, limit: int) -> list[Outbox]:
+        rows = claim_due(self.engine, self.now, owner=self.owner, limit=limit)
+        self.report.claimed += len(rows)
+        return rows
+
+    def batch(self, items: list[Outbox]) -> AbstractContextManager[Any]:
+        self.broken = None
+        self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
+        self.untold = holds.untold_addresses(self.engine, {row.to for row in items})
+        return self.backend
+
+    def handle(self, row: Outbox) -> None:
+        assert row.id is not None
+        engine, owner, now, report = self.engine, self.owner, self.now, self.report
+        attempts = row.attempts + 1
+        if row.announces and self.still_holds is not None and not self.still_holds(row):
+            # (held_untold stays: the next mail of the seat says it was held)
+            _finish(engine, row.id, owner, status=SUPERSEDED, held_until=None,
+                    last_error="superseded: what it announced no longer held at send time")
+            report.superseded += 1
+            return
+        hold = self.caps.holds(row)
+        if hold is not None:  # before composing: a held mail is composed when it leaves
+            with Session(engine) as session:
+                values, collapsed = holds.hold(session, row, *hold)
+                session.execute(OUTBOX.ended(row.id, owner, **values))
+                session.commit()
+            report.superseded += collapsed
+            self.untold.add(row.to)
+            report.held += 1
+            return
+        written: dict[str, Any] = {}
+        if composed_at_send(row):
+            mail = self.compose_late(row, now) if self.compose_late is not None else None
+            if mail is None:  # nobody here can compose it: leave it to a sender that can
+                _retry_or_fail(engine, row.id, owner, attempts, now,
+                               RuntimeError("this sender cannot compose the mail"), report)
+                return
+            written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
+                       "headers": {**(row.headers or {}),
+                                   **({"Reply-To": mail.reply_to} if mail.reply_to else {})}}
+        told: list[tuple[int, bool]] = []
+        if row.to in self.untold:
+            told = holds.held_of_seat(engine, row, now)
+            if told or row.held_untold:
+                count = len(told) + (1 if row.held_untold else 0)
+                why = row.held_why or holds.why_of(engine, told)
+                notice = self.caps.words(why, count, row.game_id is not None)
+                text, html = holds.with_notice(written.get("text", row.text),
+                                               written.get("html", row.html), notice)
+                written.update(text=text, html=html)
+        for name, value in written.items():
+            setattr(row, name, value)
+        if self.broken is not None:  # the server is gone: do not hammer it
+            _retry_or_fail(engine, row.id, owner, attempts, now, self.broken, report)
+            return
+        try:
+            headers = dict(row.headers or {})
+            message = build_message(to=row.to, to_name=str(headers.pop("to_name", "")),
+                                    subject=row.subject, text=row.text, html=row.html,
+                                    headers=headers, sender=self.sender, date=row.created_at)
+            self.backend.send(message, key=f"{row.id:09d}-{row.kind}")
+        except (PermanentFailure, ValueError) as exc:
+            log.warning("outbox %s refused for good: %s", row.id, exc)
+            _finish(engine, row.id, owner, attempts=attempts, status=FAILED,
+                    last_error=str(exc)[:500])
+            report.failed += 1
+        except (smtplib.SMTPException, OSError) as exc:
+            log.warning("outbox %s not sent (attempt %s): %s", row.id, attempts, exc)
+            _retry_or_fail(engine, row.id, owner, attempts, now, exc, report)
+            if not isinstance(exc, smtplib.SMTPResponseException):
+                self.broken = exc
+        else:
+            _finish(engine, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
+                    last_error=None, held_until=None, held_untold=False, **written)
+            report.sent += 1
+            if told:
+                report.superseded += holds.mark_told(engine, row, told, now)
+            self.caps.sent(row)
+            if self.on_sent is not None:
+                self.on_sent(row)
+
+
+def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str,
+             limit: int = BATCH, owner: str | None = None, drain: bool = False,
+             on_sent: Callable[[Outbox], None] | None = None,
+             still_holds: Callable[[Outbox], bool] | None = None,
+             compose_late: Callable[[Outbox, datetime], Mail | None] | None = None,
+             per_address_hour: int | None = None,
+             stranger_day: int | None = trust.STRANGER_MAILS_PER_DAY) -> SendReport:
+    """Send every due outbox row (up to ``limit``; ``drain``: batch after batch until
+    a batch comes back short); each row at most once.
+
+    ``still_holds(row)`` False: the row is marked ``superseded`` instead.
+    ``compose_late(row, now)``: the mail of a row enqueued without one (a turn mail
+    that waited out its grace period, ``composed_at_send``); what it returns
+    is stored in the row when it is sent. ``per_address_hour``: at most that
+    many mails to one address an hour (conversation mail aside);
+    ``stranger_day``: at most that many a day to an address that never acted
+    (None: no such limit). A held row stays pending until the cap frees it, a
+    held decision mail collapses the older held ones of its seat and is composed
+    when it leaves (the position then, not a queue of stale ones), and the first
+    mail of that seat that leaves says how many were held and why (issue 17 item 3).
+    """
+    run = Sending(engine, backend, as_utc(now), sender=sender,
+                  owner=owner or f"sender-{uuid.uuid4().hex[:16]}", limit=limit, drain=drain,
+                  on_sent=on_sent, still_holds=still_holds, compose_late=compose_late,
+                  per_address_hour=per_address_hour, stranger_day=stranger_day)
+    run.run()
+    return run.report
+
+
+def _retry_or_fail(engine: Engine, row_id: int, owner: str, attempts: int, now: datetime,
+                   error: BaseException, report: SendReport) -> None:
+    """A transient failure: try again after the backoff, or give up after ``MAX_ATTEMPTS``."""
+    if attempts >= MAX_ATTEMPTS:
+        _finish(engine, row_id, owner, attempts=attempts, status=FAILED,
+                last_error=f"not delivered after {attempts} attempts: {error}"[:500])
+        report.failed += 1
+    else:
+        _finish(engine, row_id, owner, attempts=attempts,
+                next_attempt_at=now + backoff(attempts), last_error=str(error)[:500])
+        report.retried += 1
