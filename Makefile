@@ -27,7 +27,10 @@ run: migrate
 # ones, so tests of any folder may run side by side (`make test XDIST=` runs them in one process)
 XDIST ?= -n 2
 
+# the type checker first (pyproject.toml [tool.mypy], over app/): seconds, and a wrong
+# type stops the run before the tests
 test: setup
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q $(XDIST) -m "not postgres and not e2e"
 
 test-pg: setup

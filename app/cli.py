@@ -145,7 +145,7 @@ def _ago(moment: datetime | str | None, now: datetime) -> str:
     """``2026-12-02 01:02:03 UTC (4 s ago)``, or ``never``."""
     if moment is None:
         return "never"
-    from app.clock.deadlines import as_utc
+    from app.clock.time import as_utc
 
     moment = as_utc(datetime.fromisoformat(moment) if isinstance(moment, str) else moment)
     return f"{moment:%Y-%m-%d %H:%M:%S} UTC ({_seconds((now - moment).total_seconds())} ago)"

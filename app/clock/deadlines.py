@@ -7,16 +7,16 @@ rows with the partial index on ``due_at``. Reminders are rows of their own.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator
+from datetime import datetime, timedelta
+from typing import Any, Iterable
 
 from sqlalchemy import DateTime, Index, Table, UniqueConstraint, and_, not_, or_, text, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from app.clock.time import as_utc, at, now  # noqa: F401 - the clock's time, for dl.now()
+from app.db.statements import dialect_insert, table_of
 from app.db.unit import Insert, Row, Statement, Unit, Update, Write
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
@@ -29,30 +29,6 @@ DEFAULT_DEADLINE_HOURS = 48.0
 DEFAULT_REMINDERS: tuple[str | float, ...] = ("half", 2.0)
 DEFAULT_ABSENT_AFTER = 3
 DEFAULT_VACATION_DAYS = 14
-
-
-_frozen_now: ContextVar[datetime | None] = ContextVar("silver_eye_now", default=None)
-
-
-def now() -> datetime:
-    """The clock's "now": the injected moment inside ``at(...)``, else wall time (UTC).
-
-    Hooks write deadlines relative to this, so a tick run for an injected
-    moment (tests, a clock catching up after downtime) schedules the next
-    deadlines from that moment, not from the wall clock.
-    """
-    frozen = _frozen_now.get()
-    return frozen if frozen is not None else datetime.now(timezone.utc)
-
-
-@contextmanager
-def at(moment: datetime) -> Iterator[datetime]:
-    """Run the block as if it were ``moment`` (see ``now``)."""
-    token = _frozen_now.set(as_utc(moment))
-    try:
-        yield as_utc(moment)
-    finally:
-        _frozen_now.reset(token)
 
 
 class Deadline(SQLModel, table=True):
@@ -131,8 +107,9 @@ class ClockSettings:
         """
         opts = options or {}
         hours = _positive(opts.get("deadline_hours"))
-        if hours is None and _positive(opts.get("deadline_days")) is not None:
-            hours = _positive(opts.get("deadline_days")) * 24
+        days = _positive(opts.get("deadline_days"))
+        if hours is None and days is not None:
+            hours = days * 24
         reminders: list[str | float] = []
         raw = opts.get("reminders", DEFAULT_REMINDERS)
         if isinstance(raw, (str, int, float)):
@@ -159,13 +136,6 @@ class ClockSettings:
             if opened < at < due:
                 times.add(at)
         return sorted(times)
-
-
-def as_utc(moment: datetime) -> datetime:
-    """An aware UTC datetime: SQLite gives stored times back naive (they are UTC)."""
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
 
 
 def _positive(value: Any) -> float | None:
@@ -204,11 +174,7 @@ def seat_clock(unit: Unit, game_id: str, seat: int) -> Row:
 
 
 def _insert_for(dialect: str) -> Any:
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    return dialect_insert(_CLOCKS)
+    return dialect_insert(_CLOCKS, dialect)
 
 
 @dataclass(frozen=True)
@@ -275,8 +241,8 @@ class Changes:
         found: list[Write] = []
         taken: dict[str, set[tuple[int, str]]] = {}
         every: dict[str, set[str]] = {}
-        for row_id, (game, seat, kind, values) in self.touched.items():
-            closed = self.closing(game, seat, kind)
+        for row_id, (game, row_seat, kind, values) in self.touched.items():
+            closed = self.closing(game, row_seat, kind)
             if closed is not None:
                 values = {"done_at": closed[1], "outcome": closed[0], **values}
             found.append(Update(table, row_id, values))
@@ -309,7 +275,7 @@ class Changes:
 
 def changes(unit: Unit) -> Changes:
     """This transaction's netted deadline changes (``Unit.write`` sends them)."""
-    return unit.part(Changes)  # type: ignore[no-any-return]
+    return unit.part(Changes)
 
 
 def open_decision(unit: Unit, game_id: str, seat: int, step: int, now: datetime,
@@ -417,5 +383,5 @@ def shift_open(session: Session, game_id: str, seat: int, now: datetime,
             session.add(row)
 
 
-_DEADLINES: Table = Deadline.__table__  # type: ignore[attr-defined]
-_CLOCKS: Table = SeatClock.__table__  # type: ignore[attr-defined]
+_DEADLINES: Table = table_of(Deadline)
+_CLOCKS: Table = table_of(SeatClock)

@@ -97,7 +97,7 @@ def init_app(app: Any) -> None:
     """Create the app's engine from ``DATABASE_URL``."""
     app.extensions[EXTENSION_KEY] = make_engine(
         app.config["DATABASE_URL"],
-        idle_ping_seconds=float(app.config.get("DB_IDLE_PING_SECONDS", IDLE_PING_SECONDS)))
+        idle_ping_seconds=float(app.config["DB_IDLE_PING_SECONDS"]))
 
 
 def get_engine(app: Any = None) -> Engine:

@@ -7,6 +7,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import SQLModel
+
+
+def table_of(model: type[SQLModel]) -> sa.Table:
+    """The table a SQLModel table model maps (what ``model.__table__`` is at run time,
+    an attribute SQLModel does not declare to a type checker)."""
+    table = sa.inspect(model).local_table
+    if not isinstance(table, sa.Table):  # pragma: no cover - every model here has a table
+        raise TypeError(f"{model.__name__} maps no table")
+    return table
 
 
 @dataclass(frozen=True)
@@ -57,14 +69,27 @@ class Statement:
 Write = Insert | Update | Statement
 
 
-def insert(write: Insert, dialect: str) -> Any:
+def dialect_insert(table: sa.Table, dialect: str) -> postgresql.Insert | sqlite.Insert:
+    """``INSERT INTO table`` of the dialect, which can say ``ON CONFLICT``."""
     if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    else:  # pragma: no cover - the two stores the project supports
-        raise RuntimeError(f"no insert for {dialect}")
-    statement = dialect_insert(write.table).values(write.rows)
+        return postgresql.insert(table)
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    raise RuntimeError(f"no insert for {dialect}")  # pragma: no cover - the two stores supported
+
+
+def insert(write: Insert, dialect: str, row: dict[str, Any] | None = None) -> Any:
+    """The INSERT of one ``row`` of ``write`` (its first when not given), or, with
+    ``row={}``, the statement without values, for an executemany of all its rows.
+
+    One row each, never a multi-row ``VALUES``: SQLAlchemy cannot cache the compiled
+    form of a multi-row insert, and a move's statement compiled afresh on every POST
+    cost more than the round trip it saved."""
+    statement = dialect_insert(write.table, dialect)
+    values = write.rows[0] if row is None else row
+    if values:  # (a column left out is NULL, as a None in it would be: a shorter statement)
+        statement = statement.values({key: value for key, value in values.items()
+                                      if value is not None})
     if write.conflict and write.replace:
         statement = statement.on_conflict_do_update(
             index_elements=list(write.conflict),
@@ -72,7 +97,26 @@ def insert(write: Insert, dialect: str) -> Any:
     elif write.conflict:
         statement = statement.on_conflict_do_nothing(index_elements=list(write.conflict))
     if write.key is not None:
-        statement = statement.returning(write.table.c.id)
+        return statement.returning(write.table.c.id)
+    return statement
+
+
+def rows_insert(write: Insert) -> Any:
+    """PostgreSQL: the rows of ``write`` as one ``INSERT ... SELECT FROM unnest(...)``,
+    one array per column: a statement of the same text (cached by SQLAlchemy and by
+    psycopg) whatever the number of rows, which are inserted in their order (the ids
+    follow it: the clock fires deadlines due at one moment in id order)."""
+    table = write.table
+    names = [name for name in write.rows[0] if any(row.get(name) is not None
+                                                  for row in write.rows)]
+    arrays = [sa.cast(sa.literal([row.get(name) for row in write.rows],
+                                 type_=ARRAY(table.c[name].type)),
+                      ARRAY(table.c[name].type)) for name in names]
+    each = sa.func.unnest(*arrays).table_valued(*names).render_derived(name="each")
+    statement = dialect_insert(table, "postgresql").from_select(
+        names, sa.select(*(each.c[name] for name in names)))
+    if write.conflict:
+        statement = statement.on_conflict_do_nothing(index_elements=list(write.conflict))
     return statement
 
 
@@ -92,6 +136,25 @@ def update(write: Update, values: dict[str, Any]) -> Any:
     return sa.update(table).where(table.c.id == write.id).values(values)
 
 
+def groups(writes: list[Write]) -> list[list[Write]]:
+    """PostgreSQL: the writes in at most two statements, the new keyed rows (a move's
+    mail, with the marker rows that name them) apart from the rest.
+
+    One statement would do, but psycopg parses a statement's placeholders afresh every
+    time (it caches none over 4096 bytes or 50 parameters: ``MAX_CACHED_STATEMENT_*``),
+    and a move that hands the turn on, with its turn mail, is about twice that: the
+    parse cost more than the round trip it saved. Two statements each fit. No row is
+    in both (an update of a row is merged into one), and neither reads what the other
+    writes, so sending one after the other changes nothing."""
+    def with_mail(write: Write) -> bool:
+        return ((isinstance(write, Insert) and write.key is not None)
+                or (isinstance(write, Update) and any(isinstance(v, Ref)
+                                                      for v in write.values.values())))
+    mail = [write for write in writes if with_mail(write)]
+    rest = [write for write in writes if not with_mail(write)]
+    return [group for group in (rest, mail) if group]
+
+
 def one_statement(writes: list[Write], answer: str | None = None) -> Any:
 
     """PostgreSQL: every write a CTE of one ``WITH ... SELECT`` (inserts that wake a
@@ -108,15 +171,19 @@ def one_statement(writes: list[Write], answer: str | None = None) -> Any:
     for number, write in enumerate(writes):
         name = f"w{number}"
         if isinstance(write, Insert):
-            statement = insert(write, "postgresql")
-            if write.wake is not None and write.key is None:
-                statement = statement.returning(write.table.c.id)
-            cte = statement.cte(name)
-            if write.key is not None:
-                keyed[write.key] = cte
-            if write.wake is not None:
-                woken.append((write.wake, cte))
-        elif isinstance(write, Update):
+            for part, row in enumerate(write.rows[:1] if len(write.rows) > 1 else write.rows):
+                statement = (insert(write, "postgresql", row) if len(write.rows) == 1
+                             else rows_insert(write))
+                if write.wake is not None and write.key is None:
+                    statement = statement.returning(write.table.c.id)
+                cte = statement.cte(f"{name}_{part}")
+                if write.key is not None:
+                    keyed[write.key] = cte
+                if write.wake is not None:
+                    woken.append((write.wake, cte))
+                ctes.append(cte)
+            continue
+        if isinstance(write, Update):
             cte = update(write, {k: (sa.select(keyed[v.key].c.id).scalar_subquery()
                                       if isinstance(v, Ref) else v)
                                   for k, v in write.values.items()}).cte(name)

@@ -11,9 +11,10 @@ go). It holds two things, both explicit, both on this object and nowhere else:
 - **the writes queued**, as data: ``Insert`` (new rows, optionally keyed so that a
   later write can name the id they get: ``Ref``), ``Update`` (one row by id, changes
   merged per row) and ``Statement`` (a write its owner built, such as closing a
-  seat's deadlines). ``write()`` sends them all: on PostgreSQL as **one** statement,
-  each write a CTE of it; elsewhere one plain statement each, in an order that gives
-  the same result (statements first, then inserts, then updates).
+  seat's deadlines). ``write()`` sends them all: on PostgreSQL as one statement, each
+  write a CTE of it (two when the unit queues mail, ``statements.groups``); elsewhere
+  one plain statement each, in an order that gives the same result (statements
+  first, then inserts, then updates).
 
 Writes queued in a unit behave as if sent at once on the state before them (the one
 snapshot of a PostgreSQL statement): each write sees the rows as the transaction
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -50,9 +51,10 @@ class Row:
 
     __slots__ = ("table", "values")
 
-    def __init__(self, table: sa.Table, values: Mapping[str, Any]) -> None:
+    def __init__(self, table: sa.Table, values: Mapping[Any, Any]) -> None:
+        """``values``: the columns by name (a dict, or a ``RowMapping`` as read)."""
         self.table = table
-        self.values = dict(values)
+        self.values: dict[str, Any] = dict(values)
 
     @classmethod
     def sharing(cls, table: sa.Table, values: dict[str, Any]) -> "Row":
@@ -77,6 +79,9 @@ class Row:
         return f"Row({self.table.name}, {self.values!r})"
 
 
+#: The class of a table owner's accumulator (``Unit.part``).
+_Part = TypeVar("_Part")
+
 #: ``Unit.facts`` key: the ``(table name, game id)`` whose seat rows the unit holds.
 LOADED = "seat rows read"
 
@@ -94,8 +99,9 @@ class Unit:
     #: transaction looked, and there is no such row.
     rows: dict[tuple[Any, ...], Row | None] = field(default_factory=dict)
     #: What this transaction learnt that later steps ask (the seats that moved by
-    #: reply, the games whose state cache was unusable...), by name.
-    facts: dict[str, Any] = field(default_factory=dict)
+    #: reply, the games whose state cache was unusable...), by name, or by a tuple
+    #: that begins with its owner's name (``(name, game id)``: one fact per game).
+    facts: dict[Any, Any] = field(default_factory=dict)
     #: Per-transaction accumulators of the tables' owners (``clock.deadlines.Changes``),
     #: by class: made on first use, emptied by ``write``.
     parts: dict[type, Any] = field(default_factory=dict)
@@ -169,16 +175,16 @@ class Unit:
         if (table.name, game_id) not in loaded:
             self.remember(table, game_id, self.session.connection().execute(
                 sa.select(table).where(table.c.game_id == game_id)).mappings())
-        return self.rows.get((table.name, game_id, seat))  # type: ignore[return-value]
+        return self.rows.get((table.name, game_id, seat))
 
     def remember(self, table: sa.Table, game_id: str,
-                 rows: Iterable[Mapping[str, Any]]) -> None:
+                 rows: Iterable[Mapping[Any, Any]]) -> None:
         """Every row of ``table`` the game has, read by the caller's own query."""
         for values in rows:
             self.rows[(table.name, game_id, values["seat"])] = Row(table, values)
         self.facts.setdefault(LOADED, set()).add((table.name, game_id))
 
-    def add_row(self, table: sa.Table, game_id: str, values: Mapping[str, Any]) -> Row:
+    def add_row(self, table: sa.Table, game_id: str, values: Mapping[Any, Any]) -> Row:
         """A seat row this transaction just inserted (its columns as the insert returned)."""
         row = self.rows[(table.name, game_id, values["seat"])] = Row(table, values)
         return row
@@ -194,7 +200,7 @@ class Unit:
         pending = self._inserts.get(key)
         return pending.rows[0] if pending is not None else None
 
-    def part(self, kind: type) -> Any:
+    def part(self, kind: type[_Part]) -> _Part:
         """This transaction's accumulator of ``kind`` (made on first use)."""
         held = self.parts.get(kind)
         if held is None:
@@ -231,12 +237,16 @@ class Unit:
         if refs is None:
             refs = {}
         if self.dialect == "postgresql":
-            keyed = [w.key for w in writes if isinstance(w, Insert) and w.key is not None]
-            answer = keyed[0] if keyed and not self.queued else None
-            result = self.session.connection().execute(statements.one_statement(writes, answer))
-            if answer is not None:  # (sent as queued: one keyed insert at a time)
-                refs[answer] = result.scalar()
-            return 1
+            sent = 0
+            for group in statements.groups(writes):
+                keyed = [w.key for w in group if isinstance(w, Insert) and w.key is not None]
+                answer = keyed[0] if keyed and not self.queued else None
+                result = self.session.connection().execute(
+                    statements.one_statement(group, answer))
+                if answer is not None:  # (sent as queued: one keyed insert at a time)
+                    refs[answer] = result.scalar()
+                sent += 1
+            return sent
         ordered = ([w for w in writes if isinstance(w, Statement)]
                    + [w for w in writes if isinstance(w, Insert)]
                    + [w for w in writes if isinstance(w, Update)])
@@ -245,6 +255,9 @@ class Unit:
             if isinstance(write, Statement):
                 connection.execute(write.statement)
             elif isinstance(write, Insert):
+                if len(write.rows) > 1:  # (never keyed: a key names one row)
+                    connection.execute(statements.insert(write, self.dialect, {}), write.rows)
+                    continue
                 result = connection.execute(statements.insert(write, self.dialect))
                 if write.key is not None:
                     refs[write.key] = result.scalar()

@@ -70,6 +70,7 @@ def tanner(step: Step, end: str) -> None:
     """Faceup at an end of the village, and every card of the village turned faceup."""
     st, seat = step.state, step.seat
     card = st.hand
+    assert seat is not None and card is not None  # the Tanner is the card the seat holds
     st.hand = st.hand_seat = None
     turn_up(st, card)
     add_at_end(st, seat, card, end)
@@ -343,6 +344,7 @@ class Drunk(Decision):
         target = seat_field(st, action)
         end = end_field(action)
         card = draw_top(st)
+        assert card is not None  # offered only while the deck has a card (options)
         add_at_end(st, target, card, end)   # orientation kept, unseen if facedown
         step.emit("drunk", target=target, end=end, card=public(st, card))
         st.stack.pop()
@@ -440,6 +442,7 @@ def gamble_options(st: State, seat: int, used: int = 0, start: int | None = None
 def gamble(step: Step, action: dict, used: int = 0, start: int | None = None) -> None:
     """Name a value, turn the top deck card up; right: discard a card, wrong: it joins."""
     st, seat = step.state, step.seat
+    assert seat is not None  # a seat's own move
     guess = action.get("value")
     if isinstance(guess, bool) or guess not in VALUES:
         raise IllegalAction("Name a card value to gamble on: -1, 0, 2 to 13.")
@@ -576,12 +579,14 @@ def simon_claim_options(st: State, seat: int) -> list[dict]:
 def simon_decline(step: Step, timeout: bool = False) -> None:
     """R47: a seat waited for at round end gives up its remaining Simon claims."""
     st, seat = step.state, step.seat
+    assert seat is not None and st.simon_window is not None  # a seat the open window waits for
     st.simon_window["claims"][seat] = st.simon_window["allow"][seat]
     step.emit("skip", what="simon_claim", timeout=timeout)
 
 
 def simon_claim(step: Step, action: dict) -> None:
     st, seat = step.state, step.seat
+    assert seat is not None  # a seat's own move
     if not simon_claim_options(st, seat):
         raise IllegalAction("You have no Simon discard to make now: the top of the pile must match "
                             "a faceup card of yours while you have an unused faceup Simon.")
@@ -592,5 +597,6 @@ def simon_claim(step: Step, action: dict) -> None:
     card = st.villages[seat][pos]
     del st.villages[seat][pos]
     place_on_pile(step, card)
+    assert st.simon_window is not None  # a claim option needs an open window
     st.simon_window["claims"][seat] += 1
     step.emit("simon", position=pos, card=public(st, card), auto=False)

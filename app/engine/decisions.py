@@ -37,6 +37,7 @@ class Decision:
         step.state.stack.pop()
 
     def skip(self, step: Step, entry: dict) -> None:
+        assert step.seat is not None  # a seat's own move
         if SKIP not in self.options(step.state, step.seat, entry):
             raise IllegalAction(f"You can't skip this: {self.prompt}.")
         step.state.stack.pop()

@@ -222,11 +222,12 @@ def _card_at(v: View, place: str, owner: int | None, position: int | None) -> Ca
         if place == "pile_top":
             return (v.get("discard") or [None])[-1]
         if place == "pile":
-            return v["discard"][position] if 0 <= position < len(v["discard"]) else None
+            return (v["discard"][position]
+                    if position is not None and 0 <= position < len(v["discard"]) else None)
         if place == "hand":
             return v.get("hand") if v.get("hand_seat") == owner else None
         if place == "deck":
-            if position >= int(v.get("deck_count") or 0):
+            if position is None or position >= int(v.get("deck_count") or 0):
                 return None
             for known in v.get("deck_known") or []:
                 if known.get("position") == position:

@@ -34,6 +34,7 @@ def resolution_order(st: State) -> list[int]:
 def next_resolution(st: State) -> tuple[int, int, str] | None:
     """The next round-end choice to make: (seat, card, "nelly" | "bomb"), or None."""
     sc = st.scoring
+    assert sc is not None  # set by end_round for the whole resolution (R24)
     for kind, value in (("nelly", cards.NELLY), ("bomb", cards.MAD_BOMBER)):
         for seat in resolution_order(st):
             for card in st.villages[seat]:
@@ -45,6 +46,7 @@ def next_resolution(st: State) -> tuple[int, int, str] | None:
 
 def _nelly_can_tuck_under(st: State, nelly: int, card: int) -> bool:
     """Any card except a 0 or a card already negative (a Nelly, or a card with one)."""
+    assert st.scoring is not None  # asked only during the resolution (R24)
     return card != nelly and VALUE[card] > 0 and card not in st.scoring["tucks"]
 
 
@@ -75,6 +77,7 @@ def resolve(step: Step, action: dict) -> None:
         raise IllegalAction("You have no round-end choice to make now.")
     _, card, kind = pending
     sc = st.scoring
+    assert sc is not None  # a pending resolution implies one
     if action["type"] in ("skip", "pass"):
         sc["done"].add(card)
         step.emit("skip", what=kind, card=public(st, card), timeout=action["type"] == "pass")
@@ -111,6 +114,7 @@ def resolve(step: Step, action: dict) -> None:
 def card_points(st: State, card: int) -> int:
     """R24: a tucked-under card scores its negative, a faceup Illusionist minus the deck."""
     sc = st.scoring
+    assert sc is not None  # scored only once the resolution has begun (R24)
     value = VALUE[card]
     if card in sc["tucks"]:
         return -value
@@ -123,6 +127,7 @@ def score_round(step: Step) -> None:
     """R25, R26, then R28 at the end of round 4 (the rules module deals the next
     round otherwise, so scoring never imports it)."""
     st = step.state
+    assert st.scoring is not None  # the resolution (R24) comes first
     sums = [sum(card_points(st, c) for c in village) for village in st.villages]
     low = min(sums)
     scores = sums[:]

@@ -101,7 +101,7 @@ def round_summary(events: Iterable[dict]) -> RoundSummary | None:
         return None
     end = scored_at[-1]
     scored = events[end]
-    round_no = scored.get("round")
+    round_no = int(scored["round"])  # every event names its round (Step.emit)
     this_round = [e for e in events[:end + 1] if e.get("round") == round_no]
     start = next((e for e in this_round if e.get("type") == "round_start"), None)
     ended = next((e for e in this_round if e.get("type") == "round_end"), None)

@@ -93,7 +93,7 @@ def refusing_obsessor(st: State, value: int) -> int | None:
 
 def refusal_text(obsessor: int, card: int | None = None, value: int | None = None) -> str:
     kind = cards.OBSESSOR_KIND[obsessor]
-    what = cards.label(card) if card is not None else with_article(value)
+    what = cards.label(card) if card is not None else with_article(str(value))
     return (f"The {kind.capitalize()} Obsessor on top of the pile accepts "
             f"{cards.OBSESSOR_RULE[kind]}, so {what} can't go on it.")
 

@@ -109,6 +109,7 @@ def _positions(st: State, seat: int, action: dict) -> list[int]:
 def exchange(step: Step, action: dict, source: str) -> None:
     """Swap the card in hand for one or more village cards (R8)."""
     st, seat = step.state, step.seat
+    assert seat is not None  # a seat's own move
     village = st.villages[seat]
     positions = _positions(st, seat, action)
     into = action.get("into", min(positions))
@@ -123,6 +124,7 @@ def exchange(step: Step, action: dict, source: str) -> None:
             if obsessor is not None:
                 raise IllegalAction(refusal_text(obsessor, card))
     new = st.hand
+    assert new is not None  # the card drawn or taken this turn
     st.hand = st.hand_seat = None
     st.stack.pop()
     if len(chosen) >= 2:
@@ -163,6 +165,7 @@ def _failed(step: Step, positions, chosen, new, source, end, penalty, reason, ob
     """R8/R14: the chosen cards go back facedown, the new card joins at an end; R44:
     a penalty card goes outside it, at the very end."""
     st, seat = step.state, step.seat
+    assert seat is not None  # a seat's own move
     for card in chosen:
         turn_down(st, card)
     _place_new(st, new, source)
@@ -210,6 +213,7 @@ class Turn(Decision):
         kind = action["type"]
         if kind == "draw":
             card = draw_top(st)
+            assert card is not None  # an empty deck ends the round before a turn (R12)
             was_public = public(st, card)
             st.hand, st.hand_seat = card, seat
             turn_down(st, card)
@@ -275,6 +279,7 @@ class Search(Decision):
     def _pick(step: Step, pos: int) -> None:
         """R27: taken as if drawn, then the deck is reshuffled and the eye closes."""
         st, seat = step.state, step.seat
+        assert seat is not None  # a seat's own move
         card = st.deck.pop(len(st.deck) - 1 - pos)
         st.hand, st.hand_seat = card, seat
         turn_down(st, card)
@@ -303,6 +308,7 @@ class Drawn(Decision):
     @staticmethod
     def other_options(st: State) -> list[dict]:
         """Everything but the exchanges: discard (if the pile takes it), a Tanner's ends."""
+        assert st.hand is not None  # this decision is the card in hand
         acts = [] if refusing_obsessor(st, VALUE[st.hand]) is not None else [{"type": "discard"}]
         if VALUE[st.hand] == cards.TANNER:
             acts += [{"type": "tanner", "end": "left"}, {"type": "tanner", "end": "right"}]
@@ -335,6 +341,7 @@ class Drawn(Decision):
     def _discard(step: Step, entry: dict, with_ability: bool) -> None:
         st = step.state
         card = st.hand
+        assert card is not None  # this decision is the card in hand
         st.hand = st.hand_seat = None
         st.stack.pop()
         place_on_pile(step, card)
@@ -353,6 +360,7 @@ class Drawn(Decision):
         """R14: nothing can be attempted, so the drawn card joins the village facedown."""
         st = step.state
         card = st.hand
+        assert card is not None and step.seat is not None  # the card the seat holds
         st.hand = st.hand_seat = None
         st.stack.pop()
         turn_down(st, card)

@@ -214,6 +214,7 @@ def action_label(action: Mapping[str, Any], view: View, me: int | None,
     if kind == "peek":
         return "Peek at " + " and ".join(spot(p) for p in positions)
     if kind == "pick":
+        assert position is not None  # every pick names its deck position
         found = [e.get("card") for e in view.get("deck_known") or [] if e.get("position") == position]
         what = f" ({card_words(found[0])})" if found else ""
         return f"Take deck card {spot(position)}{what}"

@@ -52,7 +52,7 @@ def check_game(session: Session, game: store.Game) -> GameCheck:
                                f"engine (it replays {list(engine.SUPPORTED_RULES)})")
         return result
     cache = session.get(store.StateCache, game.id)
-    state = engine.new_game(game.seats, store.engine_seed(game.seed),
+    state = engine.new_game(game.seats, store.engine_int_seed(game.seed),
                             options=store.engine_options(game.options or {}), rules=game.rules_version)
     at_cache = state if cache is not None and cache.seq == 0 else None
     for row in rows:

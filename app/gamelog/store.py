@@ -1,5 +1,11 @@
 """Tables and the append/load helpers of the action log.
 
+Long because: the log's five tables and every query of them live together, so that
+what a row means and how it is read cannot drift apart (the game with its log after
+a held state, the seats and the game in one query, the cache's upsert); each query is
+short and built once. The seam to split along, if it grows: the tables (``Game`` …
+``UsedFormToken``) into ``gamelog/tables.py``.
+
 The action log is the truth: a game's state is ``engine.replay`` of its
 actions. ``Action`` rows are only ever inserted (never updated or deleted) and
 ``(game_id, seq)`` is unique, so two racing submissions for the same step end
@@ -14,16 +20,19 @@ import hashlib
 import pickle
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Iterable, NamedTuple
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.gamelog import warm_states
+from app.clock.time import as_utc, utcnow  # noqa: F401 - store.utcnow() stamps the rows
+from app.db.statements import table_of
 from app.db.unit import Insert, Row, Unit
 from app.engine.versions import ENGINE_VERSION
 
@@ -41,15 +50,6 @@ def new_game_id() -> str:
     return "".join(secrets.choice(GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
 
 
-def utcnow() -> datetime:
-    """Timezone-aware UTC now.
-
-    Columns are ``DateTime(timezone=True)``: PostgreSQL keeps the zone, SQLite
-    stores the UTC wall time and gives it back naive (read it as UTC).
-    """
-    return datetime.now(timezone.utc)
-
-
 #: Keys of a game's options that the engine takes; the others (deadlines,
 #: reminders...) belong to the clock and are kept for it untouched.
 ENGINE_OPTION_KEYS = ("memory", "simon")
@@ -63,6 +63,15 @@ def commitment_of(seed: str) -> str:
 def engine_seed(seed: str) -> int | str:
     """The value handed to the engine for a stored seed (decimal digits → int)."""
     return int(seed) if seed.isdigit() else seed
+
+
+def engine_int_seed(seed: str) -> int:
+    """``engine_seed`` as the engine's ``new_game`` and ``replay`` take it: an integer
+    (a seed of other characters is refused with the engine's own error)."""
+    value = engine_seed(seed)
+    if isinstance(value, str):
+        raise ValueError("the seed must be an integer")
+    return value
 
 
 def engine_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -203,11 +212,6 @@ def actions_since(session: Session, game_id: str, seat: int, since: datetime) ->
     return list(session.exec(query))
 
 
-def as_utc(moment: datetime) -> datetime:
-    """An aware UTC datetime (SQLite gives stored times back naive; they are UTC)."""
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment
-
-
 def action_at(session: Session, game_id: str, seq: int) -> Action | None:
     """The action with this ``seq``, if the log has reached it."""
     return session.exec(
@@ -275,7 +279,7 @@ def _seat_columns(with_email: bool) -> Any:
 
 @functools.cache
 def _seats_of_game() -> Any:
-    return select(Seat).where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index)
+    return select(Seat).where(Seat.game_id == sa.bindparam("game_id")).order_by(col(Seat.index))
 
 
 def games_created_by(session: Session, creator: str, since: datetime) -> int:
@@ -331,10 +335,8 @@ def dialect_insert(session: Session, table: Any) -> Any:
 def insert_for(dialect: str, table: Any) -> Any:
     """``INSERT`` of the named dialect, for statements built once per dialect."""
     if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
+        return postgresql.insert(table)
+    return sqlite.insert(table)
 
 
 class Logged(NamedTuple):
@@ -350,24 +352,25 @@ class Logged(NamedTuple):
 def _game_with_cache() -> Any:
     """The query of ``read_game`` when no state is held, built once. The cache and
     the actions come back as columns: only the game is an object."""
-    return (select(Game, StateCache.seq.label("cache_seq"), StateCache.state,  # type: ignore[attr-defined]
-                   Action.seq.label("action_seq"), Action.seat, Action.action,  # type: ignore[attr-defined]
-                   Action.created)
-            .outerjoin(StateCache, sa.and_(StateCache.game_id == Game.id,  # type: ignore[arg-type]
-                                           StateCache.engine_version == ENGINE_VERSION))
-            .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
-                                       Action.seq >= StateCache.seq))
-            .where(Game.id == sa.bindparam("game_id")).order_by(Action.seq))
+    return (sa.select(Game, col(StateCache.seq).label("cache_seq"), col(StateCache.state),
+                      col(Action.seq).label("action_seq"), col(Action.seat), col(Action.action),
+                      col(Action.created))
+            .outerjoin(StateCache, sa.and_(col(StateCache.game_id) == Game.id,
+                                           col(StateCache.engine_version) == ENGINE_VERSION))
+            .outerjoin(Action, sa.and_(col(Action.game_id) == Game.id,
+                                       col(Action.seq) >= StateCache.seq))
+            .where(col(Game.id) == sa.bindparam("game_id")).order_by(col(Action.seq)))
 
 
 @functools.cache
 def _game_with_log_from() -> Any:
     """The query of ``read_game`` when this process holds a state: the game and the
     log from the held ``seq`` on; the cache's blob is not sent at all."""
-    return (select(Game, Action.seq, Action.seat, Action.action, Action.created)  # type: ignore[call-overload]
-            .outerjoin(Action, sa.and_(Action.game_id == Game.id,  # type: ignore[arg-type]
-                                       Action.seq >= sa.bindparam("from_seq")))
-            .where(Game.id == sa.bindparam("game_id")).order_by(Action.seq))
+    return (sa.select(Game, col(Action.seq), col(Action.seat), col(Action.action),
+                      col(Action.created))
+            .outerjoin(Action, sa.and_(col(Action.game_id) == Game.id,
+                                       col(Action.seq) >= sa.bindparam("from_seq")))
+            .where(col(Game.id) == sa.bindparam("game_id")).order_by(col(Action.seq)))
 
 
 @functools.cache
@@ -376,14 +379,16 @@ def _seats_game_and_log_from() -> Any:
     each), every column of the game and the log from the held ``seq`` on. The log rows
     go with seat 0's row only (every game has one), so seats + rows come back, not
     seats × rows; a game without a seat 0 gets none, and its held state does not fit."""
-    game = Game.__table__  # type: ignore[attr-defined]
-    return (sa.select(Seat.index, Seat.name, Seat.kind, Seat.token_version, *game.columns,  # type: ignore[arg-type]
-                      Action.seq, Action.seat, Action.action, Action.created)
+    game = table_of(Game)
+    return (sa.select(col(Seat.index), col(Seat.name), col(Seat.kind), col(Seat.token_version),
+                      *game.columns,
+                      col(Action.seq), col(Action.seat), col(Action.action), col(Action.created))
             .join(game, game.c.id == Seat.game_id)
-            .outerjoin(Action, sa.and_(Action.game_id == Seat.game_id,  # type: ignore[arg-type]
-                                       Seat.index == 0,
-                                       Action.seq >= sa.bindparam("from_seq")))
-            .where(Seat.game_id == sa.bindparam("game_id")).order_by(Seat.index, Action.seq))
+            .outerjoin(Action, sa.and_(col(Action.game_id) == Seat.game_id,
+                                       col(Seat.index) == 0,
+                                       col(Action.seq) >= sa.bindparam("from_seq")))
+            .where(col(Seat.game_id) == sa.bindparam("game_id"))
+            .order_by(col(Seat.index), col(Action.seq)))
 
 
 def read_seats_and_game(session: Session, game_id: str) -> tuple[
@@ -496,13 +501,13 @@ def use_form_token(session: Session, token_id: str, older_than: datetime) -> boo
     form, the second waits for the first and then inserts nothing. Tokens
     used before ``older_than`` (expired anyway) are forgotten on the way.
     """
-    session.exec(sa.delete(UsedFormToken).where(UsedFormToken.used_at < older_than))  # type: ignore[call-overload]
+    session.exec(sa.delete(UsedFormToken).where(col(UsedFormToken.used_at) < older_than))
     statement = (dialect_insert(session, UsedFormToken).values(id=token_id, used_at=utcnow())
                  .on_conflict_do_nothing(index_elements=["id"]).returning(UsedFormToken.id))
     return session.execute(statement).first() is not None
 
 
-_GAMES: sa.Table = Game.__table__  # type: ignore[attr-defined]
-_SEATS: sa.Table = Seat.__table__  # type: ignore[attr-defined]
-_ACTIONS: sa.Table = Action.__table__  # type: ignore[attr-defined]
-_CACHE: sa.Table = StateCache.__table__  # type: ignore[attr-defined]
+_GAMES: sa.Table = table_of(Game)
+_SEATS: sa.Table = table_of(Seat)
+_ACTIONS: sa.Table = table_of(Action)
+_CACHE: sa.Table = table_of(StateCache)

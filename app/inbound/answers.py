@@ -23,7 +23,7 @@ from app import engine as rules
 from app import services
 from app.gamelog import store
 from app.access import tokens
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.mail import commands
 from app.mail.menu import build as build_menu
 from app.inbound.models import InboxMessage

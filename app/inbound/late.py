@@ -28,7 +28,7 @@ from sqlmodel import col, select
 from app import engine, services
 from app.access import tokens
 from app.db import read_session
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.engine.action_schema import PRESENCE
 from app.engine.describe import event_sentence
 from app.engine.meaning import Meaning, changed_words

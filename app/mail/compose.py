@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.engine import words
 from app.engine.describe import event_sentence, played_parts
 from app.engine.summary import last_summary

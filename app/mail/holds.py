@@ -19,13 +19,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from html import escape
-from typing import Any
+from typing import Any, Mapping
 
 from sqlalchemy import or_, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.mail import trust
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
@@ -126,7 +126,7 @@ class Caps:
         return f"We held {mails} to you because {because}; this is where {where} now."
 
 
-def is_decision(announces: dict[str, Any] | None) -> bool:
+def is_decision(announces: Mapping[str, Any] | None) -> bool:
     return (announces or {}).get("what") == "decision"
 
 
@@ -163,7 +163,7 @@ def hold(session: Session, row: Outbox, until: datetime, why: str,
                 col(Outbox.held_until).is_not(None), col(Outbox.id) < row.id,
                 col(Outbox.lease_until).is_(None))).all() if is_decision(announces)]
         if older:
-            collapsed = session.exec(update(Outbox)  # type: ignore[call-overload]
+            collapsed = session.exec(update(Outbox)
                                      .where(col(Outbox.id).in_(older),
                                             col(Outbox.status) == PENDING,
                                             col(Outbox.lease_until).is_(None))
@@ -191,11 +191,11 @@ def held_of_seat(engine: Engine, row: Outbox, now: datetime) -> list[tuple[int, 
         found = session.exec(select(Outbox.id, Outbox.status, Outbox.announces,
                                     Outbox.lease_until).where(
             *same_seat(row), col(Outbox.held_untold), col(Outbox.id) != row.id)).all()
-    told = []
+    told: list[tuple[int, bool]] = []
     for held_id, status, announces, lease in found:
         collapse = (status == PENDING and is_decision(announces) and is_decision(row.announces)
                     and (lease is None or as_utc(lease) < now))
-        if status != PENDING or collapse:
+        if held_id is not None and (status != PENDING or collapse):  # (stored rows have ids)
             told.append((held_id, collapse))
     return told
 
@@ -212,13 +212,13 @@ def mark_told(engine: Engine, row: Outbox, told: list[tuple[int, bool]], now: da
     """``row`` left saying that ``told`` were held: they are told, and the stale decision
     mails among them superseded; returns how many were superseded."""
     with Session(engine) as session:
-        session.exec(update(Outbox)  # type: ignore[call-overload]
+        session.exec(update(Outbox)
                      .where(col(Outbox.id).in_([held_id for held_id, _ in told]))
                      .values(held_untold=False))
         stale = [held_id for held_id, collapse in told if collapse]
         superseded = 0
         if stale:
-            superseded = session.exec(update(Outbox)  # type: ignore[call-overload]
+            superseded = session.exec(update(Outbox)
                                       .where(col(Outbox.id).in_(stale),
                                              col(Outbox.status) == PENDING,
                                              or_(col(Outbox.lease_until).is_(None),

@@ -1,5 +1,12 @@
 """Who gets which mail: the bridge from game events to outbox rows.
 
+Long because: one function per kind of mail (invitation, turn, reminder, digest,
+round, result, notices, fresh link) and per reaction that changes a seat's mail row
+(``seat_acted``, ``supersede_unsent``), each short, beside the one ``Context`` and the
+seat and address rows they all read; splitting them by kind would make every one
+import the others. Its tokens (``app.access.unsubscribe``) and the page's sentences
+(``app.mail.trouble``) already live apart.
+
 Called from ``app.services.reactions``, ``app.presence.absence`` and ``app.runners.timeouts`` inside their
 transactions. Each function decides whether a seat wants this mail (its
 preference, an address, a person rather than a bot), builds it from that
@@ -28,26 +35,23 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Table, or_, update
 from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from app.clock import deadlines as dl
 from app import engine
 from app.gamelog import store
 from app.access import tokens
-from app.config import setting  # noqa: F401 - the settings the mail code reads
+from app.access.unsubscribe import address_unsubscribe_token, unsubscribe_token
+from app.config import DEFAULTS, setting
 from app.mail import compose
+from app.db.statements import table_of
 from app.db.unit import Insert, Ref, Row, Unit
 from app.mail.addresses import checked_or_none
-from app.mail.models import (DAILY, DIGEST, EVERY, FAILED, MAIL_MODES, NONE, PENDING,
+from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING,
                              SUPERSEDED, AddressMail, Outbox, SeatMail)
 from app.mail.outbox import CHANNEL, enqueue, row_values
 
-DEFAULT_MAIL_FROM = "Silver Eye Post <silver-eye-post@localhost>"
-DEFAULT_DIGEST_HOURS = 24.0
-#: At most one fresh-link mail per seat in this many minutes (config ``FRESH_LINK_MINUTES``).
-DEFAULT_FRESH_LINK_MINUTES = 10.0
-#: A turn mail waits this long (seconds) for the seat to act from an open tab.
-DEFAULT_TURN_MAIL_DELAY_SECONDS = 120.0
+DEFAULT_MAIL_FROM = str(DEFAULTS["MAIL_FROM"])  # (for the sender, until it reads setting())
 #: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
 MAX_TURN_MAIL_DELAY_SECONDS = 3600.0
 
@@ -68,9 +72,9 @@ def turn_mail_delay(options: dict[str, Any] | None) -> timedelta:
         seconds = min(max(float(raw), 0.0), MAX_TURN_MAIL_DELAY_SECONDS)
     else:
         try:
-            seconds = float(setting("TURN_MAIL_DELAY_SECONDS", DEFAULT_TURN_MAIL_DELAY_SECONDS))
+            seconds = float(setting("TURN_MAIL_DELAY_SECONDS"))
         except (TypeError, ValueError):
-            seconds = DEFAULT_TURN_MAIL_DELAY_SECONDS
+            seconds = float(DEFAULTS["TURN_MAIL_DELAY_SECONDS"])
     return timedelta(seconds=max(seconds, 0.0))
 
 
@@ -103,15 +107,15 @@ class Context:
         clock, the sender, the inbound worker: their mail is written at once)."""
         unit = where if isinstance(where, Unit) else Unit(where, queued=False)
         seats = _seats(unit, game)
-        base = str(setting("BASE_URL", "http://127.0.0.1:5000")).rstrip("/")
+        base = str(setting("BASE_URL")).rstrip("/")
         info = compose.MailGame(id=str(game.id), name=game.name or "",
                                 names=[compose.clean_name(s.name) or f"Player {s.index + 1}"
                                        for s in seats],
                                 base_url=base, commitment=game.commitment or "")
         return cls(game=game, seats=seats, info=info,
                    settings=dl.ClockSettings.from_options(game.options),
-                   sender=str(setting("MAIL_FROM", DEFAULT_MAIL_FROM)),
-                   secret=str(setting("SECRET_KEY", "")), unit=unit)
+                   sender=str(setting("MAIL_FROM")),
+                   secret=str(setting("SECRET_KEY") or ""), unit=unit)
 
     def is_human(self, seat: int) -> bool:
         return 0 <= seat < len(self.seats) and self.seats[seat].kind == "human"
@@ -169,53 +173,6 @@ def _seats(unit: Unit, game: Any) -> list[Any]:
     if read is not None:
         return list(read)
     return store.seat_rows(unit.session, str(game.id), with_email=True)
-
-
-def unsubscribe_token(game_id: str, seat: int, secret: str | None = None,
-                      version: int = 1) -> str:
-    """The token of a seat's unsubscribe link, bound to the seat's ``token_version``.
-
-    Pass the seat row's current ``token_version``: a rotation (rotate-link)
-    revokes the unsubscribe links of older mails with the seat links.
-    """
-    return tokens.sign(tokens.UNSUBSCRIBE, [str(game_id), int(seat), int(version)],
-                       secret or None)
-
-
-def unsubscribe_ref(token: str) -> tuple[str, int, int]:
-    """``(game_id, seat, version)`` of an unsubscribe token; ``tokens.BadToken`` if not ours.
-
-    Tokens made before versions were added (two fields) count as version 1,
-    so they stop working at the seat's first rotation.
-    """
-    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
-    if isinstance(payload, list) and len(payload) == 2:
-        payload = [*payload, 1]
-    if (not isinstance(payload, list) or len(payload) != 3 or not isinstance(payload[0], str)
-            or not all(isinstance(part, int) and not isinstance(part, bool)
-                       for part in payload[1:])):
-        raise tokens.BadToken("this link is not valid")
-    return payload[0], payload[1], payload[2]
-
-
-def address_unsubscribe_token(address: str, secret: str | None = None) -> str:
-    """The one-click unsubscribe of a mail sent to an address across games (the digest)."""
-    return tokens.sign(tokens.UNSUBSCRIBE, ["address", address], secret or None)
-
-
-def read_address_unsubscribe_token(token: str) -> str:
-    """The address inside an address unsubscribe token; ``tokens.BadToken`` if not ours."""
-    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
-    if (not isinstance(payload, list) or len(payload) != 2 or payload[0] != "address"
-            or not isinstance(payload[1], str)):
-        raise tokens.BadToken("this link is not valid")
-    return payload[1]
-
-
-def read_unsubscribe_token(token: str) -> tuple[str, int]:
-    """``(game_id, seat)`` of an unsubscribe token; ``tokens.BadToken`` if not ours."""
-    game_id, seat, _ = unsubscribe_ref(token)
-    return game_id, seat
 
 
 def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
@@ -352,72 +309,11 @@ def address_mail(session: Session, address: str) -> AddressMail:
     return row
 
 
-def mail_trouble(session: Session, game_id: str, seat: int,
-                 view: dict[str, Any] | None = None) -> list[str]:
-    """Sentences for the top of a seat page: what the server did without the seat.
-
-    First what the server played for this seat since it last played (issue 17
-    item 2: "Time ran out: your 10 Dracula was discarded for you."), until its next
-    move. Then mail that did not go out: the game's creator (its first person:
-    the lobby's first row) hears of every seat whose mail failed for good ("Bob's
-    mail bounces"); each seat hears when a cap holds its own mail back, and that
-    one mail of the position then will follow (issue 17 item 3). Read only.
-    ``view``: the seat's view, which the seat page has already made (without it,
-    the played-for-you lines are left out: no second load of the game).
-    """
-    seats = store.load_seats(session, game_id)
-    people = [s.index for s in seats if s.kind == "human"]
-    lines: list[str] = ([] if view is None else
-                        _played_on_page(session, game_id, seat, seats, view))
-    if people and seat == people[0]:
-        failed = session.exec(select(Outbox).where(
-            col(Outbox.game_id) == game_id, col(Outbox.status) == FAILED)
-            .order_by(col(Outbox.id))).all()
-        told: set[int] = set()
-        for row in failed:
-            if row.seat is None or row.seat in told or row.seat >= len(seats):
-                continue
-            told.add(row.seat)
-            who = "Your" if row.seat == seat else f"{compose.clean_name(seats[row.seat].name)}'s"
-            lines.append(f"{who} mail bounces: {row.last_error or 'the mail server refused it'}. "
-                         f"Share the seat's link another way.")
-    held = session.exec(select(Outbox).where(
-        col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
-        col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None))
-        .order_by(col(Outbox.held_until))).first()
-    if held is not None and held.held_until is not None:
-        why = ("your address has not played a move here yet and got the most mails we send "
-               "in a day to such an address" if held.held_why == "stranger"
-               else "your address got the most mails we send in an hour")
-        lines.append("Mail to you is held back until "
-                     f"{compose.local_time_words(held.held_until, zone_of(_zone(session, game_id, seat)))}: "
-                     f"{why}. Then one mail shows where the game stands.")
-    return lines
-
-
-def _played_on_page(session: Session, game_id: str, seat: int, seats: list[Any],
-                    view: dict[str, Any]) -> list[str]:
-    """What the server played for ``seat`` since it last played, from its own view."""
-    marks = _marks_of_game(session, game_id)
-    row = marks.get(seat)
-    since = int(row.last_acted_step or 0) if row is not None else 0
-    if not _did_since(view, seat, since):
-        return []
-    names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
-    return compose.played_lines(view, since, names, seat,
-                                played_steps(session, game_id, 0, since, only=seat))
-
-
-def _did_since(view: dict[str, Any], seat: int, since: int) -> bool:
+def did_since(view: dict[str, Any], seat: int, since: int) -> bool:
     """Whether the view's logs hold an event of ``seat`` after step ``since`` (if not,
     nothing was played for it, and the log need not be asked)."""
     return any(event.get("seat") == seat and int(event.get("step") or 0) > since
                for event in [*(view.get("previous_log") or []), *(view.get("log") or [])])
-
-
-def _zone(session: Session, game_id: str, seat: int) -> str:
-    row = _marks_of_game(session, game_id).get(seat)
-    return str(row.time_zone) if row is not None else "UTC"
 
 
 def supersede_unsent(unit: Unit, game_id: str, seat: int, now: datetime, *,
@@ -466,8 +362,10 @@ def seat_acted(unit: Unit, game_id: str, seat: int, step: int, now: datetime, *,
         _supersede(unit, marker.unsent_mail_id, now)
     if not own:
         kept = [*(marker.played or []), *([[int(step), played]] if played else [])]
-        unit.update(marker, unsent_mail_id=None,
-                    **({"played": kept[-PLAYED_KEPT:]} if played else {}))
+        changes: dict[str, Any] = {"unsent_mail_id": None}
+        if played:
+            changes["played"] = kept[-PLAYED_KEPT:]
+        unit.update(marker, **changes)
         return False
     unit.update(marker, last_acted_step=step, unsent_mail_id=None)
     return False
@@ -623,7 +521,7 @@ def played_steps(where: Session | Unit, game_id: str, seats: int, after_step: in
     notes its timeouts as they are logged (``seat_acted``); ``only``: that seat's.
     No read of the log: a move holds these rows already, a page or a sender reads
     the game's in one query."""
-    marks = _marks_of_game(where, game_id)
+    marks = marks_of_game(where, game_id)
     played: compose.Played = {}
     for seat in ([only] if only is not None else range(int(seats))):
         row = marks.get(seat)
@@ -696,7 +594,7 @@ def digest(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadli
 
 
 def digest_period() -> timedelta:
-    return timedelta(hours=float(setting("DIGEST_HOURS", DEFAULT_DIGEST_HOURS)))
+    return timedelta(hours=float(setting("DIGEST_HOURS")))
 
 
 def round_end(unit: Unit, ctx: Context, seat: int, state: Any, round_no: int,
@@ -743,7 +641,7 @@ def played_for_seat(unit: Unit, ctx: Context, seat: int, state: Any) -> list[str
     view = engine.view(state, seat)
     row = mail_row(unit, ctx.id, seat)
     since = int(row.last_acted_step or 0)
-    if not _did_since(view, seat, since):
+    if not did_since(view, seat, since):
         return []
     return compose.played_lines(view, since, ctx.info.names, seat,
                                 played_steps(unit, ctx.id, 0, since, only=seat))
@@ -763,8 +661,7 @@ def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool
     if ctx.address(seat) is None:
         return False
     now = dl.as_utc(now)
-    window = timedelta(minutes=max(0.0, float(setting("FRESH_LINK_MINUTES",
-                                                      DEFAULT_FRESH_LINK_MINUTES))))
+    window = timedelta(minutes=max(0.0, float(setting("FRESH_LINK_MINUTES"))))
     marker = mail_row(ctx.unit, ctx.id, seat)
     won = session.connection().execute(
         update(_MARKS)
@@ -790,11 +687,11 @@ def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
     """
     if not entries:
         return False
-    sender = str(setting("MAIL_FROM", DEFAULT_MAIL_FROM))
+    sender = str(setting("MAIL_FROM"))
     day = dl.as_utc(now).strftime("%Y-%m-%d")
-    base = str(setting("BASE_URL", "http://127.0.0.1:5000")).rstrip("/")
-    unsubscribe = (f"{base}/unsubscribe/"
-                   f"{address_unsubscribe_token(address, str(setting('SECRET_KEY', '')))}")
+    base = str(setting("BASE_URL")).rstrip("/")
+    token = address_unsubscribe_token(address, str(setting("SECRET_KEY") or ""))
+    unsubscribe = f"{base}/unsubscribe/{token}"
     mail = compose.daily_digest_mail(entries, base_url=base, unsubscribe=unsubscribe)
     row = enqueue(session, game_id=None, seat=None, kind="daily", to=address,
                   to_name=entries[0]["name"], mail=mail, idempotency=f"daily:{address}:{day}",
@@ -826,7 +723,7 @@ def queue(unit: Unit, *, marker: Row | None = None, **mail: Any) -> bool:
     return True
 
 
-def _marks_of_game(where: Session | Unit, game_id: str) -> dict[int, Any]:
+def marks_of_game(where: Session | Unit, game_id: str) -> dict[int, Any]:
     """Every seat's mail row of the game: as a move's unit holds them, or read (a page)."""
     if isinstance(where, Unit):
         where.seat_row(_MARKS, game_id, 0)  # (reads them all once)
@@ -849,7 +746,7 @@ def _unleased(now: datetime) -> tuple[Any, ...]:
             or_(_OUTBOX.c.lease_until.is_(None), _OUTBOX.c.lease_until < now))
 
 
-_OUTBOX: Table = Outbox.__table__  # type: ignore[attr-defined]
-_MARKS: Table = SeatMail.__table__  # type: ignore[attr-defined]
-_ADDRESSES: Table = AddressMail.__table__  # type: ignore[attr-defined]
-_SEATS: Table = store.Seat.__table__  # type: ignore[attr-defined]
+_OUTBOX: Table = table_of(Outbox)
+_MARKS: Table = table_of(SeatMail)
+_ADDRESSES: Table = table_of(AddressMail)
+_SEATS: Table = table_of(store.Seat)

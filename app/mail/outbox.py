@@ -13,11 +13,11 @@ import functools
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.mail.compose import Mail, thread_headers
 from app.mail.models import PENDING, Outbox
 from app.gamelog.store import insert_for
@@ -49,7 +49,12 @@ def _insert_once(dialect: str) -> Any:
                  .returning(table.c.id))
     if dialect != "postgresql":
         return statement
-    queued = statement.cte("queued")
+    # inside a CTE the columns must be named (a bare INSERT takes them from the row)
+    queued = (insert_for(dialect, table)
+              .values({c.key: bindparam(c.key, type_=c.type) for c in table.columns
+                       if c.key != "id"})
+              .on_conflict_do_nothing(index_elements=["idempotency"])
+              .returning(table.c.id).cte("queued"))
     return select(queued.c.id, func.pg_notify(CHANNEL, "")).select_from(queued)
 
 

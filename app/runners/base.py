@@ -34,7 +34,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session, col, select
 
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 
 Item = TypeVar("Item")
 

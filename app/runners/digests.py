@@ -51,9 +51,9 @@ def waiting_seats(session: Any, address: str, now: datetime) -> list[dict[str, A
     """Every seat with this address that a running game waits on, earliest deadline first."""
     rows = session.exec(
         select(dl.Deadline, store.Seat, store.Game)
-        .join(store.Seat, (store.Seat.game_id == dl.Deadline.game_id)
-              & (store.Seat.index == dl.Deadline.seat))
-        .join(store.Game, store.Game.id == dl.Deadline.game_id)
+        .join(store.Seat, (col(store.Seat.game_id) == col(dl.Deadline.game_id))
+              & (col(store.Seat.index) == col(dl.Deadline.seat)))
+        .join(store.Game, col(store.Game.id) == col(dl.Deadline.game_id))
         .where(col(dl.Deadline.done_at).is_(None), dl.Deadline.kind == dl.DECISION,
                store.Game.status == "running", store.Seat.kind == "human",
                store.Seat.email == address)

@@ -32,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 from app.config import DEFAULT_HEARTBEAT_STALE_SECONDS, DEFAULT_READY_MAIL_LATE_SECONDS
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 
 log = logging.getLogger("app.runners.heartbeats")
 
@@ -69,11 +69,10 @@ def write(engine: Engine, name: str, *, every: float, detail: dict[str, Any],
     """Upsert the heartbeat of ``name`` (one statement, its own transaction)."""
     values = {"name": name, "pid": os.getpid(), "host": socket.gethostname()[:255],
               "beat_at": at or wall_now(), "every_seconds": float(every), "detail": detail}
-    if engine.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    statement = insert(Heartbeat).values(**values)
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(Heartbeat).values(**values)
     statement = statement.on_conflict_do_update(
         index_elements=["name"],
         set_={key: statement.excluded[key] for key in values if key != "name"})

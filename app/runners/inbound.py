@@ -36,7 +36,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from app.clock import deadlines as dl
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.db import get_engine
 from app.inbound import worker
 from app.inbound.models import PENDING, InboxMessage

@@ -273,7 +273,7 @@ class Waker:
             return
         now = datetime.now(timezone.utc)
         with Session(get_engine(self.app)) as session:
-            brought = session.exec(update(Outbox)  # type: ignore[call-overload]
+            brought = session.exec(update(Outbox)
                                    .where(col(Outbox.status) == PENDING,
                                           col(Outbox.attempts) > 0,
                                           col(Outbox.next_attempt_at) > now,

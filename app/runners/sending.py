@@ -28,7 +28,7 @@ from typing import Any, Callable
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
-from app.clock.deadlines import as_utc
+from app.clock.time import as_utc
 from app.mail import holds, trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message

@@ -49,7 +49,7 @@ def remind(deadline_id: int, now: datetime) -> str:
         game_id, seat, kind = row.game_id, row.seat, row.kind
     snap = services.snapshot(game_id)
     with dl.at(now), write_session() as session:
-        won = session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+        won = session.exec(update(dl.Deadline)
                            .where(col(dl.Deadline.id) == deadline_id,
                                   col(dl.Deadline.done_at).is_(None))
                            .values(done_at=now, outcome="fired")).rowcount
@@ -57,7 +57,7 @@ def remind(deadline_id: int, now: datetime) -> str:
             return "done already"
         row = session.get(dl.Deadline, deadline_id)
         game = session.get(store.Game, game_id)
-        if game is None or game.status != "running":
+        if row is None or game is None or game.status != "running":
             return "game not running"
         ctx = notify.Context.load(session, game)
         decision = dl.open_rows(session, game_id, seat, dl.DECISION)

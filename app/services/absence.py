@@ -77,13 +77,13 @@ def auto_pass(deadline_id: int, now: datetime) -> str:
 def close_window(deadline_id: int, now: datetime, outcome: str) -> None:
     """Close a decision deadline that no timeout can act on, with its reminders."""
     with write_session() as session:
-        session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+        session.exec(update(dl.Deadline)
                      .where(col(dl.Deadline.id) == deadline_id,
                             col(dl.Deadline.done_at).is_(None))
                      .values(done_at=now, outcome=outcome))
         row = session.get(dl.Deadline, deadline_id)
         if row is not None and row.kind == dl.DECISION:
-            session.exec(update(dl.Deadline)  # type: ignore[call-overload]
+            session.exec(update(dl.Deadline)
                          .where(col(dl.Deadline.game_id) == row.game_id,
                                 col(dl.Deadline.seat) == row.seat,
                                 col(dl.Deadline.kind) == dl.REMINDER,
@@ -169,9 +169,10 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
         if days > left:
             raise services.BadRequest(f"You have {max(left, 0)} vacation days left in this game; "
                                   f"{days} is too many.")
-        on_vacation = clock.vacation_until is not None and dl.as_utc(clock.vacation_until) > now
-        if on_vacation:  # extending: every open row moves by the extra days
-            until = dl.as_utc(clock.vacation_until) + timedelta(days=days)
+        away_until = clock.vacation_until
+        if away_until is not None and dl.as_utc(away_until) > now:
+            # extending: every open row moves by the extra days
+            until = dl.as_utc(away_until) + timedelta(days=days)
             for row in dl.open_rows(session, game_id, seat):
                 row.due_at = dl.as_utc(row.due_at) + timedelta(days=days)
                 session.add(row)

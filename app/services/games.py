@@ -25,14 +25,14 @@ from app.mail.compose import BRAND
 from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
 from app.services.repository import (
-    commitment_of, engine_seed, engine_options, _game_info, _get_game,
+    commitment_of, engine_int_seed, engine_options, _game_info, _get_game,
     cache_unusable, hold_after_commit, write_move,
 )
 
 log = logging.getLogger("app.services")
 
 
-MIN_SEATS, MAX_SEATS = 2, 4
+MIN_SEATS, MAX_SEATS = engine.MIN_SEATS, engine.MAX_SEATS
 
 
 MAX_NAME_LENGTH = 60
@@ -43,10 +43,12 @@ def _has_control(text: str) -> bool:
     return any(ord(char) < 32 or ord(char) == 127 for char in text)
 
 
-def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The players as seat columns: ``name``, ``email``, ``kind`` (text) and
+    ``preferences`` (a dict)."""
     if not isinstance(players, list) or not MIN_SEATS <= len(players) <= MAX_SEATS:
         raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} players.")
-    cleaned = []
+    cleaned: list[dict[str, Any]] = []
     for index, player in enumerate(players):
         if not isinstance(player, dict):
             raise BadRequest(f"Player {index + 1} is not described properly.")
@@ -134,7 +136,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
                          "type it plainly.")
     seed = str(seed) if seed is not None else str(secrets.randbits(63))
     try:
-        state = engine.new_game(len(cleaned), engine_seed(seed), options=engine_options(options))
+        state = engine.new_game(len(cleaned), engine_int_seed(seed), options=engine_options(options))
     except (engine.IllegalAction, TypeError, ValueError) as exc:
         raise BadRequest(f"These game options cannot be used: {exc}") from exc
     with unit_of_work() as unit:
@@ -239,8 +241,8 @@ def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
     """
     from app.engine import bots
 
-    strategy = str(setting("BOT_STRATEGY", "greedy"))
-    limit = int(setting("MAX_AUTOMATIC_ACTIONS", 5000))
+    strategy = str(setting("BOT_STRATEGY"))
+    limit = int(setting("MAX_AUTOMATIC_ACTIONS"))
     kinds = {s.index: s.kind for s in seats}
     applied: list[AppliedAction] = []
     for _ in range(limit):

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.orm import Session
+from sqlmodel import SQLModel
 
 from app.clock import deadlines as dl
+from app.db.statements import table_of
 from app.gamelog import store
 from app.mail.models import AddressMail, Outbox, SeatMail
 
@@ -63,22 +65,22 @@ class _Query:
     the other way (``gamelog._load_game``)."""
 
     def __init__(self, with_game: bool) -> None:
-        seat, action = store.Seat.__table__, store.Action.__table__  # type: ignore[attr-defined]
-        game = store.Game.__table__  # type: ignore[attr-defined]
+        seat, action = table_of(store.Seat), table_of(store.Action)
+        game = table_of(store.Game)
         self.with_game = with_game
         columns = [seat.c[name] for name in SEAT_COLUMNS]
         self.at: dict[type, int] = {}
-        outbox = Outbox.__table__  # type: ignore[attr-defined]
+        outbox = table_of(Outbox)
         for model in PER_SEAT:
             self.at[model] = len(columns)
-            columns += list(model.__table__.columns)  # type: ignore[attr-defined]
+            columns += list(table_of(model).columns)
         self.unsent_at = len(columns)
         columns += [outbox.c[name] for name in UNSENT_COLUMNS]
         if with_game:
             self.at[store.Game] = len(columns)
             columns += list(game.columns)
         self.log_at = len(columns)
-        mail, clock, address = (model.__table__ for model in PER_SEAT)  # type: ignore[attr-defined]
+        mail, clock, address = (table_of(model) for model in PER_SEAT)
         statement = (select(*columns).select_from(seat)
                      .outerjoin(mail, and_(mail.c.game_id == seat.c.game_id,
                                            mail.c.seat == seat.c.index))
@@ -102,7 +104,7 @@ class _Query:
         """Built once of each kind (every move asks one)."""
         return _Query(with_game)
 
-    def split(self, rows: list[Any]) -> MoveRows:
+    def split(self, rows: Sequence[Any]) -> MoveRows:
         by_seat = list({row[0]: row for row in rows}.values())
         return MoveRows(
             seats=[store.SeatRow(*row[:len(SEAT_COLUMNS)]) for row in by_seat],
@@ -116,8 +118,8 @@ class _Query:
                          for row in rows if row[self.log_at] is not None}.values())
             if self.with_game else [])
 
-    def _values(self, model: type, row: Any) -> dict[str, Any] | None:
+    def _values(self, model: type[SQLModel], row: Any) -> dict[str, Any] | None:
         """``model``'s columns in ``row`` by name; None when the outer join found none."""
-        table = model.__table__  # type: ignore[attr-defined]
+        table = table_of(model)
         part = row[self.at[model]:self.at[model] + len(table.columns)]
         return None if part[0] is None else dict(zip(table.columns.keys(), part))

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from app import engine
 from app.gamelog import store
 from app.engine import action_schema
-from app.config import setting
+from app.config import DEFAULTS, setting
 from app.db import read_session
 from app.db.unit import Unit, unit_of_work
 from app.services.errors import (
@@ -34,7 +34,7 @@ MAX_STEPS_PER_POST = 16
 
 #: A seat may say "away" or "back" this many times an hour (each tells every
 #: other player): beyond it, 429 and nothing is stored.
-PRESENCE_PER_HOUR = 4
+PRESENCE_PER_HOUR = int(DEFAULTS["PRESENCE_PER_HOUR"])
 
 
 def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, Any],
@@ -50,7 +50,7 @@ def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, A
 
 def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
     """Refuse a seat's "away"/"back" beyond ``PRESENCE_PER_HOUR`` (config of the same name)."""
-    limit = int(setting("PRESENCE_PER_HOUR", PRESENCE_PER_HOUR))
+    limit = int(setting("PRESENCE_PER_HOUR"))
     since = store.utcnow() - timedelta(hours=1)
     recent = [row for row in store.actions_since(session, game_id, seat, since)
               if row.action.get("type") in action_schema.PRESENCE]

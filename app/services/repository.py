@@ -23,6 +23,7 @@ from app import engine
 from app.gamelog import store
 from app.access import tokens
 from app.gamelog import warm_states
+from app.db.statements import table_of
 from app.db.unit import Row, Unit
 from app.mail import notify
 from app.mail.models import AddressMail, Outbox, SeatMail
@@ -30,7 +31,7 @@ from app.services import move_read
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
 from app.gamelog.store import (  # noqa: F401 - how a stored game is handed to the engine
-    ENGINE_OPTION_KEYS, commitment_of, engine_options, engine_seed,
+    ENGINE_OPTION_KEYS, commitment_of, engine_int_seed, engine_options, engine_seed,
 )
 
 log = logging.getLogger("app.services")
@@ -40,7 +41,7 @@ def _same_action(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _game_info(game: store.Game, seats: Iterable[store.Seat | store.SeatRow],
+def _game_info(game: store.Game | Row, seats: Iterable[store.Seat | store.SeatRow],
                seq: int) -> GameInfo:
     return GameInfo(
         id=game.id, name=game.name, status=game.status, created=game.created,
@@ -60,7 +61,7 @@ def _get_game(session: Session, game_id: str) -> store.Game:
 
 
 def _fresh_state(game: store.Game) -> Any:
-    return engine.new_game(game.seats, engine_seed(game.seed),
+    return engine.new_game(game.seats, engine_int_seed(game.seed),
                            options=engine_options(game.options or {}), rules=game.rules_version)
 
 
@@ -117,7 +118,7 @@ def _state_from(session: Session, game: store.Game | Row, cached: tuple[int, Any
     if unit is not None:
         unit.facts.setdefault(CACHE_UNUSABLE, set()).add(game.id)
     actions = store.load_actions(session, game.id)
-    state = engine.replay(game.seats, engine_seed(game.seed), store.as_pairs(actions),
+    state = engine.replay(game.seats, engine_int_seed(game.seed), store.as_pairs(actions),
                           options=engine_options(game.options or {}), rules=game.rules_version)
     # not held: the next request finds the cache unusable too, and the next move,
     # seeing that, writes a new one (``games._finish``)
@@ -163,7 +164,7 @@ def _open_seat(session: Session, token: str) -> tuple[SeatAccess, list[store.Sea
 
 
 def _open_seat_and_game(session: Session, token: str) -> tuple[SeatAccess, list[Any],
-                                                              store.Game, int, Any]:
+                                                              store.Game | Row, int, Any]:
     """A read-only request's link check and its game: ``(access, seats, game, seq,
     state)``, in one query when this process holds the game's state, else two."""
     ref = _signed_seat(token)
@@ -211,7 +212,7 @@ def move_seats(unit: Unit, game_id: str) -> list[store.SeatRow]:
         if held is not None:  # for ``_load_game``, later in this transaction
             unit.facts[(GAME_READ, game_id)] = (game, held, read.logged)
     for model in (SeatMail, dl.SeatClock):
-        unit.remember(model.__table__, game_id,  # type: ignore[attr-defined]
+        unit.remember(table_of(model), game_id,
                       [values for values in read.per_seat[model] if values is not None])
     for unsent in read.unsent:
         if unsent is not None:
@@ -252,5 +253,5 @@ def write_move(unit: Unit) -> int:
     return unit.write(dl.Changes)
 
 
-_GAMES = store.Game.__table__  # type: ignore[attr-defined]
-_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
+_GAMES = table_of(store.Game)
+_OUTBOX = table_of(Outbox)

@@ -30,6 +30,8 @@ from app.mail import invitations, notify
 from app.mail.addresses import checked_or_none
 from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME,
                              AddressMail, SeatMail)
+from app.access import unsubscribe as unsubscribe_links
+from app.mail import trouble
 
 MODE_WORDS = {
     EVERY: "a mail for every decision",
@@ -147,7 +149,7 @@ def read_token(token: str) -> tuple[str, int] | str:
     from app.access import tokens
 
     try:
-        game_id, seat, version = notify.unsubscribe_ref(token)
+        game_id, seat, version = unsubscribe_links.unsubscribe_ref(token)
     except tokens.BadToken:
         pass
     else:
@@ -160,7 +162,7 @@ def read_token(token: str) -> tuple[str, int] | str:
                                      "most recent email.", reason="unsubscribe")
         return game_id, seat
     try:
-        return notify.read_address_unsubscribe_token(token)
+        return unsubscribe_links.read_address_unsubscribe_token(token)
     except tokens.BadToken:
         raise services.Forbidden("This unsubscribe link is not valid: it may have been cut "
                                  "short. Use the link from your most recent email.",
@@ -176,7 +178,7 @@ def status(game_id: str, seat: int, session: Session | None = None,
     """What the seat page's mail and clock box shows (read only).
 
     The seat page passes the one session it reads everything with, and the seat's
-    view it made (for what the clock played for the seat: ``notify.mail_trouble``);
+    view it made (for what the clock played for the seat: ``trouble.mail_trouble``);
     other callers get a read session of their own.
     """
     if session is None:
@@ -198,7 +200,7 @@ def status(game_id: str, seat: int, session: Session | None = None,
     across = session.exec(select(AddressMail).where(
         AddressMail.address == address)).first() if address else None
     address_mode = across.mode if across is not None else PER_GAME
-    mail_trouble = notify.mail_trouble(session, game_id, seat, view)
+    mail_trouble = trouble.mail_trouble(session, game_id, seat, view)
     clock = absence.seat_clock_state(game_id, seat, session=session)
     tz = notify.zone_of(zone)
     for key in ("deadline", "vacation_until"):

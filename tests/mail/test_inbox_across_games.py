@@ -16,6 +16,7 @@ from app.access import tokens
 from app.clock import deadlines as dl
 from app.db import get_engine
 from app.mail.models import PENDING, SENT, Outbox
+from app.access import unsubscribe
 
 from tests.clock.conftest import Recorder
 
@@ -157,8 +158,7 @@ def test_one_digest_a_day_across_all_games_with_each_seats_link(app, client):
     clock.tick(app, T0 + timedelta(days=1, minutes=10), backend=mailbox)
     assert len([m for m in mailbox.to("ann@example.com") if "wait" in str(m["Subject"])]) == 2
     # unsubscribe from one game (RFC 8058) still works per seat
-    from app.mail import notify
-    unsub = notify.unsubscribe_token(created[0].game_id, 0)
+    unsub = unsubscribe.unsubscribe_token(created[0].game_id, 0)
     assert client.post(f"/unsubscribe/{unsub}", data="List-Unsubscribe=One-Click",
                        content_type="application/x-www-form-urlencoded").status_code == 200
     clock.tick(app, T0 + timedelta(days=2, minutes=10), backend=mailbox)

@@ -10,7 +10,7 @@ from app.services import seat_settings as preferences
 from app.access import tokens
 from app.clock import deadlines as dl
 from app.db import read_session
-from app.mail import notify
+from app.access import unsubscribe
 
 
 def seat_csrf(game_id: str, seat: int) -> str:
@@ -19,7 +19,7 @@ def seat_csrf(game_id: str, seat: int) -> str:
 
 def test_get_on_an_unsubscribe_link_only_asks(client, db, new_game):
     gid = new_game().game_id
-    token = notify.unsubscribe_token(gid, 1)
+    token = unsubscribe.unsubscribe_token(gid, 1)
     before = db.dump()
     page = client.get(f"/unsubscribe/{token}")
     assert page.status_code == 200 and b"Stop the mail" in page.data
@@ -31,7 +31,7 @@ def test_one_click_unsubscribe_stops_turn_mail_but_not_the_game(mail_app, smtp, 
     created = new_game()
     gid = created.game_id
     clock.send_mail_due(mail_app, datetime.now(timezone.utc))
-    token = notify.unsubscribe_token(gid, 1)
+    token = unsubscribe.unsubscribe_token(gid, 1)
     answer = client.post(f"/unsubscribe/{token}", data="List-Unsubscribe=One-Click",
                          content_type="application/x-www-form-urlencoded")
     assert answer.status_code == 200 and b"No more mail" in answer.data

@@ -41,13 +41,14 @@ def argument_values(games: dict[str, Any]) -> dict[str, list[Callable[[str], str
     A token argument gets seat links, and also the kind of token the route
     itself expects (the lobby's creator link, a mail's unsubscribe link).
     """
-    from app.mail import invitations, notify
+    from app.access import unsubscribe
+    from app.mail import invitations
     from app.web import lobby
 
     running, over = games["running"], games["over"]
     own_kind = {
         "lobby.links": lambda: lobby.creator_token(running.game_id),
-        "mail.unsubscribe_form": lambda: notify.unsubscribe_token(running.game_id, 0),
+        "mail.unsubscribe_form": lambda: unsubscribe.unsubscribe_token(running.game_id, 0),
         # an invitation's "no more invitations" link (issue 17 item 7)
         "mail.invitations_form": lambda: invitations.guard_token(PEOPLE[0][1], running.game_id, 0),
     }

@@ -17,6 +17,7 @@ from app.services import seat_settings as preferences
 from app.mail import notify
 from app.config import DEFAULTS
 from app.web import lobby
+from app.access import unsubscribe as unsubscribe_tokens
 from tests.web.test_pages import SEAT_LINK, lobby_form
 
 PLAYERS = [("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human")]
@@ -87,13 +88,13 @@ def unsubscribe(client, token: str):
 
 def test_a_rotation_revokes_the_unsubscribe_links_of_older_mails(client, new_game):
     gid = new_game().game_id
-    old = notify.unsubscribe_token(gid, 1, version=1)
+    old = unsubscribe_tokens.unsubscribe_token(gid, 1, version=1)
     services.rotate_link(gid, 1)
     assert client.get(f"/unsubscribe/{old}").status_code == 403
     answer = unsubscribe(client, old)
     assert answer.status_code == 403 and "was replaced" in answer.get_data(as_text=True)
     assert preferences.mode_of(gid, 1) == "every"
-    current = notify.unsubscribe_token(gid, 1, version=2)
+    current = unsubscribe_tokens.unsubscribe_token(gid, 1, version=2)
     assert unsubscribe(client, current).status_code == 200
     assert preferences.mode_of(gid, 1) == "none"
 
@@ -107,7 +108,7 @@ def test_mails_carry_unsubscribe_links_of_the_current_version(app, new_game):
     with read_session() as session:
         game = session.get(store.Game, gid)
         link = notify.Context.load(session, game).unsubscribe(0)
-    assert notify.unsubscribe_ref(link.rsplit("/", 1)[1]) == (gid, 0, 2)
+    assert unsubscribe_tokens.unsubscribe_ref(link.rsplit("/", 1)[1]) == (gid, 0, 2)
 
 
 def test_an_unversioned_unsubscribe_token_counts_as_the_first_version(client, new_game):

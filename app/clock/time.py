@@ -1,0 +1,49 @@
+"""The server's time: aware UTC everywhere, and the clock's injectable "now".
+
+One home for what every context needs of time (the log stamps its rows, mail says
+when a deadline falls, the clock fires what is due), so none of them imports the
+deadline rows for it. SQLite gives stored times back naive; they are UTC
+(``as_utc``).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime, timezone
+from typing import Iterator
+
+_frozen_now: ContextVar[datetime | None] = ContextVar("silver_eye_now", default=None)
+
+
+def utcnow() -> datetime:
+    """Timezone-aware UTC wall time (what rows are stamped with)."""
+    return datetime.now(timezone.utc)
+
+
+def now() -> datetime:
+    """The clock's "now": the injected moment inside ``at(...)``, else wall time (UTC).
+
+    Reactions write deadlines relative to this, so a tick run for an injected
+    moment (tests, a clock catching up after downtime) schedules the next
+    deadlines from that moment, not from the wall clock.
+    """
+    frozen = _frozen_now.get()
+    return frozen if frozen is not None else utcnow()
+
+
+@contextmanager
+def at(moment: datetime) -> Iterator[datetime]:
+    """Run the block as if it were ``moment`` (see ``now``)."""
+    token = _frozen_now.set(as_utc(moment))
+    try:
+        yield as_utc(moment)
+    finally:
+        _frozen_now.reset(token)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime: a naive one (SQLite's) is read as UTC, an aware one is
+    converted."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)

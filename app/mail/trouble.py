@@ -1,0 +1,73 @@
+"""What the server did without a seat, in sentences for the top of its page (issue 17):
+what the clock played for it since it last played, mail of the game that bounces, and
+mail to it that a cap holds back. Read only, on the page's own read session."""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from app.gamelog import store
+from app.mail import compose, notify
+from app.mail.models import FAILED, PENDING, Outbox
+
+
+def mail_trouble(session: Session, game_id: str, seat: int,
+                 view: dict[str, Any] | None = None) -> list[str]:
+    """Sentences for the top of a seat page: what the server did without the seat.
+
+    First what the server played for this seat since it last played (issue 17
+    item 2: "Time ran out: your 10 Dracula was discarded for you."), until its next
+    move. Then mail that did not go out: the game's creator (its first person:
+    the lobby's first row) hears of every seat whose mail failed for good ("Bob's
+    mail bounces"); each seat hears when a cap holds its own mail back, and that
+    one mail of the position then will follow (issue 17 item 3). Read only.
+    ``view``: the seat's view, which the seat page has already made (without it,
+    the played-for-you lines are left out: no second load of the game).
+    """
+    seats = store.load_seats(session, game_id)
+    people = [s.index for s in seats if s.kind == "human"]
+    lines: list[str] = ([] if view is None else
+                        played_on_page(session, game_id, seat, seats, view))
+    if people and seat == people[0]:
+        failed = session.exec(select(Outbox).where(
+            col(Outbox.game_id) == game_id, col(Outbox.status) == FAILED)
+            .order_by(col(Outbox.id))).all()
+        told: set[int] = set()
+        for row in failed:
+            if row.seat is None or row.seat in told or row.seat >= len(seats):
+                continue
+            told.add(row.seat)
+            who = "Your" if row.seat == seat else f"{compose.clean_name(seats[row.seat].name)}'s"
+            lines.append(f"{who} mail bounces: {row.last_error or 'the mail server refused it'}. "
+                         f"Share the seat's link another way.")
+    held = session.exec(select(Outbox).where(
+        col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
+        col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None))
+        .order_by(col(Outbox.held_until))).first()
+    if held is not None and held.held_until is not None:
+        why = ("your address has not played a move here yet and got the most mails we send "
+               "in a day to such an address" if held.held_why == "stranger"
+               else "your address got the most mails we send in an hour")
+        lines.append("Mail to you is held back until "
+                     f"{compose.local_time_words(held.held_until, notify.zone_of(zone(session, game_id, seat)))}: "
+                     f"{why}. Then one mail shows where the game stands.")
+    return lines
+
+
+def played_on_page(session: Session, game_id: str, seat: int, seats: list[Any],
+                    view: dict[str, Any]) -> list[str]:
+    """What the server played for ``seat`` since it last played, from its own view."""
+    marks = notify.marks_of_game(session, game_id)
+    row = marks.get(seat)
+    since = int(row.last_acted_step or 0) if row is not None else 0
+    if not notify.did_since(view, seat, since):
+        return []
+    names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
+    return compose.played_lines(view, since, names, seat,
+                                notify.played_steps(session, game_id, 0, since, only=seat))
+
+
+def zone(session: Session, game_id: str, seat: int) -> str:
+    row = notify.marks_of_game(session, game_id).get(seat)
+    return str(row.time_zone) if row is not None else "UTC"
