@@ -514,7 +514,11 @@ def decision_due(unit: Unit, game_id: str, seat: int) -> datetime | None:
     return dl.as_utc(rows[0].due_at) if rows else None
 
 
-def played_steps(where: Session | Unit, game_id: str, seats: int, after_step: int,
+#: Each seat's mail row of a game, by seat (``marks_of_game``).
+Marks = dict[int, Any]
+
+
+def played_steps(where: "Session | Unit | Marks", game_id: str, seats: int, after_step: int,
                  only: int | None = None) -> compose.Played:
     """The steps after ``after_step`` that the server played for a seat, and why
     (issue 17 item 2): ``{step: (seat, why)}``, from each seat's mail row, which
@@ -723,8 +727,11 @@ def queue(unit: Unit, *, marker: Row | None = None, **mail: Any) -> bool:
     return True
 
 
-def marks_of_game(where: Session | Unit, game_id: str) -> dict[int, Any]:
-    """Every seat's mail row of the game: as a move's unit holds them, or read (a page)."""
+def marks_of_game(where: "Session | Unit | Marks", game_id: str) -> "Marks":
+    """Every seat's mail row of the game: as a move's unit holds them, as a page read
+    them already (``where`` is that mapping), or read now."""
+    if isinstance(where, dict):
+        return where
     if isinstance(where, Unit):
         where.seat_row(_MARKS, game_id, 0)  # (reads them all once)
         return {key[2]: row for key, row in where.rows.items()

@@ -13,7 +13,8 @@ from app.mail.models import FAILED, PENDING, Outbox
 
 
 def mail_trouble(session: Session, game_id: str, seat: int,
-                 view: dict[str, Any] | None = None) -> list[str]:
+                 view: dict[str, Any] | None = None,
+                 marks: notify.Marks | None = None) -> list[str]:
     """Sentences for the top of a seat page: what the server did without the seat.
 
     First what the server played for this seat since it last played (issue 17
@@ -23,12 +24,14 @@ def mail_trouble(session: Session, game_id: str, seat: int,
     mail bounces"); each seat hears when a cap holds its own mail back, and that
     one mail of the position then will follow (issue 17 item 3). Read only.
     ``view``: the seat's view, which the seat page has already made (without it,
-    the played-for-you lines are left out: no second load of the game).
+    the played-for-you lines are left out: no second load of the game); ``marks``: the
+    game's seat mail rows, when the page has read them (``notify.marks_of_game``).
     """
+    marks = notify.marks_of_game(session if marks is None else marks, game_id)
     seats = store.load_seats(session, game_id)
     people = [s.index for s in seats if s.kind == "human"]
     lines: list[str] = ([] if view is None else
-                        played_on_page(session, game_id, seat, seats, view))
+                        played_on_page(marks, game_id, seat, seats, view))
     if people and seat == people[0]:
         failed = session.exec(select(Outbox).where(
             col(Outbox.game_id) == game_id, col(Outbox.status) == FAILED)
@@ -50,24 +53,23 @@ def mail_trouble(session: Session, game_id: str, seat: int,
                "in a day to such an address" if held.held_why == "stranger"
                else "your address got the most mails we send in an hour")
         lines.append("Mail to you is held back until "
-                     f"{compose.local_time_words(held.held_until, notify.zone_of(zone(session, game_id, seat)))}: "
+                     f"{compose.local_time_words(held.held_until, notify.zone_of(zone(marks, seat)))}: "
                      f"{why}. Then one mail shows where the game stands.")
     return lines
 
 
-def played_on_page(session: Session, game_id: str, seat: int, seats: list[Any],
-                    view: dict[str, Any]) -> list[str]:
+def played_on_page(marks: notify.Marks, game_id: str, seat: int, seats: list[Any],
+                   view: dict[str, Any]) -> list[str]:
     """What the server played for ``seat`` since it last played, from its own view."""
-    marks = notify.marks_of_game(session, game_id)
     row = marks.get(seat)
     since = int(row.last_acted_step or 0) if row is not None else 0
     if not notify.did_since(view, seat, since):
         return []
     names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
     return compose.played_lines(view, since, names, seat,
-                                notify.played_steps(session, game_id, 0, since, only=seat))
+                                notify.played_steps(marks, game_id, 0, since, only=seat))
 
 
-def zone(session: Session, game_id: str, seat: int) -> str:
-    row = notify.marks_of_game(session, game_id).get(seat)
+def zone(marks: notify.Marks, seat: int) -> str:
+    row = marks.get(seat)
     return str(row.time_zone) if row is not None else "UTC"

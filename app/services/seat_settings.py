@@ -174,7 +174,8 @@ def describe(mode: str) -> str:
 
 
 def status(game_id: str, seat: int, session: Session | None = None,
-           view: dict[str, Any] | None = None) -> dict[str, Any]:
+           view: dict[str, Any] | None = None,
+           marks: "notify.Marks | None" = None) -> dict[str, Any]:
     """What the seat page's mail and clock box shows (read only).
 
     The seat page passes the one session it reads everything with, and the seat's
@@ -183,7 +184,7 @@ def status(game_id: str, seat: int, session: Session | None = None,
     """
     if session is None:
         with read_session() as own:
-            return status(game_id, seat, own, view)
+            return status(game_id, seat, own, view, marks)
     game_id, seat = str(game_id), int(seat)
     game = session.get(store.Game, game_id)
     running = bool(game is not None and game.status == "running")
@@ -200,7 +201,7 @@ def status(game_id: str, seat: int, session: Session | None = None,
     across = session.exec(select(AddressMail).where(
         AddressMail.address == address)).first() if address else None
     address_mode = across.mode if across is not None else PER_GAME
-    mail_trouble = trouble.mail_trouble(session, game_id, seat, view)
+    mail_trouble = trouble.mail_trouble(session, game_id, seat, view, marks)
     clock = absence.seat_clock_state(game_id, seat, session=session)
     tz = notify.zone_of(zone)
     for key in ("deadline", "vacation_until"):

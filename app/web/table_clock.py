@@ -25,10 +25,10 @@ def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]
 
 
 def mail_box(session: Session, access: services.SeatAccess,
-             view: dict[str, Any] | None = None) -> dict[str, Any]:
+             view: dict[str, Any] | None = None, marks: Any = None) -> dict[str, Any]:
     """The seat's mail-and-clock box (``preferences.status``), on this session."""
     from app.services import seat_settings as preferences
-    return preferences.status(access.game_id, access.seat, session, view)
+    return preferences.status(access.game_id, access.seat, session, view, marks)
 
 
 def seat_page_reads(session: Session, access: services.SeatAccess,
@@ -37,9 +37,10 @@ def seat_page_reads(session: Session, access: services.SeatAccess,
     clocks, the mail box, and which steps the server played for which seat (issue 17
     item 2: the page's "since your last move" says "Time ran out for Eve: ...")."""
     from app.mail import notify
+    marks = notify.marks_of_game(session, access.game_id)  # (read once for both)
     return {"clocks": seat_clocks(session, access.game_id),
-            "mail": mail_box(session, access, snap.view(access.seat)),
-            "played": notify.played_steps(session, access.game_id, len(snap.game.names), 0)}
+            "mail": mail_box(session, access, snap.view(access.seat), marks),
+            "played": notify.played_steps(marks, access.game_id, len(snap.game.names), 0)}
 
 
 def span(delta_seconds: float) -> str:
