@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from sqlalchemy import DateTime, Index, Table, UniqueConstraint, and_, not_, or_, text, update
+from sqlalchemy import DateTime, Index, Table, UniqueConstraint, text
 from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.clock.time import as_utc, at, now  # noqa: F401 - the clock's time, for dl.now()
 from app.db.statements import dialect_insert, table_of
-from app.db.unit import Insert, Row, Statement, Unit, Update, Write
+from app.db.unit import Close, Insert, Row, Unit, Update, Write
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
 
@@ -246,27 +246,23 @@ class Changes:
             if closed is not None:
                 values = {"done_at": closed[1], "outcome": closed[0], **values}
             found.append(Update(table, row_id, values))
-        skip = [table.c.id.notin_(list(self.touched))] if self.touched else []
+        skip = tuple(sorted(self.touched))
         for game, seat, kinds, outcome, at in self.closes:
             pairs, wide = taken.setdefault(game, set()), every.setdefault(game, set())
             if seat is not None:
-                mine = [(seat, kind) for kind in kinds if kind not in wide and (seat, kind) not in pairs]
+                mine = tuple(kind for kind in kinds
+                             if kind not in wide and (seat, kind) not in pairs)
                 if not mine:
                     continue
-                pairs.update(mine)
-                which = and_(table.c.seat == seat, or_(*(table.c.kind == k for _, k in mine)))
+                pairs.update((seat, kind) for kind in mine)
+                found.append(Close(table, game, at, outcome, seat, mine, skip=skip))
             else:
-                fresh = [kind for kind in kinds if kind not in wide]
+                fresh = tuple(kind for kind in kinds if kind not in wide)
                 if not fresh:
                     continue
-                apart = [(s, k) for s, k in pairs if k in fresh]
+                apart = tuple(sorted((s, k) for s, k in pairs if k in fresh))
                 wide.update(fresh)
-                which = and_(or_(*(table.c.kind == kind for kind in fresh)),
-                             *(not_(and_(table.c.seat == s, table.c.kind == k)) for s, k in apart))
-            found.append(Statement(
-                update(table).where(table.c.game_id == game, table.c.done_at.is_(None), which,
-                                    *skip)
-                .values(done_at=at, outcome=outcome)))
+                found.append(Close(table, game, at, outcome, None, fresh, apart, skip))
         if self.opens:
             found.append(Insert(table, [dict(row) for row in self.opens]))
         self.opens, self.closes, self.touched = [], [], {}

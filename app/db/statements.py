@@ -46,16 +46,38 @@ class Insert:
     replace: tuple[str, ...] = ()
 
 
+#: A condition on one column of the written row, as data (so a statement can be built
+#: once for its shape): ``(column, "eq", value)`` or ``(column, "null_or_before", when)``.
+Guard = tuple[str, str, Any]
+
+
 @dataclass
 class Update:
-    """Changes to one row of ``table`` (by its ``id``), only where ``where`` (further
-    conditions on ``table.c``) holds when the write is sent. A later ``Update`` of the
-    same row is merged into this one: its values win, its conditions replace these."""
+    """Changes to one row of ``table`` (by its ``id``), only where every ``where``
+    guard holds when the write is sent. A later ``Update`` of the same row is merged
+    into this one: its values win, its guards replace these."""
 
     table: sa.Table
     id: Any
     values: dict[str, Any]
-    where: tuple[Any, ...] = ()
+    where: tuple[Guard, ...] = ()
+
+
+@dataclass
+class Close:
+    """Open rows of a game's ``table`` (deadlines: ``game_id``, ``seat``, ``kind``,
+    ``done_at``, ``outcome``) closed at ``at`` with ``outcome``: of one ``seat`` (or of
+    every seat), of ``kinds``, but for the seat-and-kind pairs ``apart`` and the rows
+    ``skip`` that other writes of the unit close."""
+
+    table: sa.Table
+    game_id: str
+    at: Any
+    outcome: str
+    seat: int | None
+    kinds: tuple[str, ...]
+    apart: tuple[tuple[int, str], ...] = ()
+    skip: tuple[int, ...] = ()
 
 
 @dataclass
@@ -66,7 +88,7 @@ class Statement:
     statement: Any
 
 
-Write = Insert | Update | Statement
+Write = Insert | Update | Close | Statement
 
 
 def dialect_insert(table: sa.Table, dialect: str) -> postgresql.Insert | sqlite.Insert:
@@ -127,13 +149,50 @@ def update(write: Update, values: dict[str, Any]) -> Any:
     let PostgreSQL walk a partial index of every pending row instead of the key (the
     cost of a move grew with the outbox: tests/mail/test_flat_cost.py)."""
     table = write.table
-    if write.where:
-        holds = sa.and_(*write.where)
-        values = {key: sa.case((holds, value if isinstance(value, sa.ColumnElement)
-                                else sa.literal(value, type_=table.c[key].type)),
-                               else_=table.c[key])
+    bound = {key: value if isinstance(value, sa.ColumnElement)
+             else sa.literal(value, type_=table.c[key].type) for key, value in values.items()}
+    holds = [_guard(table, column, op, sa.literal(value, type_=table.c[column].type))
+             for column, op, value in write.where]
+    return _guarded(table, sa.literal(write.id, type_=table.c.id.type), bound, holds)
+
+
+def _guard(table: sa.Table, column: str, op: str, value: Any) -> Any:
+    if op == "eq":
+        return table.c[column] == value
+    if op == "null_or_before":
+        return sa.or_(table.c[column].is_(None), table.c[column] < value)
+    raise ValueError(f"no guard {op!r}")
+
+
+def _guarded(table: sa.Table, row_id: Any, values: dict[str, Any], holds: list[Any]) -> Any:
+    if holds:
+        held = sa.and_(*holds)
+        values = {key: sa.case((held, value), else_=table.c[key])
                   for key, value in values.items()}
-    return sa.update(table).where(table.c.id == write.id).values(values)
+    return sa.update(table).where(table.c.id == row_id).values(values)
+
+
+def close(write: Close) -> Any:
+    """The UPDATE of a ``Close``, its values bound."""
+    return _close(write, lambda name, value, type_: sa.literal(value, type_=type_))
+
+
+def _close(write: Close, bind: Any) -> Any:
+    table = write.table
+    c = table.c
+    which: list[Any] = [c.game_id == bind("game", write.game_id, c.game_id.type),
+                        c.done_at.is_(None),
+                        sa.or_(*(c.kind == sa.literal_column(f"'{kind}'") for kind in write.kinds))]
+    if write.seat is not None:
+        which.append(c.seat == bind("seat", write.seat, c.seat.type))
+    for number, (seat, kind) in enumerate(write.apart):
+        which.append(sa.not_(sa.and_(c.seat == bind(f"apart{number}", seat, c.seat.type),
+                                     c.kind == sa.literal_column(f"'{kind}'"))))
+    for number, row_id in enumerate(write.skip):
+        which.append(c.id != bind(f"skip{number}", row_id, c.id.type))
+    return (sa.update(table).where(*which)
+            .values(done_at=bind("at", write.at, c.done_at.type),
+                    outcome=bind("outcome", write.outcome, c.outcome.type)))
 
 
 def groups(writes: list[Write]) -> list[list[Write]]:
@@ -155,7 +214,136 @@ def groups(writes: list[Write]) -> list[list[Write]]:
     return [group for group in (rest, mail) if group]
 
 
-def one_statement(writes: list[Write], answer: str | None = None) -> Any:
+def one_statement(writes: list[Write], answer: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """PostgreSQL: the writes as one ``WITH ... SELECT`` and its parameters. The
+    statement is built once for each shape (which writes, of which tables and columns,
+    guarded how) with named parameters, and kept: SQLAlchemy then knows its compiled
+    form by the object, psycopg its text, and a move only fills in the values (built
+    afresh for every move, it cost more than a round trip). A unit with a ``Statement``
+    of its own is built as it is."""
+    ordered = ([w for w in writes if isinstance(w, Insert)]
+               + [w for w in writes if not isinstance(w, Insert)])
+    if any(isinstance(w, Statement) for w in ordered):
+        return _built(ordered, answer), {}
+    keyed = {w.key: n for n, w in enumerate(ordered) if isinstance(w, Insert) and w.key}
+    shapes: list[tuple[Any, ...]] = []
+    params: dict[str, Any] = {}
+    for number, write in enumerate(ordered):
+        shape, values = _shape(write, keyed)
+        shapes.append(shape)
+        params.update({f"w{number}_{name}": value for name, value in values.items()})
+    shape_key = (tuple(shapes), keyed.get(answer) if answer is not None else None)
+    statement = _TEMPLATES.get(shape_key)
+    if statement is None:
+        if len(_TEMPLATES) > 1024:  # (a few dozen shapes in practice)
+            _TEMPLATES.clear()
+        statement = _TEMPLATES[shape_key] = _template(shape_key)
+    return statement, params
+
+
+#: The statement of each shape of writes (``one_statement``).
+_TEMPLATES: dict[tuple[Any, ...], Any] = {}
+
+_TABLES: dict[str, sa.Table] = {}
+
+
+def _shape(write: Write, keyed: dict[str, int]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """What the statement of ``write`` looks like (hashable), and its values by name."""
+    assert not isinstance(write, Statement)  # (built as it is: ``one_statement``)
+    table = write.table
+    _TABLES[table.name] = table
+    if isinstance(write, Insert):
+        if len(write.rows) == 1:
+            row = {k: v for k, v in write.rows[0].items() if v is not None}
+            return (("insert", table.name, tuple(row), write.conflict, write.replace,
+                     write.key is not None, write.wake), row)
+        names = tuple(n for n in write.rows[0] if any(r.get(n) is not None for r in write.rows))
+        return (("rows", table.name, names, write.conflict, write.wake),
+                {n: [r.get(n) for r in write.rows] for n in names})
+    if isinstance(write, Update):
+        columns = tuple((k, keyed[v.key] if isinstance(v, Ref) else None)
+                        for k, v in write.values.items())
+        values = {f"v_{k}": v for k, v in write.values.items() if not isinstance(v, Ref)}
+        values.update({f"g{n}": g[2] for n, g in enumerate(write.where)})
+        values["id"] = write.id
+        return (("update", table.name, columns, tuple(g[:2] for g in write.where)), values)
+    assert isinstance(write, Close)
+    values = {"game": write.game_id, "at": write.at, "outcome": write.outcome}
+    if write.seat is not None:
+        values["seat"] = write.seat
+    values.update({f"apart{n}": seat for n, (seat, _) in enumerate(write.apart)})
+    values.update({f"skip{n}": row_id for n, row_id in enumerate(write.skip)})
+    return (("close", table.name, write.seat is not None, write.kinds,
+             tuple(kind for _, kind in write.apart), len(write.skip)), values)
+
+
+def _template(shape_key: tuple[Any, ...]) -> Any:
+    shapes, answer = shape_key
+    ctes: list[Any] = []
+    woken: list[tuple[str, Any]] = []
+    for number, shape in enumerate(shapes):
+        prefix = f"w{number}_"
+        table = _TABLES[shape[1]]
+
+        def bind(name: str, _value: Any = None, type_: Any = None, prefix: str = prefix) -> Any:
+            return sa.bindparam(prefix + name, type_=type_)
+
+        if shape[0] == "insert":
+            _, _, columns, conflict, replace, keyed, wake = shape
+            statement = dialect_insert(table, "postgresql").values(
+                {c: bind(c, type_=table.c[c].type) for c in columns})
+            if conflict and replace:
+                statement = statement.on_conflict_do_update(
+                    index_elements=list(conflict),
+                    set_={c: statement.excluded[c] for c in replace})
+            elif conflict:
+                statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
+            cte = (statement.returning(table.c.id) if keyed or wake else statement).cte(
+                f"w{number}")
+            if wake:
+                woken.append((wake, cte))
+        elif shape[0] == "rows":
+            _, _, names, conflict, wake = shape
+            arrays = [sa.cast(bind(n, type_=ARRAY(table.c[n].type)), ARRAY(table.c[n].type))
+                      for n in names]
+            each = sa.func.unnest(*arrays).table_valued(*names).render_derived(name="each")
+            statement = dialect_insert(table, "postgresql").from_select(
+                list(names), sa.select(*(each.c[n] for n in names)))
+            if conflict:
+                statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
+            cte = (statement.returning(table.c.id) if wake else statement).cte(f"w{number}")
+            if wake:
+                woken.append((wake, cte))
+        elif shape[0] == "update":
+            _, _, columns, guards = shape
+            values = {k: (sa.select(ctes[ref].c.id).scalar_subquery() if ref is not None
+                          else bind(f"v_{k}", type_=table.c[k].type)) for k, ref in columns}
+            holds = [_guard(table, column, op, bind(f"g{n}", type_=table.c[column].type))
+                     for n, (column, op) in enumerate(guards)]
+            cte = _guarded(table, bind("id", type_=table.c.id.type), values, holds).cte(
+                f"w{number}")
+        else:
+            _, _, one_seat, kinds, apart_kinds, skips = shape
+            like = Close(table, "", None, "", 0 if one_seat else None, kinds,
+                         tuple((0, kind) for kind in apart_kinds), tuple(range(skips)))
+            cte = _close(like, lambda name, _value, type_, prefix=prefix: sa.bindparam(
+                prefix + name, type_=type_)).cte(f"w{number}")
+        ctes.append(cte)
+    return _final(ctes, woken, ctes[answer] if answer is not None else None)
+
+
+def _final(ctes: list[Any], woken: list[tuple[str, Any]], answer: Any) -> Any:
+    if answer is not None:
+        final = sa.select(answer.c.id, *(sa.func.pg_notify(channel, "") for channel, _ in woken[:1]))
+    elif woken:
+        ids = sa.union_all(*(sa.select(cte.c.id) for _, cte in woken)).subquery("woken")
+        final = sa.select(sa.func.pg_notify(woken[0][0], "")).select_from(ids)
+    else:
+        final = sa.select(sa.literal(1))
+    return final.add_cte(*ctes)
+
+
+def _built(writes: list[Write], answer: str | None = None) -> Any:
 
     """PostgreSQL: every write a CTE of one ``WITH ... SELECT`` (inserts that wake a
     sender are selected from, with ``pg_notify``: delivered at commit, dropped on
@@ -187,6 +375,8 @@ def one_statement(writes: list[Write], answer: str | None = None) -> Any:
             cte = update(write, {k: (sa.select(keyed[v.key].c.id).scalar_subquery()
                                       if isinstance(v, Ref) else v)
                                   for k, v in write.values.items()}).cte(name)
+        elif isinstance(write, Close):
+            cte = close(write).cte(name)
         else:
             cte = write.statement.cte(name)
         ctes.append(cte)

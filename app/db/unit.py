@@ -39,7 +39,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.db import get_engine, statements
-from app.db.statements import Insert, Ref, Statement, Update, Write  # noqa: F401 - the unit's vocabulary
+from app.db.statements import Close, Insert, Ref, Statement, Update, Write  # noqa: F401 - the unit's vocabulary
 
 
 class Row:
@@ -241,19 +241,21 @@ class Unit:
             for group in statements.groups(writes):
                 keyed = [w.key for w in group if isinstance(w, Insert) and w.key is not None]
                 answer = keyed[0] if keyed and not self.queued else None
-                result = self.session.connection().execute(
-                    statements.one_statement(group, answer))
+                statement, params = statements.one_statement(group, answer)
+                result = self.session.connection().execute(statement, params)
                 if answer is not None:  # (sent as queued: one keyed insert at a time)
                     refs[answer] = result.scalar()
                 sent += 1
             return sent
-        ordered = ([w for w in writes if isinstance(w, Statement)]
+        ordered = ([w for w in writes if isinstance(w, (Statement, Close))]
                    + [w for w in writes if isinstance(w, Insert)]
                    + [w for w in writes if isinstance(w, Update)])
         connection = self.session.connection()
         for write in ordered:
             if isinstance(write, Statement):
                 connection.execute(write.statement)
+            elif isinstance(write, Close):
+                connection.execute(statements.close(write))
             elif isinstance(write, Insert):
                 if len(write.rows) > 1:  # (never keyed: a key names one row)
                     connection.execute(statements.insert(write, self.dialect, {}), write.rows)

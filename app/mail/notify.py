@@ -45,6 +45,7 @@ from app.access.unsubscribe import address_unsubscribe_token, unsubscribe_token
 from app.config import DEFAULTS, setting
 from app.mail import compose
 from app.db.statements import table_of
+from app.db.statements import Guard
 from app.db.unit import Insert, Ref, Row, Unit
 from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING,
@@ -385,7 +386,7 @@ def _aim(unit: Unit, marker: Row, step: int, now: datetime, announces: dict[str,
     now = dl.as_utc(now)
     unsent = marker.unsent_mail_id
     if _aimable(unit, unsent, now):
-        unit.update_id(_OUTBOX, unsent, (*_unleased(now), _OUTBOX.c.kind == "turn"),
+        unit.update_id(_OUTBOX, unsent, (*_unleased(now), ("kind", "eq", "turn")),
                        announces=announces, next_attempt_at=dl.as_utc(due), created_at=now)
         unit.update(marker, last_acted_step=step)
         return True
@@ -748,9 +749,9 @@ def _supersede(unit: Unit, unsent: Any, now: datetime) -> None:
                    last_error="superseded: the decision it announced changed")
 
 
-def _unleased(now: datetime) -> tuple[Any, ...]:
-    return (_OUTBOX.c.status == PENDING,
-            or_(_OUTBOX.c.lease_until.is_(None), _OUTBOX.c.lease_until < now))
+def _unleased(now: datetime) -> tuple[Guard, ...]:
+    """The row is still pending and no sender holds it (its lease is none or over)."""
+    return (("status", "eq", PENDING), ("lease_until", "null_or_before", now))
 
 
 _OUTBOX: Table = table_of(Outbox)
