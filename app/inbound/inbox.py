@@ -53,7 +53,7 @@ class Refused(Exception):
 
 
 @dataclass(frozen=True)
-class Stored:
+class Received:
     id: int
     duplicate: bool
 
@@ -217,7 +217,7 @@ def check(raw: bytes) -> None:
 
 
 def store(engine: Engine, raw: bytes, *, via: str, mail_from: str | None, rcpt: list[str],
-          now: datetime) -> Stored:
+          now: datetime) -> Received:
     """Keep one inbound message (once per Message-ID); ``Refused`` if it is not acceptable."""
     check(raw)
     message_id = message_id_of(raw)
@@ -234,6 +234,6 @@ def store(engine: Engine, raw: bytes, *, via: str, mail_from: str | None, rcpt: 
                                     .where(InboxMessage.message_id == message_id)).first()
             if existing is None:
                 raise
-            return Stored(int(existing), True)
+            return Received(int(existing), True)
         assert row.id is not None
-        return Stored(row.id, False)
+        return Received(row.id, False)

@@ -93,7 +93,7 @@ class InboxHandler:
             loop.run_in_executor(self.applying, self._apply, stored.id)
         return "250 2.0.0 Stored"
 
-    def _store(self, raw: bytes, mail_from: str, rcpt: list[str]) -> inbox.Stored:
+    def _store(self, raw: bytes, mail_from: str, rcpt: list[str]) -> inbox.Received:
         from app.clock import deadlines as dl
         from app.db import get_engine
 
