@@ -432,6 +432,11 @@ def sender_address(sender: str) -> Address:
 #: Long header lines are allowed (RFC 5322 says 998), so that a List-Unsubscribe
 #: URL is never folded into an encoded word that mail clients cannot read.
 MESSAGE_POLICY = email_policy.default.clone(max_line_length=998)
+#: Bodies are encoded at 78 (RFC 5322's line length; quoted-printable lines then keep
+#: RFC 2045's 76). Python applies ``max_line_length`` to bodies too, so with the
+#: header policy alone an HTML line ran to 998 characters: SpamAssassin's
+#: MIME_QP_LONG_LINE, and relays that re-wrap such bodies break a signature (issue 19).
+BODY_POLICY = email_policy.default.clone(max_line_length=78)
 
 ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe",
                    "List-Unsubscribe-Post", "List-Id", "Reply-To")
@@ -470,9 +475,14 @@ def build_message(*, to: str, to_name: str, subject: str, text: str, html: str |
                 raise ValueError(f"line break in {name}")
             message[name] = value
     message["Auto-Submitted"] = "auto-generated"
+    headers_policy = message.policy
+    # the body is encoded as it is set, with the body's line length; the headers are
+    # folded when the message is written, with the headers' (``MESSAGE_POLICY``)
+    message.policy = BODY_POLICY.clone(utf8=not to.isascii())
     message.set_content(text)
     if html:
         message.add_alternative(html, subtype="html")
+    message.policy = headers_policy
     return message
 
 
