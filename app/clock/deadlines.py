@@ -16,7 +16,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.clock.time import as_utc, at, now  # noqa: F401 - the clock's time, for dl.now()
-from app.db.statements import dialect_insert, table_of
+from app.db.statements import table_of
 from app.db.unit import Close, Insert, Row, Unit, Update, Write
 
 DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
@@ -160,21 +160,9 @@ def seat_clock(unit: Unit, game_id: str, seat: int) -> Row:
     row = clock_row(unit, game_id, seat)
     if row is not None:
         return row
-    connection = unit.session.connection()
-    values = {"game_id": game_id, "seat": seat, "consecutive_timeouts": 0, "absent": False,
-              "vacation_days_used": 0, "vacation_until": None, "away_noticed": False}
-    created = connection.execute(
-        _insert_for(unit.dialect).values(values)
-        .on_conflict_do_nothing(index_elements=["game_id", "seat"])
-        .returning(*_CLOCKS.columns)).mappings().first()
-    if created is None:
-        created = connection.execute(sa_select(_CLOCKS).where(
-            _CLOCKS.c.game_id == game_id, _CLOCKS.c.seat == seat)).mappings().one()
-    return unit.add_row(_CLOCKS, game_id, created)
-
-
-def _insert_for(dialect: str) -> Any:
-    return dialect_insert(_CLOCKS, dialect)
+    return unit.create_seat_row(_CLOCKS, {
+        "game_id": game_id, "seat": seat, "consecutive_timeouts": 0, "absent": False,
+        "vacation_days_used": 0, "vacation_until": None, "away_noticed": False})
 
 
 @dataclass(frozen=True)

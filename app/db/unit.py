@@ -184,9 +184,20 @@ class Unit:
             self.rows[(table.name, game_id, values["seat"])] = Row(table, values)
         self.facts.setdefault(LOADED, set()).add((table.name, game_id))
 
-    def add_row(self, table: sa.Table, game_id: str, values: Mapping[Any, Any]) -> Row:
-        """A seat row this transaction just inserted (its columns as the insert returned)."""
-        row = self.rows[(table.name, game_id, values["seat"])] = Row(table, values)
+    def create_seat_row(self, table: sa.Table, values: Mapping[str, Any]) -> Row:
+        """A seat's first row of ``table`` (``values`` name its ``game_id`` and ``seat``),
+        inserted now with one INSERT; when a racing transaction made it first, its row is
+        read instead. Held by the unit from then on (``seat_row``)."""
+        connection = self.session.connection()
+        game_id, seat = values["game_id"], values["seat"]
+        created = connection.execute(
+            statements.dialect_insert(table, self.dialect).values(dict(values))
+            .on_conflict_do_nothing(index_elements=["game_id", "seat"])
+            .returning(*table.columns)).mappings().first()
+        if created is None:
+            created = connection.execute(sa.select(table).where(
+                table.c.game_id == game_id, table.c.seat == seat)).mappings().one()
+        row = self.rows[(table.name, game_id, seat)] = Row(table, created)
         return row
 
     def update_now(self, row: Row, **values: Any) -> None:

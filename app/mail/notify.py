@@ -196,17 +196,9 @@ def mail_row(unit: Unit, game_id: str, seat: int) -> Row:
     row = unit.seat_row(_MARKS, game_id, seat)
     if row is not None:
         return row
-    connection = unit.session.connection()
-    created = connection.execute(
-        store.insert_for(unit.dialect, _MARKS)
-        .values(game_id=game_id, seat=seat, mode=_lobby_mode(unit.session, game_id, seat),
-                last_acted_step=0, time_zone="UTC")
-        .on_conflict_do_nothing(index_elements=["game_id", "seat"])
-        .returning(*_MARKS.columns)).mappings().first()
-    if created is None:
-        created = connection.execute(sa_select(_MARKS).where(
-            _MARKS.c.game_id == game_id, _MARKS.c.seat == seat)).mappings().one()
-    return unit.add_row(_MARKS, game_id, created)
+    return unit.create_seat_row(_MARKS, {
+        "game_id": game_id, "seat": seat, "mode": _lobby_mode(unit.session, game_id, seat),
+        "last_acted_step": 0, "time_zone": "UTC"})
 
 
 def zone_of(name: str | None) -> ZoneInfo:
