@@ -99,11 +99,20 @@ DEFAULTS: dict[str, Any] = {
     # The authserv-id of the operator's own MTA (its Authentication-Results header is
     # then the only one trusted); None: the reply address is the only proof.
     "INBOUND_AUTHSERV_ID": None,
+    # issue 19 metrics, logs and headers: ------------------------------------------
+    # "json" or "text"; None: JSON, or text when DEBUG is on (`make run`).
+    "LOG_FORMAT": None,
+    # None: /metrics answers anyone who reaches it; set: it wants "Authorization: Bearer <this>".
+    "METRICS_TOKEN": None,
+    # Strict-Transport-Security max-age, sent over https or when BASE_URL is https (0: never).
+    "HSTS_MAX_AGE": 31536000,
+    # end of issue 19 metrics, logs and headers
 }
 
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
-            "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET", "INBOUND_AUTHSERV_ID")
+            "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET", "INBOUND_AUTHSERV_ID",
+            "LOG_FORMAT", "METRICS_TOKEN")
 #: Environment variables read as comma-separated lists.
 ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
@@ -112,7 +121,7 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
-               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS")
+               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS", "HSTS_MAX_AGE")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 

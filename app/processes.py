@@ -18,6 +18,7 @@ import sys
 import threading
 
 from app import create_app
+from app.access import masking
 from app.inbound import receiver
 from app.runners import clock as runner
 from app.runners import heartbeats
@@ -36,7 +37,7 @@ def clock(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-waker", action="store_true",
                         help="send mail only on ticks (no sender thread woken by commits)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    masking.install()  # one masked JSON/text format (LOG_FORMAT), tokens never logged
     logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per run is noise
     app = create_app()
     seconds = args.tick or float(app.config.get("CLOCK_TICK_SECONDS")
@@ -56,7 +57,7 @@ def inbound(argv: list[str] | None = None) -> int:
     parser.add_argument("--store-only", action="store_true",
                         help="store replies, leave applying them to the clock")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    masking.install()  # one masked JSON/text format (LOG_FORMAT), tokens never logged
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd: a line per connection
     app = create_app()
     host, port = receiver.host_port(args.listen or app.config.get("INBOUND_SMTP"))

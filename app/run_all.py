@@ -19,11 +19,14 @@ import time
 
 HOST = "127.0.0.1"
 STOP_GRACE_SECONDS = 10
+#: gunicorn's settings (metrics across workers, masked logs): the repository's root.
+CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                      "gunicorn.conf.py")
 
 
 def _commands(port: int) -> list[tuple[str, list[str]]]:
-    # No access log: request paths carry seat tokens, which must not end up in logs.
-    commands = [("web", [sys.executable, "-m", "gunicorn", "--workers", "2",
+    # gunicorn.conf.py: metrics summed across workers, masked logs, gunicorn's access log off
+    commands = [("web", [sys.executable, "-m", "gunicorn", "--workers", "2", "-c", CONFIG,
                          "--bind", f"{HOST}:{port}", "app:create_app()"])]
     commands.append(("inbound", [sys.executable, "-m", "app.processes", "inbound"]))  # replies (SMTP)
     commands.append(("clock", [sys.executable, "-m", "app.processes", "clock"]))

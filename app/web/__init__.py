@@ -8,16 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 
-def _security_headers(response: Any) -> Any:
-    """Seat links carry their token in the URL: never leak it as a Referer."""
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    return response
-
-
 def register_blueprints(app: Any) -> None:
     """Attach every blueprint of the site to ``app``."""
+    from app.web import access_log, metrics, security_headers
+    # first, so that the timer starts before any other before_request (issue 19 item 5)
+    metrics.init_app(app)  # /metrics, and every request counted by route
+    access_log.init_app(app)  # one safe line per request
+    security_headers.init_app(app)  # CSP, HSTS, no Referer
     from app.web import api, errors, lobby, play, replay, spectate
 
     app.register_blueprint(errors.bp)
@@ -40,4 +37,3 @@ def register_blueprints(app: Any) -> None:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)
         app.after_request(api.cpu_header)
-    app.after_request(_security_headers)

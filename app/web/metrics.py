@@ -1,0 +1,207 @@
+"""``GET /metrics``: Prometheus metrics, correct whichever gunicorn worker answers.
+
+Two kinds of numbers, kept apart on purpose:
+
+- **Per process, summed across workers**: requests (by method, *route* and status:
+  the URL rule such as ``/play/<token>``, never the path, which carries the token),
+  their latency, and the moves the web took. Each worker counts its own; under
+  gunicorn prometheus-client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``, set up
+  by gunicorn.conf.py) writes them to files that every scrape adds up.
+- **From the database, at scrape time** (``DatabaseCollector``): mail by status, the
+  oldest due mail's age, overdue deadlines, the inbox by status, the workers'
+  heartbeats. Read in one read-only pass when scraped, so they are the same whatever
+  process answers and nothing stored can drift. The heartbeat and mail-backlog
+  queries are ``app.runners.heartbeats``' own (what ``/readyz`` reads).
+
+A database that cannot be reached gives ``silver_eye_database_up 0`` and the
+per-process numbers, never a 500: the scrape is how the operator learns of it.
+``METRICS_TOKEN`` set: a scrape must bring ``Authorization: Bearer <token>``.
+"""
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import time
+from typing import Any, Iterator
+
+from flask import Blueprint, Response, abort, request
+from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter,
+                               Gauge, Histogram, generate_latest, multiprocess)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy.engine import Engine
+from sqlmodel import col, func, select
+
+from app.config import setting
+from app.db import get_engine, read_session
+from app.runners import heartbeats
+
+log = logging.getLogger(__name__)
+bp = Blueprint("metrics", __name__)
+
+#: Methods counted by name; anything else is "other" (a label per made-up verb would not do).
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+#: The route label of a request no rule matched (a 404): its path is never a label.
+UNMATCHED = "<unmatched>"
+#: When the request started (``time.perf_counter``), in the WSGI environ: the request's own.
+STARTED_KEY = "silver_eye.started"
+#: The views that make moves, and the status each answers a move it took with.
+MOVE_VIEWS = {"api.submit": (200, "api"), "play.act": (303, "form")}
+
+REQUESTS = Counter("silver_eye_http_requests", "HTTP requests answered, by method, route "
+                   "(the URL rule, never the path) and status.", ["method", "route", "status"])
+LATENCY = Histogram("silver_eye_http_request_duration_seconds",
+                    "Time from the request's start to its response, by method and route.",
+                    ["method", "route"],
+                    buckets=(.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10))
+MOVES = Counter("silver_eye_moves", "Moves the web accepted (one per request that played "
+                "one or several steps), by how: the JSON API or the seat page's form.", ["via"])
+WORKER_REQUESTS = Gauge("silver_eye_web_worker_requests", "Requests each live web worker "
+                        "served (pid label under gunicorn): shows that the load spreads.",
+                        multiprocess_mode="liveall")
+
+
+def route_of_request() -> str:
+    rule = request.url_rule
+    return rule.rule if rule is not None else UNMATCHED
+
+
+def start_timer() -> None:
+    """``before_request`` (the first one): when this request started."""
+    request.environ[STARTED_KEY] = time.perf_counter()
+
+
+def elapsed_seconds() -> float:
+    """Seconds since ``start_timer`` (0 if a request never reached it)."""
+    started = request.environ.get(STARTED_KEY)
+    return 0.0 if started is None else max(0.0, time.perf_counter() - started)
+
+
+def count_request(response: Any) -> Any:
+    """``after_request``: the request counted, timed, and its move if it made one."""
+    method = request.method if request.method in METHODS else "other"
+    route = route_of_request()
+    REQUESTS.labels(method, route, str(response.status_code)).inc()
+    LATENCY.labels(method, route).observe(elapsed_seconds())
+    WORKER_REQUESTS.inc()
+    move = MOVE_VIEWS.get(request.endpoint or "")
+    if move is not None and response.status_code == move[0]:
+        MOVES.labels(move[1]).inc()
+    return response
+
+
+# -- from the database -----------------------------------------------------------------
+
+def _gauge(name: str, documentation: str, labels: list[str],
+           values: dict[tuple[str, ...], float]) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, documentation, labels=labels)
+    for key, value in sorted(values.items()):
+        family.add_metric(list(key), value)
+    return family
+
+
+class DatabaseCollector(Collector):
+    """The gauges read from the database when scraped (see the module doc)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def collect(self) -> Iterator[Metric]:
+        try:
+            families = self._read()
+        except Exception as exc:  # noqa: BLE001 - the scrape says so instead of failing
+            log.warning("metrics: the database could not be read: %s", type(exc).__name__)
+            families = []
+        yield _gauge("silver_eye_database_up", "1 when this scrape could read the database.",
+                     [], {(): 1.0 if families else 0.0})
+        yield from families
+
+    def _read(self) -> list[Metric]:
+        from app.clock.deadlines import DECISION, DIGEST, REMINDER, Deadline
+        from app.inbound.models import STATES, InboxMessage
+        from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
+
+        now = heartbeats.wall_now()
+        with read_session(self.engine) as session:
+            mail = {status: 0 for status in (PENDING, SENT, FAILED, SUPERSEDED)}
+            mail.update(session.exec(select(Outbox.status, func.count())
+                                     .group_by(col(Outbox.status))).all())
+            inbox = {status: 0 for status in STATES}
+            inbox.update(session.exec(select(InboxMessage.status, func.count())
+                                      .group_by(col(InboxMessage.status))).all())
+            overdue = {kind: 0 for kind in (DECISION, REMINDER, DIGEST)}
+            overdue.update(session.exec(
+                select(Deadline.kind, func.count())
+                .where(col(Deadline.done_at).is_(None), col(Deadline.due_at) <= now)
+                .group_by(col(Deadline.kind))).all())
+        backlog = heartbeats.mail_backlog(self.engine, now)
+        beats = heartbeats.read(self.engine, now)
+        names = (heartbeats.CLOCK, heartbeats.SENDER, heartbeats.INBOUND)
+        return [
+            _gauge("silver_eye_mail", "Outbox rows by status.", ["status"],
+                   {(str(k),): float(v) for k, v in mail.items()}),
+            _gauge("silver_eye_mail_held", "Pending mail held back by a cap.", [],
+                   {(): float(backlog.held)}),
+            _gauge("silver_eye_mail_oldest_due_seconds", "Age of the oldest mail that is due "
+                   "and not sent (0: none waits).", [],
+                   {(): round(backlog.late_seconds(now) or 0.0, 3)}),
+            _gauge("silver_eye_deadlines_overdue", "Open deadlines whose time has passed "
+                   "(the clock fires them within a tick), by kind.", ["kind"],
+                   {(str(k),): float(v) for k, v in overdue.items()}),
+            _gauge("silver_eye_inbox", "Inbox messages by status (what became of them).",
+                   ["status"], {(str(k),): float(v) for k, v in inbox.items()}),
+            _gauge("silver_eye_heartbeat_age_seconds", "Seconds since each loop's last "
+                   "heartbeat.", ["worker"],
+                   {(name,): round(beats[name].age_seconds, 3) for name in names
+                    if name in beats}),
+            _gauge("silver_eye_heartbeat_alive", "1 when the loop's heartbeat is fresh "
+                   "and it did not die (what /readyz judges).", ["worker"],
+                   {(name,): 1.0 if name in beats and beats[name].fresh else 0.0
+                    for name in names}),
+        ]
+
+
+class _ThisProcess(Collector):
+    """The default registry's metrics (one process, no gunicorn: ``flask run``, tests)."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield from REGISTRY.collect()
+
+
+def registry(engine: Engine) -> CollectorRegistry:
+    """What one scrape reports: every worker's files under gunicorn, else this process's
+    metrics; and the database's gauges."""
+    found = CollectorRegistry()
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.MultiProcessCollector(found)
+    else:
+        found.register(_ThisProcess())
+    found.register(DatabaseCollector(engine))
+    return found
+
+
+def _authorized() -> bool:
+    token = setting("METRICS_TOKEN")
+    if not token:
+        return True
+    given = request.headers.get("Authorization", "")
+    return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
+@bp.get("/metrics")
+def metrics() -> Any:
+    """The exposition text; 401 without the bearer token when ``METRICS_TOKEN`` is set."""
+    if not _authorized():
+        abort(401)
+    response = Response(generate_latest(registry(get_engine())), content_type=CONTENT_TYPE_LATEST)
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Metrics-Pid"] = str(os.getpid())
+    return response
+
+
+def init_app(app: Any) -> None:
+    """The timer first among the ``before_request``s, then the counter and the route."""
+    app.before_request(start_timer)
+    app.after_request(count_request)
+    app.register_blueprint(bp)
