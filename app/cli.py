@@ -1,5 +1,11 @@
 """``flask --app app ...`` commands: migrate, create a game, rotate a link, show a game,
-check every stored game against its replay, and ``status`` (is the mail loop alive?).
+check every stored game against its replay, ``status`` (is the mail loop alive?), and
+the operator's commands (issue 19 item 5, ``app.services.operator``): stuck games,
+failed and held mail, dead inbound mail, re-send a mail, extend a deadline, change a
+seat's address, back the store up (docs/operations.md).
+
+Long because: one command per operator task, each only parsing and printing (the
+queries and repairs are ``app.services.operator``); one file lists them all.
 
 They call ``app.services`` like the web pages do, so a game made here is the
 same as one made in the lobby (bots move at once, hooks send invitations).
@@ -246,8 +252,162 @@ def status_command() -> None:
 DEAD_SHOWN = 10
 
 
+# -- the operator's commands (issue 19 item 5: app.services.operator) ----------------
+
+def _when(moment: datetime | None) -> str:
+    return "none" if moment is None else f"{moment:%Y-%m-%d %H:%M} UTC"
+
+
+def _fail(exc: services.ServiceError) -> click.ClickException:
+    return click.ClickException(exc.message)
+
+
+@click.command("stuck-games")
+@click.option("--days", type=click.FloatRange(min=0, min_open=True), default=3.0,
+              show_default=True, help="No move, or a deadline overdue, for this many days.")
+@with_appcontext
+def stuck_games_command(days: float) -> None:
+    """Running games with no move for N days, or a deadline overdue for N days (the clock
+    plays a due deadline within a tick: overdue means it is down or stuck). Read only."""
+    from app.clock.time import now
+    from app.services import operator
+
+    moment = now()
+    found = operator.stuck_games(days, moment)
+    for game in found:
+        waiting = ", ".join(f"seat {seat} {name}" for seat, name in game.waiting_on) or "nobody"
+        overdue = ("no deadline overdue" if game.overdue is None else
+                   f"deadline overdue since {_when(game.overdue)} "
+                   f"({_seconds((moment - game.overdue).total_seconds())})")
+        click.echo(f"game {game.id} \"{game.name}\": last move "
+                   f"{_seconds((moment - game.last_move).total_seconds())} ago · {overdue} · "
+                   f"waiting on {waiting}")
+    click.echo(f"{len(found)} stuck game{'' if len(found) == 1 else 's'} "
+               f"(no move or a deadline overdue for {days:g} days)")
+
+
+@click.command("failed-mails")
+@click.option("--game", "game_id", default=None, help="Only this game's mail.")
+@click.option("--address", default=None, help="Only mail to this address.")
+@with_appcontext
+def failed_mails_command(game_id: str | None, address: str | None) -> None:
+    """Mail that failed for good, and mail a cap holds back (app.mail.holds). Read only."""
+    from app.services import operator
+
+    found = operator.failed_and_held(game_id, address)
+    for mail in found:
+        where = f"game {mail.game_id} seat {mail.seat}" if mail.game_id else "no game"
+        until = f" until {_when(mail.held_until)}" if mail.held_until else ""
+        click.echo(f"#{mail.id} {mail.status}{until} · {mail.kind} to {mail.to} · {where} · "
+                   f"{mail.attempts} attempts · {mail.why[:300]}")
+    failed = sum(mail.status == "failed" for mail in found)
+    click.echo(f"{failed} failed, {len(found) - failed} held")
+
+
+@click.command("dead-inbound")
+@with_appcontext
+def dead_inbound_command() -> None:
+    """Inbound messages the worker gave up on (a transient failure outlasted its tries),
+    newest first, with why; the sender in full (the operator may see it). Read only."""
+    from sqlmodel import col, select
+
+    from app.clock.time import as_utc
+    from app.db import read_session
+    from app.inbound.models import DEAD, InboxMessage
+
+    with read_session() as session:
+        found = session.exec(select(InboxMessage).where(col(InboxMessage.status) == DEAD)
+                             .order_by(col(InboxMessage.received_at).desc())).all()
+        for message in found:
+            game = f" · game {message.game_id}" if message.game_id else ""
+            why = " ".join(str(message.last_error or message.outcome or "no error kept").split())
+            click.echo(f"#{message.id} from {message.mail_from or '(no sender)'} · received "
+                       f"{_when(as_utc(message.received_at))} · {message.attempts} attempts"
+                       f"{game} · {why[:300]}")
+    click.echo(f"{len(found)} dead inbound message{'' if len(found) == 1 else 's'}")
+
+
+@click.command("resend-mail")
+@click.argument("mail_id", type=int)
+@with_appcontext
+def resend_mail_command(mail_id: int) -> None:
+    """Queue a failed (or sent) mail again as a new mail; never one still pending."""
+    from app.clock.time import now
+    from app.services import operator
+
+    try:
+        new_id = operator.resend_mail(mail_id, now())
+    except services.ServiceError as exc:
+        raise _fail(exc) from None
+    click.echo(f"mail {mail_id} queued again as mail {new_id}: the sender sends it next")
+
+
+@click.command("extend-deadline")
+@click.argument("game_id")
+@click.option("--seat", type=int, default=None, help="Only this seat (default: every seat "
+              "waited on).")
+@click.option("--by", "by", required=True, help="How much later: 2d, 36h, 90m.")
+@with_appcontext
+def extend_deadline_command(game_id: str, seat: int | None, by: str) -> None:
+    """Move a game's open deadline(s) later; reminders follow; the seat page shows it."""
+    from app.clock.time import now
+    from app.services import operator
+
+    try:
+        moved = operator.extend_deadline(game_id, operator.parse_duration(by), now(), seat)
+    except services.ServiceError as exc:
+        raise _fail(exc) from None
+    for each in moved:
+        reminders = ", ".join(_when(at) for at in each.reminders) or "none"
+        click.echo(f"seat {each.seat}: deadline {_when(each.before)} → {_when(each.after)} "
+                   f"(reminders {reminders})")
+
+
+@click.command("change-address")
+@click.argument("game_id")
+@click.argument("seat", type=int)
+@click.argument("address")
+@with_appcontext
+def change_address_command(game_id: str, seat: int, address: str) -> None:
+    """Give a seat a new address: its old links die, the new address gets the new link."""
+    from app.clock.time import now
+    from app.services import operator
+
+    try:
+        token = operator.change_address(game_id, seat, address, now())
+    except services.ServiceError as exc:
+        raise _fail(exc) from None
+    click.echo(f"seat {seat} of game {game_id} now mails {address.strip()}; its old links "
+               "are dead; its new link is mailed there:")
+    click.echo(tokens.seat_url(token))
+
+
+@click.command("backup")
+@click.argument("dest", type=click.Path(file_okay=False))
+@with_appcontext
+def backup_command(dest: str) -> None:
+    """Copy the SQLite store (consistent while the server runs) and the secret key into
+    the folder DEST. On PostgreSQL: says what to do instead, exit status 1."""
+    from app.services import operator
+
+    try:
+        done = operator.backup(current_app.config["DATABASE_URL"], current_app.instance_path,
+                               str(current_app.config["SECRET_KEY"]), dest)
+    except services.ServiceError as exc:
+        raise _fail(exc) from None
+    click.echo(f"database copied to {done.database}")
+    if done.secret_key is not None:
+        click.echo(f"secret key copied to {done.secret_key}: keep the two files together and "
+                   "private; restore both into the instance folder")
+    if done.warning:
+        click.echo(f"WARNING: {done.warning}", err=True)
+
+
 COMMANDS = (db_upgrade_command, create_game_command, rotate_link_command,
-            show_game_command, abandon_game_command, check_games_command, status_command)
+            show_game_command, abandon_game_command, check_games_command, status_command,
+            stuck_games_command, failed_mails_command, dead_inbound_command,
+            resend_mail_command, extend_deadline_command, change_address_command,
+            backup_command)
 
 
 def init_app(app: Any) -> None:
