@@ -244,16 +244,62 @@ def _span(left: timedelta) -> str:
 
 # -- rendering ------------------------------------------------------------------
 
-def render(template: str, subject: str, **context: Any) -> Mail:
-    """Render ``mail/<template>.txt`` and ``.html`` with the same context."""
+def render(template: str, subject: str, *, lead: str = "", **context: Any) -> Mail:
+    """Render ``mail/<template>.txt`` and ``.html`` with the same context.
+
+    ``lead``: what the mail asks or tells, in one line ("Your turn: your draw (round
+    2)"). The subject of a game's mail is the same for every kind (``subject_for``),
+    so the lead is what the inbox line shows after it: the first line of the text
+    body and the HTML preheader (hidden text at the start of the body, which clients
+    show as the preview). A template may write its own (``inbound_answer``)."""
     context.setdefault("subject", subject)
+    context["lead"] = clean_name(lead, limit=200)
     text = _env.get_template(f"mail/{template}.txt").render(**context)
+    if context["lead"]:
+        text = f"{context['lead']}\n\n{text}"
     html = inline_styles(_env.get_template(f"mail/{template}.html").render(**context))
     return Mail(subject=clean_name(subject, limit=200), text=text, html=html)
 
 
-def subject_for(game: MailGame, what: str) -> str:
-    return clean_name(f"{BRAND} · {game.title}: {what}", limit=200)
+def thread_subject(game: MailGame) -> str:
+    """The one subject of every mail of a game, to every seat (issue 19 item 4): Gmail
+    puts mails in one conversation only if their subjects match (after "Re:") and one
+    refers to another, and Outlook groups by the subject as well. Name and id: two games
+    may share a name, and must not share a thread."""
+    return clean_name(f"{BRAND} · {game.label}", limit=200)
+
+
+def subject_for(game: MailGame, what: str = "") -> str:
+    """The subject of a game's mail of any kind: ``thread_subject``. ``what`` (what
+    the mail asks) no longer goes in the subject; it leads the mail instead
+    (``render(lead=...)``). Kept with its argument for callers outside ``app.mail``."""
+    return thread_subject(game)
+
+
+#: What the lead of a turn mail says is asked: the subject words, where "your draw"
+#: alone would not say what may be done.
+LEAD_WORDS = {**SUBJECT_WORDS, "turn": "draw a card or take the discard"}
+
+
+def lead_words(pending: str | None) -> str:
+    """What a turn mail's first line says is asked: "Twister: turn two cards"."""
+    return LEAD_WORDS.get(pending or "", "your decision")
+
+
+def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminder: bool,
+              digest: bool, deadline: str, others: list[str]) -> str:
+    """The first line of a turn mail (its reminder, its digest): what is asked, first."""
+    asked = lead_words(pending)
+    waiting = f"; waiting for {', '.join(others)}" if others else ""
+    if not has_decision:
+        head = f"Round {round_no} digest" if digest else f"Round {round_no}"
+        return f"{head}: nothing waits for you{waiting}"
+    by = f", by {deadline}" if deadline else ""
+    if reminder:
+        return f"Reminder, your turn: {asked} (round {round_no}){by}"
+    if digest:
+        return f"Round {round_no} digest; your turn: {asked}{by}"
+    return f"Your turn: {asked} (round {round_no})"
 
 
 def subject_words(pending: str | None) -> str:
@@ -279,8 +325,9 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
               played: Played | None = None) -> Mail:
     """The mail of a seat with a pending decision (also its reminders and digests).
 
-    The subject says what is asked and where: "Round 2 · your draw",
-    "Round 3 · Twister: turn two cards"; deadlines are in the seat's zone.
+    The subject is the game's (``thread_subject``); the first line and the preheader
+    say what is asked: "Your turn: Twister: turn two cards (round 3)" (``turn_lead``);
+    deadlines are in the seat's zone.
     With a ``reply_address`` (the signed seat-and-step address of issue 11)
     the mail ends with the moves as reply commands and replies go there.
     ``played``: the steps the server played for a seat (issue 17 item 2): what it
@@ -288,18 +335,17 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     """
     names = game.names
     round_no = view.get("round")
-    what = f"Round {round_no} · {subject_words(decision_of(view, seat))}"
-    if reminder:
-        what = f"Round {round_no} · reminder: {subject_words(decision_of(view, seat))}"
-    elif digest:
-        what = f"Round {round_no} · digest"
     has_decision = seat in (view.get("to_act") or [])
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
-    subject = subject_for(game, what)
+    subject = thread_subject(game)
+    deadline = deadline_words(due, now, zone)
+    others = [names[s] for s in (view.get("to_act") or []) if s != seat]
+    lead = turn_lead(round_no, decision_of(view, seat), has_decision=has_decision,
+                     reminder=reminder, digest=digest, deadline=deadline, others=others)
     menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
     return replace(render(
-        "turn", subject, menu=menu,
+        "turn", subject, lead=lead, menu=menu,
         game=game, seat=seat, name=names[seat], names=names, round=round_no,
         has_decision=has_decision, decision=decision_words(decision_of(view, seat)),
         village=village_info(view, seat), hand=card_info(hand) if hand else None,
@@ -307,15 +353,17 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
         since=since_lines(view, since_step, names, seat, played),
         played=played_lines(view, since_step, names, seat, played),
-        deadline=deadline_words(due, now, zone),
+        deadline=deadline,
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
-        others=[names[s] for s in (view.get("to_act") or []) if s != seat],
+        others=others,
     ), reply_to=menu.address if menu else None)
 
 
 def invitation_mail(game: MailGame, seat: int, *, link: str, unsubscribe: str,
                     deadline_hours: float) -> Mail:
-    return render("invitation", subject_for(game, "you are invited to play"),
+    span = _span(timedelta(hours=deadline_hours)).removeprefix("in ")
+    return render("invitation", thread_subject(game),
+                  lead=f"You are invited to play: accept or decline within {span}",
                   game=game, seat=seat, name=game.names[seat], names=game.names,
                   link=link, unsubscribe=unsubscribe, commitment=game.commitment,
                   deadline=_span(timedelta(hours=deadline_hours)).removeprefix("in "))
@@ -334,7 +382,8 @@ def summary_words(view: dict[str, Any], names: list[str],
 def round_mail(game: MailGame, seat: int, view: dict[str, Any], round_no: int, *,
                link: str, unsubscribe: str) -> Mail:
     """Everyone's mail at a round's end: how the round was scored, and the totals."""
-    return render("round_end", subject_for(game, f"Round {round_no} is over"),
+    return render("round_end", thread_subject(game),
+                  lead=f"Round {round_no} is over: how it was scored, and the totals",
                   game=game, seat=seat, name=game.names[seat], round=round_no,
                   scores=scores_info(view, game.names), village=village_info(view, seat),
                   summary=summary_words(view, game.names, round_no),
@@ -345,7 +394,9 @@ def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str
                    replay: str, unsubscribe: str) -> Mail:
     """The last round explained (no round mail is sent for it), the winner and why."""
     winner = view.get("winner")
-    return render("game_over", subject_for(game, "the game is over"),
+    who = ("you won" if winner == seat else
+           f"{game.names[winner]} won" if isinstance(winner, int) else "the final scores")
+    return render("game_over", thread_subject(game), lead=f"The game is over: {who}",
                   game=game, seat=seat, name=game.names[seat],
                   winner=game.names[winner] if isinstance(winner, int) else None,
                   you_won=winner == seat, scores=scores_info(view, game.names),
@@ -368,13 +419,14 @@ def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, li
                 unsubscribe: str, absent_after: int = 3, played: list[str] | None = None) -> Mail:
     """absent (about someone), you_absent, abandoned, fresh_link; ``played``: what the
     server played for this seat since it last played (``played_lines``, issue 17 item 2)."""
-    subjects = {
-        "absent": f"{game.names[about] if about is not None else 'a player'} is away",
-        "you_absent": "you are marked away",
-        "abandoned": "the game was abandoned",
-        "fresh_link": "your link",
+    leads = {
+        "absent": (f"{game.names[about] if about is not None else 'A player'} is away: "
+                   "the server plays their turns"),
+        "you_absent": "You are marked away",
+        "abandoned": "The game was abandoned",
+        "fresh_link": "Your link to your seat, as you asked",
     }
-    return render("notice", subject_for(game, subjects[notice]), game=game, seat=seat,
+    return render("notice", thread_subject(game), lead=leads[notice], game=game, seat=seat,
                   name=game.names[seat], notice=notice,
                   about=game.names[about] if about is not None else None,
                   absent_after=absent_after, link=link, unsubscribe=unsubscribe,
@@ -467,6 +519,10 @@ def build_message(*, to: str, to_name: str, subject: str, text: str, html: str |
     message["From"] = sender_address(sender)
     message["To"] = _recipient(to, to_name)
     message["Subject"] = clean_name(subject, limit=200)
+    # Outlook groups a conversation by its topic: the subject without "Re:" (issue 19
+    # item 4). No Thread-Index: Outlook computes one from the topic when there is none,
+    # and a made-up one that disagrees with a client's would split the thread.
+    message["Thread-Topic"] = clean_name(subject, limit=200)
     message["Date"] = format_datetime(as_utc(date))
     for name in ALLOWED_HEADERS:
         value = headers.get(name)

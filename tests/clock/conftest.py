@@ -33,7 +33,10 @@ class Recorder:
         return [m for _, m in self.sent if address in str(m["To"])]
 
     def subjects(self, address: str) -> list[str]:
-        return [str(m["Subject"]) for m in self.to(address)]
+        """What each mail to ``address`` asks or tells: its first line (every mail of a
+        game has the game's subject since issue 19 item 4; this is what the inbox
+        preview shows after it)."""
+        return [lead_of(m) for m in self.to(address)]
 
     def clear(self) -> None:
         self.sent.clear()
@@ -70,4 +73,4 @@ def _turn_mail_at_once(turn_mail_at_once):
     """No grace period, no hourly cap here (tests/conftest.py says why)."""
 
 
-from tests.mail.conftest import TURN_SUBJECT, is_turn  # noqa: E402,F401  (one definition)
+from tests.mail.conftest import TURN_LEAD, is_turn, lead_of  # noqa: E402,F401  (one definition)

@@ -289,7 +289,7 @@ def test_mail_held_up_by_an_smtp_outage_leaves_once_the_server_answers_again(
     finally:
         waker.stop.set()
         thread.join(GIVE_UP_SECONDS)
-    subjects = [mail.subject for mail in smtp.received]
+    subjects = [mail.lead for mail in smtp.received]
     assert sum("invited" in subject for subject in subjects) == 2
     assert len(subjects) == len(set(str(m.message["Message-ID"]) for m in smtp.received))
 

@@ -169,4 +169,4 @@ def ann(smtp) -> Player:
 
 def answers(smtp: SmtpServer, address: str) -> list[Received]:
     """The answers to replies (not turn mails) that reached ``address``."""
-    return [m for m in smtp.to(address) if "about your reply" in m.subject]
+    return [m for m in smtp.to(address) if "about your reply" in m.lead.lower()]

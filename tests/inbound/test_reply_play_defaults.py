@@ -75,7 +75,7 @@ def test_a_whole_game_by_replies_against_two_bots_with_the_default_settings(
     # step in its reply address), plus the invitation, the round mails and the result
     with_menu = [m.header("Reply-To") for m in ann.mails() if m.header("Reply-To")]
     assert len(with_menu) == len(set(with_menu)) == replies
-    others = Counter(_kind(m.subject) for m in ann.mails() if not m.header("Reply-To"))
+    others = Counter(_kind(m.lead) for m in ann.mails() if not m.header("Reply-To"))
     assert set(others) <= {"invitation", "round", "over"}, others
     assert others["invitation"] == 1 and others["over"] == 1 and others["round"] <= 3
     assert {source for _, seat, source in db.actions(game_id) if seat == 0} == {"mail"}
@@ -86,6 +86,6 @@ def _kind(subject: str) -> str:
         return "invitation"
     if "is over" in subject and "Round" in subject:
         return "round"
-    if "the game is over" in subject:
+    if "the game is over" in subject.lower():
         return "over"
     return subject

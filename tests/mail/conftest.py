@@ -43,6 +43,11 @@ class Received:
         return self.message.get_body(preferencelist=("plain",)).get_content()
 
     @property
+    def lead(self) -> str:
+        """What the mail asks or tells (its first line; the subject is the game's)."""
+        return lead_of(self.message)
+
+    @property
     def html(self) -> str:
         return self.message.get_body(preferencelist=("html",)).get_content()
 
@@ -136,9 +141,22 @@ def _turn_mail_at_once(turn_mail_at_once):
     """No grace period, no hourly cap here (tests/conftest.py says why)."""
 
 
-TURN_SUBJECT = re.compile(r"Round \d+ · (?!reminder|digest)")
+TURN_LEAD = re.compile(r"^Your turn: ")
 
 
-def is_turn(subject: str) -> bool:
-    """A turn mail's subject: "Round 2 · your draw" (not a reminder or a digest)."""
-    return TURN_SUBJECT.search(str(subject)) is not None
+def lead_of(mail: Any) -> str:
+    """The first line of a mail's text (an EmailMessage, a ``compose.Mail``, an outbox
+    row): what it asks. Every mail of a game has the game's subject (issue 19 item 4),
+    so this, not the subject, tells a turn mail from a round's end."""
+    if isinstance(mail, EmailMessage):
+        text = mail.get_body(preferencelist=("plain",)).get_content()
+    else:
+        text = mail.text
+    lines = text.lstrip("\n").splitlines()
+    return lines[0] if lines else ""
+
+
+def is_turn(lead: str) -> bool:
+    """A turn mail's first line: "Your turn: draw a card or take the discard (round 2)"
+    (not a reminder or a digest)."""
+    return TURN_LEAD.search(str(lead)) is not None

@@ -31,12 +31,13 @@ def card_ids(node: Any) -> set[int]:
     return found
 
 
-def kind_of(subject: str) -> str:
+def kind_of(lead: str) -> str:
+    """A mail's kind from its first line (every mail of a game has the game's subject)."""
     for words, kind in (("invited", "invitation"), ("the game is over", "over"),
                         ("is over", "round")):
-        if words in subject:
+        if words in lead.lower():
             return kind
-    return "turn" if is_turn(subject) else "other"
+    return "turn" if is_turn(lead) else "other"
 
 
 def fresh_turn(view: dict, seat: int) -> bool:
@@ -79,7 +80,7 @@ def test_each_seat_gets_exactly_its_mails_each_showing_only_what_it_has_seen(
                 for label in LABEL_RE.findall(body):
                     assert any(cards.label(c) == label for c in seen[seat]), (
                         f"{mail.subject!r} to seat {seat} names {label}, a card it has not seen")
-            if kind_of(mail.subject) == "turn":
+            if kind_of(mail.lead) == "turn":
                 view = engine.view(state, seat)
                 assert village_line(view, seat) in mail.text
                 token = mail.seat_link().split("/play/", 1)[1]
@@ -115,7 +116,7 @@ def test_each_seat_gets_exactly_its_mails_each_showing_only_what_it_has_seen(
                     expected[(s, "round")] += 1
         deliver_and_check(state)
 
-    got = Counter((seat_of[m.to], kind_of(m.subject)) for m in smtp.received)
+    got = Counter((seat_of[m.to], kind_of(m.lead)) for m in smtp.received)
     assert got == expected
     assert expected[(0, "round")] == 3 and expected[(0, "over")] == 1
     assert checked_turn_mails == sum(n for (s, k), n in expected.items() if k == "turn")
@@ -131,7 +132,7 @@ def test_mails_of_a_game_thread_together_and_offer_one_click_unsubscribe(
     clock.send_mail_due(mail_app, datetime.now(timezone.utc))
     for address in ("ann@example.com", "bob@example.com"):
         mails = smtp.to(address)
-        invitation = next(m for m in mails if kind_of(m.subject) == "invitation")
+        invitation = next(m for m in mails if kind_of(m.lead) == "invitation")
         root = invitation.header("Message-ID")
         assert invitation.header("In-Reply-To") is None
         others = [m for m in mails if m is not invitation]
@@ -154,5 +155,5 @@ def test_the_invitation_carries_the_seed_commitment_but_never_the_seed(mail_app,
     commitment = created.snapshot.game.commitment
     for mail in smtp.received:
         assert "987654321" not in mail.text and "987654321" not in mail.html
-        if kind_of(mail.subject) == "invitation":
+        if kind_of(mail.lead) == "invitation":
             assert commitment in mail.text

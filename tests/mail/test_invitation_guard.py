@@ -45,7 +45,7 @@ def mails_queued_for(db, address: str) -> int:
 
 def invitation_to(smtp, address: str):
     """The invitation mail ``address`` received."""
-    return next(m for m in smtp.to(address) if "invited" in m.subject)
+    return next(m for m in smtp.to(address) if "invited" in m.lead)
 
 
 def one_click(client, url: str):

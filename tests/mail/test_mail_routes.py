@@ -126,7 +126,8 @@ def test_the_dev_mailbox_exists_only_in_debug(app, client, new_game):
     clock.send_mail_due(app, datetime.now(timezone.utc))  # the file backend (default)
     app.config["DEBUG"] = True
     listing = client.get("/dev/mail")
-    assert listing.status_code == 200 and b"you are invited to play" in listing.data
+    # the listing names each mail by its subject: the game's (issue 19 item 4)
+    assert listing.status_code == 200 and b"Test game (game " in listing.data
     import re
     name = re.search(rb"/dev/mail/(\d{9}-[a-z_]+\.eml)", listing.data).group(1).decode()
     message = client.get(f"/dev/mail/{name}")

@@ -25,14 +25,16 @@ from app.engine import bots
 from app.mail import compose, notify
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 
-from .conftest import is_turn
+from .conftest import is_turn, lead_of
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=timezone.utc)
 GRACE = timedelta(seconds=120)
 ADDRESS_OF = {0: "ann@example.com", 1: "bob@example.com", 2: "cid@example.com",
               3: "dee@example.com"}
 SEAT_OF = {address: seat for seat, address in ADDRESS_OF.items()}
-SUBJECT = re.compile(r"Round (\d+) · (?:reminder: )?(.+)$")
+#: A turn mail's (or reminder's) first line: group 1 the round, group 2 what is asked
+#: (the subject is the game's, the same for every mail: issue 19 item 4).
+SUBJECT = re.compile(r"^(?=.*\(round (\d+)\))(?:Reminder, y|Y)our turn: (.+?) \(round \d+\)")
 
 
 class CheckingMailbox:
@@ -52,8 +54,8 @@ class CheckingMailbox:
 
     def send(self, message: EmailMessage, key: str) -> None:
         self.sent.append(message)
-        subject = str(message["Subject"])
-        if not is_turn(subject) and "reminder" not in subject:
+        subject = lead_of(message)
+        if not is_turn(subject) and "reminder" not in subject.lower():
             return
         seat = SEAT_OF[message["To"].addresses[0].addr_spec]
         game_id = game_of(message)
@@ -63,13 +65,13 @@ class CheckingMailbox:
         asked = compose.decision_of(status, seat)
         if not (status["phase"] != "over" and seat in status["to_act"]
                 and int(match.group(1)) == status["round"]
-                and match.group(2) == compose.subject_words(asked)):
+                and match.group(2) == compose.lead_words(asked)):
             self.stale.append(f"{subject!r} to seat {seat}: the game is in round "
                               f"{status['round']}, seat asked {asked!r}")
         self.checked += 1
 
     def turn_mails(self, address: str | None = None) -> list[EmailMessage]:
-        return [m for m in self.sent if is_turn(str(m["Subject"]))
+        return [m for m in self.sent if is_turn(lead_of(m))
                 and (address is None or m["To"].addresses[0].addr_spec == address)]
 
 
@@ -122,7 +124,7 @@ def play(app: Any, game_id: str, mailbox: CheckingMailbox, *, wait: Callable[[in
 
     def began(status: dict[str, Any], seat: int) -> None:
         stretches.setdefault(seat, []).append(
-            compose.subject_words(compose.decision_of(status, seat)))
+            compose.lead_words(compose.decision_of(status, seat)))
 
     first = services.snapshot(game_id)
     for seat in first.view(None)["to_act"]:
@@ -173,7 +175,7 @@ def test_a_player_against_bots_who_acts_within_the_grace_period_gets_no_turn_mai
     assert statuses(graced) == {SUPERSEDED: statuses(graced)[SUPERSEDED]}
     assert statuses(graced)[SUPERSEDED] > 10
     # round and game-over mails still go to the person
-    subjects = [str(m["Subject"]) for m in mailbox.sent]
+    subjects = [lead_of(m) for m in mailbox.sent]
     assert sum("is over" in s for s in subjects) == 4
 
 
@@ -185,7 +187,7 @@ def test_a_player_against_bots_who_waits_gets_one_mail_per_waiting_stretch(grace
     mails = mailbox.turn_mails("ann@example.com")
     assert len(mails) == len(stretches) > 10
     # each names the decision its stretch began with
-    assert [SUBJECT.search(str(m["Subject"])).group(2) for m in mails] == stretches
+    assert [SUBJECT.search(lead_of(m)).group(2) for m in mails] == stretches
     assert mailbox.stale == [] and mailbox.checked == len(mails)
 
 
@@ -198,7 +200,7 @@ def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_de
     links: dict[int, str] = {}
     expected: list[tuple[int, str]] = []
     status = services.snapshot(gid).view(None)
-    expected += [(s, compose.subject_words(compose.decision_of(status, s)))
+    expected += [(s, compose.lead_words(compose.decision_of(status, s)))
                  for s in status["to_act"]]
     for _ in range(3000):
         status = services.snapshot(gid).view(None)
@@ -208,7 +210,7 @@ def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_de
         start = len(mailbox.sent)
         clock.send_mail_due(graced, now, backend=mailbox)
         for mail in mailbox.sent[start:]:
-            if is_turn(str(mail["Subject"])):
+            if is_turn(lead_of(mail)):
                 seat = SEAT_OF[mail["To"].addresses[0].addr_spec]
                 text = mail.get_body(("plain",)).get_content()
                 links[seat] = re.search(r"/play/([\w.-]+)", text).group(1)
@@ -225,10 +227,10 @@ def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_de
         for s in view["to_act"]:
             if s not in status["to_act"] or s == seat or (  # own move: issue 17 item 2
                     s in status["to_act"] and _fresh(view, s) and not _fresh(status, s)):
-                expected.append((s, compose.subject_words(compose.decision_of(view, s))))
+                expected.append((s, compose.lead_words(compose.decision_of(view, s))))
         assert after["seq"] == view["step"]
     assert services.game_info(gid).status == "over"
-    got = [(SEAT_OF[m["To"].addresses[0].addr_spec], SUBJECT.search(str(m["Subject"])).group(2))
+    got = [(SEAT_OF[m["To"].addresses[0].addr_spec], SUBJECT.search(lead_of(m)).group(2))
            for m in mailbox.turn_mails()]
     # each seat's mails, in order (seats waited on at once may be mailed in either order)
     for seat in range(3):
@@ -346,14 +348,19 @@ def test_subjects_say_what_is_asked():
             "round_scores": [], "totals": []}
     mail = compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
                              unsubscribe="u")
-    assert mail.subject.endswith("Round 3 · Twister: turn two cards")
+    # the subject is the game's (one conversation: issue 19 item 4); the first line asks
+    assert mail.subject == "Silver Eye · Fun (game g)"
+    assert lead_of(mail) == "Your turn: Twister: turn two cards (round 3)"
     view.update(round=2, pending="turn")
-    assert compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
-                             unsubscribe="u").subject.endswith("Round 2 · your draw")
+    assert lead_of(compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
+                                     unsubscribe="u")) == \
+        "Your turn: draw a card or take the discard (round 2)"
     view.update(round=4, phase="resolve", pending="nelly", pending_detail={"seat": 0},
                 current=1)
-    assert compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
-                             unsubscribe="u").subject.endswith("Round 4 · place your Nelly")
+    later = compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
+                              unsubscribe="u")
+    assert lead_of(later) == "Your turn: place your Nelly (round 4)"
+    assert later.subject == mail.subject
 
 
 def turn_rows(app: Any) -> list[Outbox]:
@@ -408,7 +415,7 @@ def test_a_turn_mail_composed_as_it_leaves_is_the_mail_the_seat_would_have_got(
     # what the seat would have got at once with no grace period: the same words
     fresh = notify._turn_mail(
         *_context_and_settings(graced, gid, waiter), due=None, now=T0, reminder=False)
-    assert SUBJECT.search(str(mail["Subject"])).group(2) == SUBJECT.search(fresh.subject).group(2)
+    assert SUBJECT.search(lead_of(mail)).group(2) == SUBJECT.search(lead_of(fresh)).group(2)
 
 
 def _context_and_settings(app: Any, gid: str, seat: int) -> tuple[Any, ...]:

@@ -64,3 +64,34 @@ def every_mail() -> dict[str, compose.Mail]:
             info, 0, notice, about=1 if notice == "absent" else None, link=LINK,
             unsubscribe=UNSUBSCRIBE)
     return mails
+
+
+def answer_mail() -> compose.Mail:
+    """The answer to a reply that did not become a move (``app.inbound.answers``), from
+    the same turn as ``every_mail``'s turn mail."""
+    from app.inbound.answers import answer_mail as answer
+
+    state = engine.new_game(3, 11)
+    for seat in range(3):
+        state, _ = engine.apply_action(state, seat, {"type": "peek", "positions": [0, 1]})
+    current = engine.view(state, None)["current"]
+    return answer(game_info(), current, engine.view(state, current), link=LINK,
+                  reply_address=REPLY, unsubscribe=UNSUBSCRIBE,
+                  why="We could not read a move in your reply.", quoted="dra", show="view")
+
+
+def daily_mail() -> compose.Mail:
+    """The one digest a day across games (not one game's mail: its own subject)."""
+    entries = [{"game": f"Silver Eye · {game_info().label}", "name": NAMES[0],
+                "decision": "your draw", "deadline": "Wednesday 2 December 2026, 08:00 UTC",
+                "link": LINK},
+               {"game": "Silver Eye · Sunday cards (game mnpqrstuvw)", "name": NAMES[0],
+                "decision": "the Ghost: choose a card to discard", "deadline": "", "link": LINK}]
+    return compose.daily_digest_mail(entries, base_url="http://silver-eye.test",
+                                     unsubscribe=UNSUBSCRIBE)
+
+
+def every_kind() -> dict[str, compose.Mail]:
+    """``every_mail`` and the mails composed outside a game's notices: the answer to a
+    reply (``inbound_answer``) and the daily digest across games (``daily``)."""
+    return {**every_mail(), "inbound_answer": answer_mail(), "daily": daily_mail()}
