@@ -242,11 +242,11 @@ def answer_mail(game: compose.MailGame, seat: int, view: dict[str, Any], *, link
     """The answer to a reply that did not become a move: what we read, why, what now."""
     names = game.names
     menu = build_menu(view, seat, reply_address, names,
-                      f"Re: {compose.subject_for(game, 'your reply')}")
+                      f"Re: {compose.thread_subject(game)}")
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
     mail = compose.render(
-        "inbound_answer", compose.subject_for(game, "about your reply"),
+        "inbound_answer", compose.thread_subject(game),
         game=game, seat=seat, name=names[seat], why=why, quoted=compose.clean_name(quoted, 200),
         show=show, menu=menu, round=view.get("round"),
         decision=compose.decision_words(compose.decision_of(view, seat)),

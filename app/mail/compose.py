@@ -248,7 +248,7 @@ def render(template: str, subject: str, *, lead: str = "", **context: Any) -> Ma
     """Render ``mail/<template>.txt`` and ``.html`` with the same context.
 
     ``lead``: what the mail asks or tells, in one line ("Your turn: your draw (round
-    2)"). The subject of a game's mail is the same for every kind (``subject_for``),
+    2)"). The subject of a game's mail is the same for every kind (``thread_subject``),
     so the lead is what the inbox line shows after it: the first line of the text
     body and the HTML preheader (hidden text at the start of the body, which clients
     show as the preview). A template may write its own (``inbound_answer``)."""
@@ -267,13 +267,6 @@ def thread_subject(game: MailGame) -> str:
     refers to another, and Outlook groups by the subject as well. Name and id: two games
     may share a name, and must not share a thread."""
     return clean_name(f"{BRAND} · {game.label}", limit=200)
-
-
-def subject_for(game: MailGame, what: str = "") -> str:
-    """The subject of a game's mail of any kind: ``thread_subject``. ``what`` (what
-    the mail asks) no longer goes in the subject; it leads the mail instead
-    (``render(lead=...)``). Kept with its argument for callers outside ``app.mail``."""
-    return thread_subject(game)
 
 
 #: What the lead of a turn mail says is asked: the subject words, where "your draw"

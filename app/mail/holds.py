@@ -235,8 +235,12 @@ _BRAND_LINE = re.compile(r'(<p\b[^>]*class="brand"[^>]*>.*?</p>)', re.S)
 
 
 def with_notice(text: str, html: str | None, notice: str) -> tuple[str, str | None]:
-    """The mail's bodies with ``notice`` on top (text) or under the brand line (HTML)."""
-    text = f"{notice}\n\n{text}"
+    """The mail's bodies with ``notice`` under the lead (text: its first line says what
+    is asked, and stays first, as in every mail: the inbox preview shows it) or under
+    the brand line (HTML, whose hidden preheader is the lead)."""
+    lead, gap, rest = text.partition("\n\n")
+    text = (f"{lead}\n\n{notice}\n\n{rest}" if gap and "\n" not in lead
+            else f"{notice}\n\n{text}")
     if html:
         paragraph = f'<p class="note"><strong>{escape(notice)}</strong></p>'
         html, found = _BRAND_LINE.subn(lambda m: m.group(1) + paragraph, html, count=1)
