@@ -40,6 +40,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         setattr(app, "wsgi_app",
                 ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies))
     db.init_app(app)
+    from app.mail import dkim_signing
+    with app.app_context():  # half-set DKIM settings stop the start, with a sentence
+        dkim_signing.signer()
     register_blueprints(app)
     cli.init_app(app)
     return app

@@ -107,12 +107,19 @@ DEFAULTS: dict[str, Any] = {
     # Strict-Transport-Security max-age, sent over https or when BASE_URL is https (0: never).
     "HSTS_MAX_AGE": 31536000,
     # end of issue 19 metrics, logs and headers
+    # issue 19 DKIM and bounces: ------------------------------------------------------
+    # All three set: every outgoing mail is DKIM-signed (d=, s=, a PEM RSA key file).
+    "DKIM_DOMAIN": None,
+    "DKIM_SELECTOR": None,
+    "DKIM_PRIVATE_KEY_FILE": None,
+    # end of issue 19 DKIM and bounces
 }
 
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
             "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET", "INBOUND_AUTHSERV_ID",
-            "LOG_FORMAT", "METRICS_TOKEN")
+            "LOG_FORMAT", "METRICS_TOKEN", "DKIM_DOMAIN", "DKIM_SELECTOR",
+            "DKIM_PRIVATE_KEY_FILE")
 #: Environment variables read as comma-separated lists.
 ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.

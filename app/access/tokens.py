@@ -31,7 +31,8 @@ CSRF = "csrf"
 UNSUBSCRIBE = "unsubscribe"
 LOBBY_FORM = "lobby-form"
 REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.access.reply_address)
-PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS)
+BOUNCE = "bounce-address"  # bounce+<token>@MAIL_DOMAIN, the envelope sender (issue 19 item 3)
+PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS, BOUNCE)
 
 
 class BadToken(Exception):
@@ -271,3 +272,26 @@ def read_reply_token(token: str, secret_key: str | None = None) -> ReplyRef:
     if len(parts) != 4 or not all(part.isdigit() for part in parts[1:]):
         raise BadToken("this reply address is not valid")
     return ReplyRef(parts[0], int(parts[1]), int(parts[2]), int(parts[3]))
+
+
+# -- bounce addresses (issue 19 item 3: VERP) -----------------------------------
+
+def _bounce_signer(secret_key: str | None) -> Signer:
+    return _LowerSigner(_secret_key(secret_key), salt=f"silver-eye:{BOUNCE}", sep=".",
+                        digest_method=hashlib.sha256)
+
+
+def bounce_token(outbox_id: int, secret_key: str | None = None) -> str:
+    """``<outbox row id>.<signature>``: the local part after ``bounce+``, lowercase."""
+    return _bounce_signer(secret_key).sign(str(int(outbox_id))).decode()
+
+
+def read_bounce_token(token: str, secret_key: str | None = None) -> int:
+    """The outbox row a bounce address names; ``BadToken`` if forged."""
+    try:
+        value = _bounce_signer(secret_key).unsign(str(token).strip().lower()).decode()
+    except (BadSignature, UnicodeDecodeError) as exc:
+        raise BadToken("this bounce address is not valid") from exc
+    if not value.isdigit():
+        raise BadToken("this bounce address is not valid")
+    return int(value)
