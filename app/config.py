@@ -112,6 +112,9 @@ DEFAULTS: dict[str, Any] = {
     "DKIM_DOMAIN": None,
     "DKIM_SELECTOR": None,
     "DKIM_PRIVATE_KEY_FILE": None,
+    # Soft bounces (mailbox full, server busy) of one address, since its last accepted
+    # reply, after which it counts as bouncing like a hard bounce.
+    "BOUNCE_SOFT_LIMIT": 5,
     # end of issue 19 DKIM and bounces
 }
 
@@ -128,7 +131,8 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
-               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS", "HSTS_MAX_AGE")
+               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS", "HSTS_MAX_AGE",
+               "BOUNCE_SOFT_LIMIT")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
 ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
 

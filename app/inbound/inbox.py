@@ -26,7 +26,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.access import tokens
-from app.inbound.models import InboxMessage
+from app.inbound.models import IGNORED, InboxMessage
+from app.mail import bounces
 from app.inbound.reading import message_of
 from app.access.reply_address import token_in
 
@@ -54,18 +55,29 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Received:
+    """A stored message: its row, whether it was stored before (same Message-ID), and
+    whether it was finished as it was stored (a bounce: nothing is left to apply)."""
     id: int
     duplicate: bool
+    finished: bool = False
+
+    @property
+    def to_apply(self) -> bool:
+        return not (self.duplicate or self.finished)
 
 
 def is_reply_address(rcpt: str) -> bool:
-    """Whether ``rcpt`` is ``play+<token>@<our domain>`` with a token we signed.
+    """Whether ``rcpt`` is ``play+<token>@<our domain>`` with a token we signed, or
+    ``bounce+<token>@<our domain>``, where the bounces of our mail come back (issue 19
+    item 3: ``app.mail.bounces``).
 
     Both ways in take only these (issue 17 item 5): a made-up local part is
     nobody's, and storing it would let anyone fill the inbox. Only the signature
     is checked (no database: the receiver asks on its event loop); a retired or
     stale token is still a reply to our mail, which the worker answers.
     """
+    if bounces.outbox_id_of(rcpt) is not None:
+        return True
     token = token_in([str(rcpt).strip().strip("<>")])
     if token is None or len(token) > 200:
         return False
@@ -224,8 +236,12 @@ def store(engine: Engine, raw: bytes, *, via: str, mail_from: str | None, rcpt: 
     row = InboxMessage(message_id=message_id, received_at=now, via=via,
                        mail_from=None if mail_from is None else str(mail_from)[:320],
                        rcpt=[str(r)[:320] for r in rcpt][:20], raw=raw)
+    bounced = next((found for found in map(bounces.outbox_id_of, rcpt) if found is not None),
+                   None)
     with Session(engine) as session:
         session.add(row)
+        if bounced is not None:  # finished here, in the transaction that counts it
+            _take_bounce(session, row, bounced, raw, now)
         try:
             session.commit()
         except IntegrityError:
@@ -236,4 +252,16 @@ def store(engine: Engine, raw: bytes, *, via: str, mail_from: str | None, rcpt: 
                 raise
             return Received(int(existing), True)
         assert row.id is not None
-        return Received(row.id, False)
+        return Received(row.id, False, finished=bounced is not None)
+
+
+def _take_bounce(session: Session, row: InboxMessage, outbox_id: int, raw: bytes,
+                 now: datetime) -> None:
+    """A message to ``bounce+<id>@``: what it says about mail ``outbox_id``'s address is
+    recorded at once (``bounces.record``), and the message is never answered (an
+    answer to a bounce is how mail loops start). A delivery report that is no failure
+    (a success notice, an auto-reply) is kept as ignored."""
+    bounce = bounces.classify(raw)
+    row.status, row.done_at, row.raw = IGNORED, now, b""
+    row.outcome = ("not a bounce (no failure in it)" if bounce is None
+                   else bounces.record(session, outbox_id, bounce, now))[:300]

@@ -89,7 +89,7 @@ class InboxHandler:
         except Exception:  # noqa: BLE001 - the database is down: let the sender retry
             log.exception("could not store an inbound message")
             return "451 4.3.0 Could not store the message now; please try again later"
-        if self.apply is not None and not stored.duplicate:
+        if self.apply is not None and stored.to_apply:
             loop.run_in_executor(self.applying, self._apply, stored.id)
         return "250 2.0.0 Stored"
 

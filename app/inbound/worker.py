@@ -49,6 +49,7 @@ from app.inbound import reading
 from app.inbound import late
 from app.mail import commands
 from app.mail.commands import Parsed
+from app.mail import bounces
 from app.inbound.models import ANSWERED, APPLIED, DEAD, IGNORED, PENDING, InboxMessage
 from app.mail import compose
 from app.config import setting
@@ -174,6 +175,7 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
         if row is None or row.status != PENDING or row.lease_owner != owner:
             return "skipped"
         raw, rcpt, mail_from = bytes(row.raw), list(row.rcpt or []), row.mail_from
+    sender: str | None = None
     try:
         read = reading.read(raw, mail_from, rcpt,
                             authserv_id=setting("INBOUND_AUTHSERV_ID", None) or None)
@@ -181,6 +183,7 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
         ref, verdict = _unreadable(rcpt, str(exc))
     else:
         ref, verdict = judge(read, mail_from)
+        sender = read.sender
     with Session(engine) as session:
         row = session.get(InboxMessage, row_id)
         assert row is not None
@@ -193,6 +196,10 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
         row.lease_owner = row.lease_until = None
         row.raw = b""
         session.add(row)
+        if verdict.status == APPLIED and sender:
+            # the seat's own address played by mail: it reads its mail, so a bounce
+            # mark on it is cleared and mail goes to it again (issue 19 item 3)
+            bounces.clear(session, sender)
         if ref is not None and (verdict.answer or verdict.follow_up):
             answers.answer(session, row, ref, verdict, now)
         session.commit()

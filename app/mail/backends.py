@@ -24,7 +24,14 @@ from app.mail import dkim_signing
 
 
 class PermanentFailure(Exception):
-    """The server refused this message for good (e.g. an unknown recipient)."""
+    """The server refused this message for good (e.g. an unknown recipient).
+
+    ``address``: the refusal is of the recipient's address (it then bounces in every
+    game: ``app.mail.bounces``), not of this one message (too big, no SMTPUTF8)."""
+
+    def __init__(self, words: str, *, address: bool = False) -> None:
+        super().__init__(words)
+        self.address = address
 
 
 class MailBackend(Protocol):
@@ -32,7 +39,8 @@ class MailBackend(Protocol):
 
     def __enter__(self) -> "MailBackend": ...
     def __exit__(self, *exc: object) -> None: ...
-    def send(self, message: EmailMessage, key: str) -> None: ...
+    def send(self, message: EmailMessage, key: str,
+             envelope_from: str | None = None) -> None: ...
 
 
 class FileBackend:
@@ -50,7 +58,10 @@ class FileBackend:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str) -> None:
+    def send(self, message: EmailMessage, key: str,
+             envelope_from: str | None = None) -> None:
+        """Write the message as delivered: with the ``Return-Path`` (the envelope
+        sender, where its bounce would go) that a receiving server puts on top."""
         target = self.folder / f"{key}.eml"
         partial = target.with_suffix(".eml.part")
         # typeshed types a message's policy as the base Policy; compose builds every
@@ -58,7 +69,11 @@ class FileBackend:
         policy = cast("EmailPolicy[EmailMessage]", message.policy)
         raw = (message.as_bytes(policy=policy.clone(utf8=True))
                if not str(message["To"]).isascii() else bytes(message))
-        partial.write_bytes(self.signer.sign(raw) if self.signer is not None else raw)
+        raw = self.signer.sign(raw) if self.signer is not None else raw
+        if envelope_from:
+            end = b"\r\n" if b"\r\n" in raw[:2000] else b"\n"
+            raw = f"Return-Path: <{envelope_from}>".encode() + end + raw
+        partial.write_bytes(raw)
         os.replace(partial, target)  # readers never see half a message
 
 
@@ -130,19 +145,23 @@ class SmtpBackend:
             raise
         return conn
 
-    def send(self, message: EmailMessage, key: str) -> None:
+    def send(self, message: EmailMessage, key: str,
+             envelope_from: str | None = None) -> None:
+        """Hand ``message`` over; ``envelope_from`` is the MAIL FROM (the per-message
+        bounce address, issue 19 item 3), else the From."""
         if self._conn is None:
             self._conn = self._connect()
         try:
             # smtplib asks for SMTPUTF8 itself when an address needs it and the
             # server offers it; an IDNA domain is plain ASCII already.
-            refused = (self._conn.send_message(message) if self.signer is None
-                       else self._send_signed(message))
+            refused = (self._conn.send_message(message, from_addr=envelope_from)
+                       if self.signer is None else self._send_signed(message, envelope_from))
         except smtplib.SMTPNotSupportedError as exc:
             raise PermanentFailure("the mail server does not offer SMTPUTF8, which this "
                                    "address (non-ASCII before the @) needs") from exc
         except smtplib.SMTPRecipientsRefused as exc:
-            raise PermanentFailure(f"recipient refused: {exc.recipients}") from exc
+            raise PermanentFailure(f"recipient refused: {_said(exc.recipients)}",
+                                   address=True) from exc
         except smtplib.SMTPResponseException as exc:
             if 500 <= exc.smtp_code < 600:
                 raise PermanentFailure(f"{exc.smtp_code} {exc.smtp_error!r}") from exc
@@ -152,9 +171,10 @@ class SmtpBackend:
             self._drop()
             raise
         if refused:
-            raise PermanentFailure(f"recipient refused: {refused}")
+            raise PermanentFailure(f"recipient refused: {_said(refused)}", address=True)
 
-    def _send_signed(self, message: EmailMessage) -> dict[str, tuple[int, bytes]]:
+    def _send_signed(self, message: EmailMessage,
+                     envelope_from: str | None) -> dict[str, tuple[int, bytes]]:
         """Hand over the DKIM-signed bytes: what is signed must be what leaves, so the
         message is serialised once, here (SMTPUTF8 asked for when an address needs it;
         a server without it refuses the MAIL FROM for good, as ``send_message`` would)."""
@@ -164,7 +184,7 @@ class SmtpBackend:
         utf8 = not (sender.isascii() and to.isascii())
         raw = message.as_bytes(policy=policy.clone(utf8=utf8, linesep="\r\n"))
         recipients = [address for _, address in getaddresses([to])]
-        return self._conn.sendmail(getaddresses([sender])[0][1], recipients,
+        return self._conn.sendmail(envelope_from or getaddresses([sender])[0][1], recipients,
                                    self.signer.sign(raw),
                                    mail_options=["SMTPUTF8"] if utf8 else [])
 
@@ -172,6 +192,13 @@ class SmtpBackend:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def _said(refused: dict[str, tuple[int, bytes]]) -> str:
+    """The server's words of a refusal ("550 5.1.1 No such user"), not a dict's repr:
+    the game's creator reads them on the page."""
+    return "; ".join(f"{code} {text.decode('utf-8', 'replace') if isinstance(text, bytes) else text}"
+                     for code, text in refused.values()) or "no reason given"
 
 
 def mail_folder(config: dict, instance_path: str | os.PathLike[str]) -> Path:

@@ -1,4 +1,4 @@
-"""Reading bounces (issue 19 item 3): which address failed, hard or soft.
+"""Bounces that count (issue 19 item 3): reading them, and what they do to an address.
 
 A bounce comes back to the envelope sender of one outbox row,
 ``bounce+<signed row id>@MAIL_DOMAIN`` (``envelope_sender``; the token is
@@ -7,21 +7,38 @@ from the address alone, whatever the bounce's body says. ``classify`` reads the
 body: an RFC 3464 delivery-status report first (Action ``failed`` with a 5.x.x
 Status is hard; 4.x.x or ``delayed`` soft), else flufl.bounce's detectors for the
 common non-standard formats (qmail, Exim, Postfix text...).
+
+What it does is recorded as the message is stored (``app.inbound.inbox``), in the
+transaction that keeps it, and nothing ever answers a bounce. The state lives on the
+address's row of address-wide settings (``AddressMail``), so it holds in every game:
+a hard bounce, a refusal of the address at send time, or ``BOUNCE_SOFT_LIMIT`` soft
+ones mark the address bouncing; the sender then tries no mail to it (each row fails
+at once, with words, so the creator's page says so, as of any refusal); its seat
+pages say it; and a move the address makes by replying clears it.
 """
 from __future__ import annotations
 
 import email
 import email.policy
 from dataclasses import dataclass
+from datetime import datetime
 from email.message import Message
 
 from flufl.bounce import all_failures
+from sqlalchemy import func, or_, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
 
 from app.access import tokens
 from app.access.reply_address import mail_domain
+from app.config import setting
+from app.mail.models import FAILED, AddressMail, Outbox
 
 LOCAL_PREFIX = "bounce+"
 HARD, SOFT = "hard", "soft"
+#: The failure of a mail the sender did not try, its address bouncing (the creator's
+#: page reads "Bob's mail bounces: <this> (<why>)").
+NOT_TRIED = "no mail is tried to this address any more, since an earlier one bounced"
 
 
 def envelope_sender(outbox_id: int) -> str:
@@ -88,3 +105,87 @@ def _delivery_status(message: Message) -> Bounce | None:
             if action in ("failed", "delayed") or status.startswith("4"):
                 return Bounce(SOFT, words)
     return None
+
+
+# -- what a bounce does to the address (across every game) -----------------------
+
+def _address_row(session: Session, address: str) -> AddressMail:
+    """The address's row of address-wide mail state, made on first use (by its
+    stored form, as on seats; a racing insert is read back)."""
+    found = session.exec(select(AddressMail).where(
+        func.lower(col(AddressMail.address)) == address.lower())).first()
+    if found is not None:
+        return found
+    try:
+        with session.begin_nested():
+            row = AddressMail(address=address)
+            session.add(row)
+        return row
+    except IntegrityError:
+        found = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+        assert found is not None
+        return found
+
+
+def mark_bouncing(session: Session, address: str, reason: str, now: datetime) -> None:
+    """``address`` bounces for good: no mail is tried to it until it replies
+    (in ``session``'s transaction; the first reason is kept)."""
+    row = _address_row(session, address)
+    if row.bouncing_since is None:
+        row.bouncing_since, row.bounce_reason = now, reason[:300]
+    session.add(row)
+
+
+def record(session: Session, outbox_id: int, bounce: Bounce, now: datetime) -> str:
+    """What a bounce of outbox row ``outbox_id`` does, in ``session``'s transaction; the
+    words say it for the inbox row. A hard bounce fails the row (so the game's creator
+    is told, as of a refusal at send time: ``trouble.mail_trouble``) and marks its
+    address bouncing; a soft one is counted, and ``BOUNCE_SOFT_LIMIT`` in a row
+    count as hard."""
+    row = session.get(Outbox, outbox_id)
+    if row is None:  # pruned (older than MAIL_RETENTION_DAYS): nothing left to mark
+        return f"bounce of mail {outbox_id}, which is no longer kept"
+    if bounce.kind == SOFT:
+        state = _address_row(session, row.to)
+        state.soft_bounces = int(state.soft_bounces or 0) + 1
+        session.add(state)
+        if state.soft_bounces < int(setting("BOUNCE_SOFT_LIMIT")):
+            return f"soft bounce {state.soft_bounces} of {row.to}: {bounce.reason}"
+        bounce = Bounce(HARD, f"{state.soft_bounces} mails in a row could not be delivered "
+                              f"for now ({bounce.reason})")
+    words = ("the receiving mail server sent it back"
+             + (f" ({bounce.reason})" if bounce.reason else ""))
+    session.execute(update(Outbox).where(col(Outbox.id) == outbox_id)
+                    .values(status=FAILED, last_error=words[:500]))
+    mark_bouncing(session, row.to, words, now)
+    return f"hard bounce of mail {outbox_id} to {row.to}: {bounce.reason}"
+
+
+def bouncing_among(session: Session, addresses: set[str]) -> dict[str, str]:
+    """Which of ``addresses`` bounce, with the words why (one query per batch)."""
+    if not addresses:
+        return {}
+    lowered = {address.lower(): address for address in addresses}
+    rows = session.exec(select(AddressMail.address, AddressMail.bounce_reason).where(
+        func.lower(col(AddressMail.address)).in_(sorted(lowered)),
+        col(AddressMail.bouncing_since).is_not(None))).all()
+    return {lowered[address.lower()]: reason or "it bounced" for address, reason in rows
+            if address.lower() in lowered}
+
+
+def page_words(address: str, reason: str | None) -> str:
+    """What the top of a seat page says while the seat's address bounces."""
+    return (f"Our mail to {address} bounces ({reason or 'it was sent back'}), so we have "
+            "stopped mailing it, in every game. This page still plays your seat. A move "
+            "you make by replying to one of our earlier mails starts the mail again; or ask "
+            "the game's creator to change your address.")
+
+
+def clear(session: Session, address: str) -> bool:
+    """A reply from ``address`` was accepted: it reads its mail, so mail goes to it
+    again and its soft bounces start from 0. True when it had been bouncing."""
+    result = session.execute(update(AddressMail).where(
+        func.lower(col(AddressMail.address)) == address.lower(),
+        or_(col(AddressMail.bouncing_since).is_not(None), col(AddressMail.soft_bounces) > 0))
+        .values(bouncing_since=None, bounce_reason=None, soft_bounces=0))
+    return bool(getattr(result, "rowcount", 0))

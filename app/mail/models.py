@@ -147,3 +147,14 @@ class AddressMail(SQLModel, table=True):
     #: creator's next game seating this address is refused with words
     #: (``app.mail.invitations``); the address can undo it from its games page.
     no_invitations_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: Bounces (issue 19 item 3), across every game of the address: when the address
+    #: was marked bouncing (a hard bounce, a refusal at send time, or too many soft
+    #: bounces in a row) and why, in words; None: mail goes to it. The sender tries
+    #: no mail to a bouncing address (each such row fails at once with the reason,
+    #: so the game's creator is told, as of a refusal); an accepted reply from the
+    #: address clears it (``app.mail.bounces``).
+    bouncing_since: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    bounce_reason: str | None = Field(default=None, max_length=300)
+    #: Soft bounces (mailbox full, server busy) since the last clear; at
+    #: ``BOUNCE_SOFT_LIMIT`` the address counts as bouncing.
+    soft_bounces: int = Field(default=0)

@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from app.clock.time import as_utc
-from app.mail import holds, trust
+from app.mail import bounces, holds, trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
@@ -110,6 +110,7 @@ class Sending(Runner[Outbox]):
         self.report = SendReport()
         self.caps = holds.Caps(engine, self.now, per_address_hour, stranger_day)
         self.untold: set[str] = set()
+        self.bouncing: dict[str, str] = {}
         self.broken: BaseException | None = None
 
     def claim(self, limit: int) -> list[Outbox]:
@@ -121,6 +122,8 @@ class Sending(Runner[Outbox]):
         self.broken = None
         self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
         self.untold = holds.untold_addresses(self.engine, {row.to for row in items})
+        with Session(self.engine) as session:  # (one probe: nearly always empty)
+            self.bouncing = bounces.bouncing_among(session, {row.to for row in items})
         return self.backend
 
     def handle(self, row: Outbox) -> None:
@@ -132,6 +135,12 @@ class Sending(Runner[Outbox]):
             _finish(engine, row.id, owner, status=SUPERSEDED, held_until=None,
                     last_error="superseded: what it announced no longer held at send time")
             report.superseded += 1
+            return
+        bounced = self.bouncing.get(row.to)
+        if bounced is not None:  # (issue 19 item 3) never tried: the creator is told
+            _finish(engine, row.id, owner, attempts=row.attempts, status=FAILED,
+                    last_error=f"{bounces.NOT_TRIED} ({bounced})"[:500])
+            report.failed += 1
             return
         hold = self.caps.holds(row)
         if hold is not None:  # before composing: a held mail is composed when it leaves
@@ -173,12 +182,18 @@ class Sending(Runner[Outbox]):
             message = build_message(to=row.to, to_name=str(headers.pop("to_name", "")),
                                     subject=row.subject, text=row.text, html=row.html,
                                     headers=headers, sender=self.sender, date=row.created_at)
-            self.backend.send(message, key=f"{row.id:09d}-{row.kind}")
+            self.backend.send(message, key=f"{row.id:09d}-{row.kind}",
+                              envelope_from=bounces.envelope_sender(row.id))
         except (PermanentFailure, ValueError) as exc:
             log.warning("outbox %s refused for good: %s", row.id, exc)
             _finish(engine, row.id, owner, attempts=attempts, status=FAILED,
                     last_error=str(exc)[:500])
             report.failed += 1
+            if isinstance(exc, PermanentFailure) and exc.address:
+                with Session(engine) as session:  # the address, in every game, from now
+                    bounces.mark_bouncing(session, row.to, str(exc), now)
+                    session.commit()
+                self.bouncing[row.to] = str(exc)
         except (smtplib.SMTPException, OSError) as exc:
             log.warning("outbox %s not sent (attempt %s): %s", row.id, attempts, exc)
             _retry_or_fail(engine, row.id, owner, attempts, now, exc, report)

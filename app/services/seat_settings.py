@@ -26,7 +26,7 @@ from app.gamelog import store
 from app.clock import deadlines as dl
 from app.db.unit import Unit
 from app.db import read_session, write_session
-from app.mail import invitations, notify
+from app.mail import bounces, invitations, notify
 from app.mail.addresses import checked_or_none
 from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME,
                              AddressMail, SeatMail)
@@ -202,6 +202,8 @@ def status(game_id: str, seat: int, session: Session | None = None,
         AddressMail.address == address)).first() if address else None
     address_mode = across.mode if across is not None else PER_GAME
     mail_trouble = trouble.mail_trouble(session, game_id, seat, view, marks)
+    if across is not None and across.bouncing_since is not None and address:
+        mail_trouble = [bounces.page_words(address, across.bounce_reason), *mail_trouble]
     clock = absence.seat_clock_state(game_id, seat, session=session)
     tz = notify.zone_of(zone)
     for key in ("deadline", "vacation_until"):

@@ -70,7 +70,7 @@ def receive() -> Any:
         answer, status = _error(503, "The message could not be stored now; send it again later.")
         answer.headers["Retry-After"] = "60"
         return answer, status
-    if not stored.duplicate:
+    if stored.to_apply:
         try:
             runners_inbound.apply_one(current_app_object(), stored.id)
         except Exception:  # noqa: BLE001 - it is stored: the clock applies it later

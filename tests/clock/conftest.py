@@ -26,7 +26,7 @@ class Recorder:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str) -> None:
+    def send(self, message: EmailMessage, key: str, envelope_from: str | None = None) -> None:
         self.sent.append((key, message))
 
     def to(self, address: str) -> list[EmailMessage]:

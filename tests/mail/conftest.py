@@ -25,6 +25,8 @@ class Received:
 
     rcpt: list[str]
     message: EmailMessage
+    #: The envelope sender (MAIL FROM): where a bounce of this mail would go.
+    mail_from: str = ""
 
     @property
     def to(self) -> str:
@@ -84,7 +86,8 @@ class _Collect:
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = email.message_from_bytes(envelope.content, policy=default_policy)
-        self.box.append(Received(list(envelope.rcpt_tos), message))  # type: ignore[arg-type]
+        self.box.append(Received(list(envelope.rcpt_tos), message,  # type: ignore[arg-type]
+                                 str(envelope.mail_from or "")))
         return "250 Message accepted for delivery"
 
 

@@ -55,7 +55,7 @@ def test_every_mail_of_a_game_is_signed_and_verifies(app, new_game, tmp_path, ke
     raws = play_some(dkim_app(app, tmp_path, private), new_game)
     assert raws, "the game sent mail"
     for raw in raws:
-        assert raw.startswith(b"DKIM-Signature:")
+        assert raw.split(b"\r\n", 2)[1].startswith(b"DKIM-Signature:"), "signed, under the Return-Path"
         assert b"c=relaxed/relaxed" in raw.split(b"\n\n")[0].replace(b"\r", b"")
         assert dkim.verify(raw, dnsfunc=dns_for(record)), raw[:400]
         header = raw.split(b"From:", 1)[0]

@@ -29,7 +29,7 @@ class Signalling(Recorder):
         super().__init__()
         self.arrived = threading.Condition()
 
-    def send(self, message, key: str) -> None:  # noqa: ANN001
+    def send(self, message, key: str, envelope_from: str | None = None) -> None:  # noqa: ANN001
         super().send(message, key)
         with self.arrived:
             self.arrived.notify_all()

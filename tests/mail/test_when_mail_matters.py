@@ -52,7 +52,7 @@ class CheckingMailbox:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str) -> None:
+    def send(self, message: EmailMessage, key: str, envelope_from: str | None = None) -> None:
         self.sent.append(message)
         subject = lead_of(message)
         if not is_turn(subject) and "reminder" not in subject.lower():
