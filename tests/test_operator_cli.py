@@ -273,6 +273,8 @@ def test_a_new_address_kills_the_old_links_and_gets_the_new_one(app, runner, cli
     [link_mail] = outbox(app, game_id=created.game_id, seat=1, kind="link")
     assert link_mail.to == "Bob@new.example" and link_mail.status == PENDING
     assert new_link in link_mail.text and old_link not in link_mail.text
+    assert link_mail.text.startswith("Your seat's mail now comes to this address, with a new link")
+    assert "as you asked" not in link_mail.text, "nobody asked: the operator changed it"
     for row in outbox(app, game_id=created.game_id, seat=1):
         if row.id in unsent:
             assert row.status == SUPERSEDED and row.to == old_address

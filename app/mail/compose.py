@@ -410,7 +410,8 @@ def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
 
 def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, link: str,
                 unsubscribe: str, absent_after: int = 3, played: list[str] | None = None) -> Mail:
-    """absent (about someone), you_absent, abandoned, fresh_link; ``played``: what the
+    """absent (about someone), you_absent, abandoned, fresh_link, address_changed (the
+    operator's ``change-address``); ``played``: what the
     server played for this seat since it last played (``played_lines``, issue 17 item 2)."""
     leads = {
         "absent": (f"{game.names[about] if about is not None else 'A player'} is away: "
@@ -418,6 +419,7 @@ def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, li
         "you_absent": "You are marked away",
         "abandoned": "The game was abandoned",
         "fresh_link": "Your link to your seat, as you asked",
+        "address_changed": "Your seat's mail now comes to this address, with a new link",
     }
     return render("notice", thread_subject(game), lead=leads[notice], game=game, seat=seat,
                   name=game.names[seat], notice=notice,

@@ -1,23 +1,34 @@
-"""Accessibility: axe-core on every kind of page, text for every card, play by keyboard.
+"""Accessibility: axe-core on every kind of page and mail, text for every card, play by keyboard.
 
 axe-core comes from npm into tests/e2e/node_modules (``make test-e2e`` installs
 it; nothing is fetched while the tests run) and is injected into each page.
-A page passes with no serious or critical violation of WCAG 2 A/AA.
+axe runs its whole default rule set (WCAG 2 A/AA and best practices). At 390
+and 1280 px, every page kind passes with no serious or critical violation, has
+one ``<h1>`` and no skipped heading level (axe's ``page-has-heading-one`` and
+``heading-order``: only "moderate" to axe, required by issue 19), and at 390 px
+nothing scrolls sideways. Every mail kind (its HTML part as sent, and the
+development mailbox's page showing it) passes the same, headings aside: a
+mail's headings are the mail client's business.
 """
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-from app import services
+from app import engine, services
 from tests.e2e import positions
 from tests.e2e.browsing import shot
+from tests.summary.mail_kinds import LINK, NAMES, every_kind
 
 pytestmark = pytest.mark.e2e
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+WIDTHS = (390, 1280)
+#: Moderate to axe, but the issue asks for them on every page.
+HEADING_RULES = ("page-has-heading-one", "heading-order")
 
 
 def in_app(live: Any, make: Callable[[], Any]) -> Any:
@@ -25,70 +36,243 @@ def in_app(live: Any, make: Callable[[], Any]) -> Any:
         return make()
 
 
-def violations(page: Any) -> list[dict[str, Any]]:
-    """Serious and critical axe violations of the page as it is now."""
+def axe(page: Any) -> dict[str, Any]:
+    """axe-core's default rules over the page as it is now: rule ids that passed, and
+    the violations (id, impact, the first nodes)."""
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run `make test-e2e` (it installs axe-core from npm)")
     page.add_script_tag(path=str(AXE))
     found = page.evaluate("""async () => {
-        const result = await axe.run(document, {runOnly: {type: 'tag',
-            values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}});
-        return {passes: result.passes.length, violations: result.violations.map(v => ({
+        const result = await axe.run(document);
+        return {passes: result.passes.map(r => r.id), violations: result.violations.map(v => ({
             id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))};
+            nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' +
+                                                (n.failureSummary || '').slice(0, 160))}))};
     }""")
-    assert found["passes"] > 10, "axe-core did not check the page"     # it really ran
-    return [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
+    assert len(found["passes"]) >= 5, "axe-core did not check the page"     # it really ran
+    return found
+
+
+def problems(page: Any, width: int, headings: bool = True) -> list[Any]:
+    """What is wrong with the page at this width: serious or critical axe violations,
+    the heading rules not passed (pages only), sideways scrolling at 390 px."""
+    found = axe(page)
+    wrong: list[Any] = [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
+    if headings:
+        wrong += [v for v in found["violations"] if v["id"] in HEADING_RULES
+                  and v not in wrong]
+        if "page-has-heading-one" not in found["passes"]:
+            wrong.append("no <h1>")
+    if width == 390:
+        scroll = page.evaluate("() => document.scrollingElement.scrollWidth")
+        if scroll > 390:
+            wrong.append(f"{scroll} px wide at 390 px")
+    return wrong
+
+
+def report(failures: dict[str, list[Any]]) -> str:
+    """One line per page and problem, for a person to read."""
+    return "\n".join(f"{where}: {problem}" for where, found in failures.items()
+                     for problem in found)
+
+
+def seat_decisions(live: Any) -> dict[str, str]:
+    """A seat page for each kind of decision the tests can reach, a waiting seat and
+    a seat whose game is over."""
+    base = live.base
+    addresses = {}
+    start = in_app(live, lambda: positions.start(3))
+    addresses["seat-peek"] = f"{base}/play/{start.tokens[0]}"
+    addresses["seat-waiting"] = f"{base}/play/{start.tokens[1]}"
+    for name, seats, wanted in (("drawn", 3, positions.pending("drawn")),
+                                ("twister", 3, positions.pending("twister")),
+                                ("underminer", 3, positions.pending("underminer")),
+                                ("ghost", 4, positions.pending("ghost")),
+                                ("nelly", 3, positions.resolving("nelly")),
+                                ("bomb", 3, positions.resolving("bomb"))):
+        position = positions.find(seats, wanted)
+        created = in_app(live, lambda: positions.start(seats, position))
+        addresses[f"seat-{name}"] = f"{base}/play/{created.tokens[position.seat]}"
+    options = {"simon": ["off", "off"]}
+
+    def open_claim(state: Any, view: dict[str, Any], seat: int) -> bool:
+        waiting = 1 - view["current"]              # two seats: the one not on turn
+        return view["phase"] == "play" and "simon" in {
+            a["type"] for a in engine.legal_actions(state, waiting)}
+
+    position = positions.find(2, open_claim, options)
+    claim = in_app(live, lambda: positions.start(2, position, options=options))
+    current = in_app(live, lambda: services.snapshot(claim.game_id).view(None)["current"])
+    addresses["seat-simon-claim"] = f"{base}/play/{claim.tokens[1 - current]}"
+    return addresses
 
 
 def pages(live: Any, cookies: list[dict[str, str]]) -> dict[str, str]:
     """One address per kind of page, in the states a player meets (and, into
     ``cookies``, what the browser that created the games holds)."""
+    from app.access.unsubscribe import address_unsubscribe_token, unsubscribe_token
+    from app.db import read_session
+    from app.mail.invitations import guard_token
+    from app.services.my_games import make_link_token
+    from app.web.lobby import creator_token
+
     start = in_app(live, lambda: positions.start(3))
     drawn = positions.find(3, positions.pending("drawn"))
     drawn_game = in_app(live, lambda: positions.start(3, drawn))
-    twister = positions.find(3, positions.pending("twister"))
-    twister_game = in_app(live, lambda: positions.start(3, twister))
     over = in_app(live, lambda: positions.start(2))
-    in_app(live, lambda: positions.play_out(over.game_id))
-    from app.web.lobby import creator_token
+    last = in_app(live, lambda: positions.play_out(over.game_id))
     with live.app.test_request_context():  # the creating browser holds the nonce (issue 9)
         links = creator_token(start.game_id, nonce="e2e-creator")
     cookies.append({"name": f"created_{start.game_id}", "value": "e2e-creator",
                     "url": f"{live.base}/created/"})
+    secret = str(live.app.config["SECRET_KEY"])
+
+    def list_link() -> str:
+        with read_session() as session:
+            return make_link_token(session, "ann@example.com", secret)
+
+    my_list = in_app(live, list_link)
+    seat_unsubscribe = in_app(live, lambda: unsubscribe_token(start.game_id, 0, secret))
+    all_unsubscribe = in_app(live, lambda: address_unsubscribe_token("bob@example.com", secret))
+    guard = in_app(live, lambda: guard_token("cid@example.com", start.game_id, 2, secret))
     base = live.base
     return {
         "lobby": f"{base}/",
         "links": f"{base}/created/{links}",
         "rules": f"{base}/rules",
-        "seat-peek": f"{base}/play/{start.tokens[0]}",
-        "seat-drawn": f"{base}/play/{drawn_game.tokens[drawn.seat]}",
-        "seat-twister": f"{base}/play/{twister_game.tokens[twister.seat]}",
-        "seat-waiting": f"{base}/play/{start.tokens[1]}",
+        "help-mail": f"{base}/help/mail",
+        **seat_decisions(live),
         "seat-over": f"{base}/play/{over.tokens[0]}",
         "spectator": f"{base}/games/{drawn_game.game_id}",
+        "spectator-over": f"{base}/games/{over.game_id}",
         "replay": f"{base}/games/{over.game_id}/replay?step=3",
+        "replay-end": f"{base}/games/{over.game_id}/replay?step={last}",
         "replay-open-hand": f"{base}/games/{over.game_id}/replay?step=5&open=1",
+        "replay-as-seat": f"{base}/games/{over.game_id}/replay?step=0&token={over.tokens[1]}",
         "bad-link": f"{base}/play/not-a-real-token",
+        "not-found": f"{base}/no-such-page",
         "my-games": f"{base}/my-games",
+        "my-games-list": f"{base}/my-games/{my_list}",
+        "my-games-bad-link": f"{base}/my-games/not-a-real-link",
+        "unsubscribe-seat": f"{base}/unsubscribe/{seat_unsubscribe}",
+        "unsubscribe-all-games": f"{base}/unsubscribe/{all_unsubscribe}",
+        "invitations": f"{base}/invitations/{guard}",
+        "dev-mailbox": f"{base}/dev/mail",
     }
 
 
-def test_every_kind_of_page_has_no_serious_accessibility_violation(live, browser):
+#: Pages reached by pressing a button: (name, the page pressed on (None: the one just
+#: reached), the button's words (None: the page's first form button), what its h1 says).
+PRESSED = (("lobby-with-errors", "lobby", "Create the game", "Start a game"),
+           ("unsubscribed", "unsubscribe-seat", None, "No more mail"),
+           ("invitations-refused", "invitations", None, "No more invitations"),
+           ("invitations-undone", None, None, "Invitations allowed again"))
+
+
+def test_every_kind_of_page_has_no_serious_accessibility_problem(live_mailbox, browser):
+    live = live_mailbox
     failures = {}
-    for width in (390, 1280):
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        cookies: list[dict[str, str]] = []
-        addresses = pages(live, cookies)
+    cookies: list[dict[str, str]] = []
+    addresses = pages(live, cookies)
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 900},
+                                      bypass_csp=True)   # axe is injected inline
         context.add_cookies(cookies)
         page = context.new_page()
         for name, url in addresses.items():
-            page.goto(url)
-            found = violations(page)
-            if found:
+            answer = page.goto(url)
+            assert answer is not None and answer.status < 500, url
+            if found := problems(page, width):
+                failures[f"{name}@{width}"] = found
+        for name, start, button, title in PRESSED:
+            if start:
+                page.goto(addresses[start])
+            press = (page.get_by_role("button", name=button) if button
+                     else page.locator("main form button[type=submit]").first)
+            with page.expect_navigation():
+                press.click()
+            assert title in page.locator("h1").inner_text(), name
+            assert name != "lobby-with-errors" or page.locator("[role=alert] .flash.error").count()
+            if found := problems(page, width):
                 failures[f"{name}@{width}"] = found
         context.close()
-    assert not failures, failures
+    assert not failures, report(failures)
+
+
+def every_mail_kind() -> dict[str, Any]:
+    """Every kind of mail the server sends: a game's (``every_kind``) and the link to
+    all of an address's games."""
+    from app.mail import compose
+    from app.services.my_games import LINK_DAYS
+
+    return {**every_kind(), "my_games": compose.render(
+        "my_games", "Silver Eye · all your games", link=LINK, name=NAMES[0], days=LINK_DAYS)}
+
+
+MAILS = every_mail_kind()
+
+
+def test_every_mail_kind_has_no_serious_accessibility_problem(live_mailbox, browser):
+    """Each kind's HTML part as a mail client shows it, and the development mailbox's
+    page of that mail (its headers, text and the HTML in a frame)."""
+    from app.mail import compose
+    from app.mail.backends import mail_folder
+
+    app = live_mailbox.app
+    folder = mail_folder(app.config, app.instance_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = {}
+    for number, (kind, mail) in enumerate(sorted(MAILS.items()), start=1):
+        message = compose.build_message(
+            to="wolfeschlegelsteinhausenbergerdorff@example.com", to_name=positions.PEOPLE[0],
+            subject=mail.subject, text=mail.text, html=mail.html,
+            headers={}, sender="Silver Eye Post <post@silver-eye.test>",
+            date=datetime(2026, 12, 1, 12, tzinfo=timezone.utc))
+        names[kind] = f"{number:09d}-{kind}.eml"
+        (folder / names[kind]).write_bytes(bytes(message))
+    failures = {}
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)
+        page = context.new_page()
+        for kind, mail in sorted(MAILS.items()):
+            page.set_content(mail.html, wait_until="load")
+            if found := problems(page, width, headings=False):
+                failures[f"mail {kind}@{width}"] = found
+            page.goto(f"{live_mailbox.base}/dev/mail/{names[kind]}")
+            if found := problems(page, width):
+                failures[f"/dev/mail {kind}@{width}"] = found
+        context.close()
+    assert len(names) == 13
+    assert not failures, report(failures)
+
+
+def test_the_skip_link_lands_on_the_decision_with_its_cards(live, browser):
+    """Tab once from the top of a seat page that asks for a peek, press Enter: the
+    decision (its cards to tick and its button) has the focus and is on screen, and
+    the next Tab reaches a card to tick."""
+    created = in_app(live, lambda: positions.start(2))
+    for width in WIDTHS:
+        context = browser.new_context(viewport={"width": width, "height": 700})
+        page = context.new_page()
+        page.goto(f"{live.base}/play/{created.tokens[0]}")
+        page.keyboard.press("Tab")
+        link = page.evaluate("() => [document.activeElement.tagName, "
+                             "document.activeElement.getAttribute('href')]")
+        assert link == ["A", "#decision"], link
+        page.keyboard.press("Enter")
+        landed = page.evaluate("""() => {
+            const here = document.activeElement, box = here.getBoundingClientRect();
+            return {id: here.id, picks: here.querySelectorAll('input.pick-box').length,
+                    button: !!here.querySelector('form#choose button[type=submit]'),
+                    top: box.top, height: innerHeight};
+        }""")
+        assert landed["id"] == "decision", landed
+        assert landed["picks"] >= 2 and landed["button"], landed
+        assert 0 <= landed["top"] < landed["height"], landed    # scrolled to it
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.matches('input.pick-box') && "
+                             "!!document.activeElement.closest('#decision')")
+        context.close()
 
 
 def test_every_card_has_a_text_alternative(live, browser):
