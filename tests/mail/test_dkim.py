@@ -3,6 +3,7 @@ signature dkim.verify accepts; without them none; half of them stops the start."
 from __future__ import annotations
 
 import subprocess
+from email import message_from_bytes, policy
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -11,7 +12,10 @@ import pytest
 
 from app import services
 from app.mail import dkim_signing
+from app.mail.backends import FileBackend
 from app.runners import clock
+from tests.summary.mail_kinds import every_kind
+from tests.summary.test_spam_score import as_sent
 
 
 
@@ -118,3 +122,25 @@ def test_a_file_that_is_no_key_is_refused(app, tmp_path):
     app.config.update(DKIM_DOMAIN="x.test", DKIM_SELECTOR="s", DKIM_PRIVATE_KEY_FILE=str(bad))
     with app.app_context(), pytest.raises(dkim_signing.DkimSettingError, match="no PEM"):
         clock.mail_backend(app)
+
+
+def test_every_kind_of_mail_as_it_leaves_is_signed_over_the_headers_readers_rely_on(
+        app, tmp_path, key):
+    """Each mail kind (tests/summary/mail_kinds.py), with the headers the outbox gives it,
+    through the file mailbox: signed, verified, and List-Unsubscribe among what is
+    signed (a filter trusts the one-click header only when it is)."""
+    private, record = key
+    with dkim_app(app, tmp_path, private).app_context():
+        signer = dkim_signing.signer()
+    backend = FileBackend(tmp_path / "kinds", signer)
+    with backend:
+        for kind, mail in every_kind().items():
+            message = message_from_bytes(as_sent(kind, mail), policy=policy.default)
+            backend.send(message, key=kind, envelope_from="bounce+1.x@silver-eye.test")
+    for kind in every_kind():
+        raw = (tmp_path / "kinds" / f"{kind}.eml").read_bytes()
+        assert dkim.verify(raw, dnsfunc=dns_for(record)), kind
+        signed = message_from_bytes(raw, policy=policy.default)["DKIM-Signature"]
+        names = {h.strip().lower() for h in str(signed).split("h=", 1)[1].split(";")[0].split(":")}
+        assert {"from", "to", "subject", "date", "message-id", "list-unsubscribe",
+                "list-unsubscribe-post"} <= names, (kind, names)
