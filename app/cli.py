@@ -403,11 +403,32 @@ def backup_command(dest: str) -> None:
         click.echo(f"WARNING: {done.warning}", err=True)
 
 
+@click.command("mail-works")
+@click.argument("address")
+@with_appcontext
+def mail_works_command(address: str) -> None:
+    """The address bounced but reads its mail again (its owner says so): clear the
+    bounce mark, and mail is tried to it again, in every game (docs/deliverability.md)."""
+    from sqlmodel import Session
+
+    from app.db import get_engine
+    from app.mail import bounces
+
+    with Session(get_engine()) as session:
+        cleared = bounces.clear(session, address.strip())
+        session.commit()
+    if not cleared:
+        raise click.ClickException(f"{address.strip()} is not marked as bouncing: nothing "
+                                   "to clear")
+    click.echo(f"{address.strip()} no longer counts as bouncing: mail is tried to it again "
+               "(mail that failed meanwhile stays failed: `resend-mail ID` sends one again)")
+
+
 COMMANDS = (db_upgrade_command, create_game_command, rotate_link_command,
             show_game_command, abandon_game_command, check_games_command, status_command,
             stuck_games_command, failed_mails_command, dead_inbound_command,
             resend_mail_command, extend_deadline_command, change_address_command,
-            backup_command)
+            backup_command, mail_works_command)
 
 
 def init_app(app: Any) -> None:

@@ -154,3 +154,15 @@ def test_a_refusal_at_send_time_marks_the_address_too(app, new_game, db):
     clock.send_mail_due(app, now + timedelta(minutes=5), backend=server)
     assert [m for m in server.sent[tried:] if BOB in str(m["To"])] == []
     assert outbox_to(db, BOB)[-1][2].startswith(bounces.NOT_TRIED)
+
+
+def test_the_operator_can_say_a_bouncing_address_reads_its_mail_again(
+        game, smtp, inbound, db, mail_app):
+    bounce_back(inbound, Player("Bob", BOB, smtp).waiting(), dsn("failed", "5.2.1", to=BOB))
+    runner = mail_app.test_cli_runner()
+    result = runner.invoke(args=["mail-works", "Bob@Example.com"])
+    assert result.exit_code == 0, result.output
+    assert "no longer counts as bouncing" in result.output
+    assert address_state(db, BOB) == (False, None, 0)
+    again = runner.invoke(args=["mail-works", BOB])
+    assert again.exit_code == 1 and "is not marked as bouncing" in again.output
