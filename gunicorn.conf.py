@@ -42,6 +42,12 @@ _MADE_HERE = not _os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _MADE_HERE:
     _os.environ["PROMETHEUS_MULTIPROC_DIR"] = _tempfile.mkdtemp(prefix="silver-eye-metrics-")
 
+# Imported here, once the directory is set (prometheus-client picks its multiprocess
+# values at import), and never first inside ``child_exit``: that hook runs in the
+# master's SIGCHLD handler, and a second worker's exit arriving during the first import
+# re-entered it and imported a half-imported module (ImportError at shutdown).
+from prometheus_client import multiprocess as _multiprocess  # noqa: E402
+
 worker_class = "sync"
 workers = int(_os.environ.get("WEB_CONCURRENCY") or _os.cpu_count() or 2)
 accesslog = None  # app.web.access_log writes the safe one
@@ -59,9 +65,7 @@ def on_starting(server: _Any) -> None:
 
 def child_exit(server: _Any, worker: _Any) -> None:
     """A worker exited: drop its live gauges (its counters stay in the sums)."""
-    from prometheus_client import multiprocess
-
-    multiprocess.mark_process_dead(worker.pid)
+    _multiprocess.mark_process_dead(worker.pid)
 
 
 def on_exit(server: _Any) -> None:

@@ -232,7 +232,9 @@ def test_two_gunicorn_workers_are_summed_whichever_answers_the_scrape(
         server.wait(timeout=30)
         log_file.close()
     # what gunicorn wrote: JSON lines, one access line per request, and no token anywhere
-    lines = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    written = log_path.read_text()
+    assert "Traceback" not in written, written  # a clean start and a clean stop
+    lines = [json.loads(line) for line in written.splitlines() if line.strip()]
     access = [line for line in lines if line["logger"] == "app.access"]
     assert len([line for line in access if line["route"] != "/metrics"]) == made
     assert {line["route"] for line in access} >= {"/play/<token>", "/healthz", "<unmatched>"}
