@@ -181,6 +181,7 @@ def status_command() -> None:
 
     from app.runners import heartbeats
     from app.db import get_engine
+    from app.inbound import inbox
     from app.inbound.models import DEAD, STATES, InboxMessage
     from app.mail.models import SENT, Outbox
 
@@ -198,8 +199,7 @@ def status_command() -> None:
                                  .where(col(Outbox.status) == SENT)).one()
         last_applied = session.exec(select(func.max(InboxMessage.done_at))
                                     .where(col(InboxMessage.status) == "applied")).one()
-        by_state = dict(session.exec(select(InboxMessage.status, func.count())
-                                     .group_by(col(InboxMessage.status))).all())
+        by_state = inbox.by_status(session)
         # what sqlmodel's select() builds for several columns; its overloads stop at four
         dead_rows: Select[int | None, datetime, int, str | None, str | None] = Select(
             col(InboxMessage.id), col(InboxMessage.received_at), col(InboxMessage.attempts),

@@ -119,7 +119,7 @@ class DatabaseCollector(Collector):
 
     def _read(self) -> list[Metric]:
         from app.clock.deadlines import DECISION, DIGEST, REMINDER, Deadline
-        from app.inbound.models import STATES, InboxMessage
+        from app.inbound.inbox import by_status as inbox_counts
         from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 
         now = heartbeats.wall_now()
@@ -127,9 +127,7 @@ class DatabaseCollector(Collector):
             mail = {status: 0 for status in (PENDING, SENT, FAILED, SUPERSEDED)}
             mail.update(session.exec(select(Outbox.status, func.count())
                                      .group_by(col(Outbox.status))).all())
-            inbox = {status: 0 for status in STATES}
-            inbox.update(session.exec(select(InboxMessage.status, func.count())
-                                      .group_by(col(InboxMessage.status))).all())
+            inbox = inbox_counts(session)
             overdue = {kind: 0 for kind in (DECISION, REMINDER, DIGEST)}
             overdue.update(session.exec(
                 select(Deadline.kind, func.count())
