@@ -116,6 +116,25 @@ DEFAULTS: dict[str, Any] = {
     # reply, after which it counts as bouncing like a hard bounce.
     "BOUNCE_SOFT_LIMIT": 5,
     # end of issue 19 DKIM and bounces
+    # issue 20 table talk and notice targets: -------------------------------------------
+    # The longest message said at a table (characters), and how many one seat may say
+    # in any hour (the next is refused with words until the oldest is an hour old).
+    "TALK_MAX_CHARS": 500,
+    "TALK_PER_SEAT_PER_HOUR": 50,
+    # A seat on "hourly" talk mail gets at most one talk mail in this many minutes.
+    "TALK_MAIL_MINUTES": 60,
+    # True: notice targets may point at loopback, private and link-local addresses
+    # (tests, a home server on the LAN); off, such a target is refused with words.
+    "NOTICE_ALLOW_PRIVATE": False,
+    # Targets one seat (or one address) may have.
+    "NOTICE_TARGETS_PER_SEAT": 5,
+    # A delivery is tried this many times (backoff from 15 s), then failed; a target
+    # whose deliveries failed this many times in a row is paused (its page says so).
+    "NOTICE_MAX_ATTEMPTS": 6,
+    "NOTICE_FAILURES_TO_PAUSE": 3,
+    # Seconds one notice may take to be handed over.
+    "NOTICE_TIMEOUT_SECONDS": 10,
+    # end of issue 20 table talk and notice targets
 }
 
 #: Environment variables read as they are (strings).
@@ -132,9 +151,11 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
                "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS", "HSTS_MAX_AGE",
-               "BOUNCE_SOFT_LIMIT")
+               "BOUNCE_SOFT_LIMIT", "TALK_MAX_CHARS", "TALK_PER_SEAT_PER_HOUR",
+               "TALK_MAIL_MINUTES", "NOTICE_TARGETS_PER_SEAT", "NOTICE_MAX_ATTEMPTS",
+               "NOTICE_FAILURES_TO_PAUSE", "NOTICE_TIMEOUT_SECONDS")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
-ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG")
+ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG", "NOTICE_ALLOW_PRIVATE")
 
 #: The names ``app.runners.heartbeats`` still imports; they go when it reads ``setting``.
 DEFAULT_HEARTBEAT_STALE_SECONDS = DEFAULTS["HEARTBEAT_STALE_SECONDS"]

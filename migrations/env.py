@@ -25,6 +25,8 @@ except ImportError:
     pass
 import app.services.my_games  # noqa: F401  (the version of each address's "all my games" link)
 import app.inbound.models  # noqa: F401  (the inbox of play by replying)
+import app.talk.models  # noqa: F401  (table talk, issue 20)
+import app.channels.models  # noqa: F401  (notification targets and deliveries, issue 20)
 
 config = context.config
 target_metadata = SQLModel.metadata

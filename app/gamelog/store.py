@@ -103,6 +103,10 @@ class Game(SQLModel, table=True):
     #: the game is replayed under it for ever (docs/rules.md, "Rules versions").
     rules_version: int = Field(default=1, nullable=False,
                                sa_column_kwargs={"server_default": "1"})
+    #: Whether spectators (and the public replay while the game runs) read the table
+    #: talk (issue 20 item 1): the creator's choice in the lobby and on its seat page.
+    talk_spectators: bool = Field(default=True, nullable=False,
+                                  sa_column_kwargs={"server_default": sa.true()})
 
 
 class Seat(SQLModel, table=True):

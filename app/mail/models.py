@@ -25,6 +25,10 @@ PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
 EVERY, DIGEST, NONE = "every", "digest", "none"
 MAIL_MODES = (EVERY, DIGEST, NONE)
 
+#: How table talk reaches a seat by mail (``SeatMail.talk_mode``, issue 20 item 2).
+TALK_EVERY, TALK_HOURLY, TALK_TURNS, TALK_NEVER = "every", "hourly", "turns", "never"
+TALK_MODES = (TALK_EVERY, TALK_HOURLY, TALK_TURNS, TALK_NEVER)
+
 
 class Outbox(SQLModel, table=True):
     """One message waiting to be sent (or already sent: rows are kept)."""
@@ -119,6 +123,19 @@ class SeatMail(SQLModel, table=True):
     #: ``[step, why]`` (why: ``deadline`` or ``away``): its next mail and its page say
     #: what was played for it, the others' mails say it too (issue 17 item 2).
     played: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    #: Table talk by mail (issue 20 item 2): ``every`` message (collapsed over the grace
+    #: period), at most one talk mail ``hourly`` (``TALK_MAIL_MINUTES``), only in the
+    #: ``turns`` mails the seat gets anyway, or ``never``.
+    talk_mode: str = Field(default="hourly", max_length=16)
+    #: The seat muted the talk: its page folds it away, and no mail or notice carries it.
+    talk_muted: bool = False
+    #: The newest talk id a mail of this seat carried (each message is told once).
+    talk_told_id: int = 0
+    #: When the seat's last talk mail left (the next waits out the period from it).
+    talk_mail_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: False: the seat takes its notices on its targets instead of by mail (issue 20
+    #: item 3); mail stands in again while none of its targets is active.
+    by_mail: bool = True
 
 
 #: Address-wide preferences: each game as the seat chose, one digest a day
@@ -158,3 +175,6 @@ class AddressMail(SQLModel, table=True):
     #: Soft bounces (mailbox full, server busy) since the last clear; at
     #: ``BOUNCE_SOFT_LIMIT`` the address counts as bouncing.
     soft_bounces: int = Field(default=0)
+    #: False: the address takes the notices of all its games on its targets instead of
+    #: by mail (issue 20 item 3), as ``SeatMail.by_mail`` for one seat.
+    by_mail: bool = True

@@ -33,6 +33,10 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(inbound.bp)
     from app.web import health  # /healthz and /readyz for monitors (issue 17 item 1)
     app.register_blueprint(health.bp)
+    from app.web import talk  # table talk: the seat page's box, hide, mute, JSON (issue 20)
+    app.register_blueprint(talk.bp)
+    from app.web import targets  # notice targets: Discord, Slack, ntfy... (issue 20)
+    app.register_blueprint(targets.bp)
     if app.config["BENCH_ENDPOINTS"]:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)

@@ -171,7 +171,7 @@ def openapi_document(base_url: str) -> dict[str, Any]:
     ok = lambda ref, text: {  # noqa: E731
         "description": text,
         "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
-    return {
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": "Silver Eye Post", "version": "1",
                  "description": "Play Silver Eye by email: seat views, legal actions, moves "
@@ -285,6 +285,12 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                 "how_to_verify": {"type": "string"}}},
         }},
     }
+    # the routes of table talk and notice targets are described beside them (issue 20)
+    from app.web import talk, targets
+    for module in (talk, targets):
+        document["paths"].update(module.OPENAPI_PATHS)
+        document["components"]["schemas"].update(getattr(module, "OPENAPI_SCHEMAS", {}))
+    return document
 
 
 # -- benchmark baseline (registered only when BENCH_ENDPOINTS is on) ----------------

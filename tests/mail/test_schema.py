@@ -6,9 +6,13 @@ import sqlalchemy as sa
 from app.clock import deadlines  # noqa: F401  (registers the clock tables)
 from app.db import make_engine, upgrade
 from app.mail import models  # noqa: F401  (registers the mail tables)
+from app.talk import models as _talk  # noqa: F401  (registers the talk table)
+from app.channels import models as _channels  # noqa: F401  (targets and deliveries)
 from tests.schema_drift import drift
 
-MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock", "address_mail"}
+MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock", "address_mail",
+                         # issue 20: table talk, notice targets and their deliveries
+                         "talk", "notice_target", "notice_delivery", "game"}
 
 
 def test_the_migrations_match_the_mail_and_clock_models(database_url):
