@@ -71,14 +71,17 @@
   }
 
   /* Keep the page current: ask the cheap /seq endpoint (ETag) every few seconds and,
-     when the game moved, swap in the new page without navigating away. */
+     when the game moved (or something was said at the table), swap in the new page
+     without navigating away, keeping a message being typed. */
   function initLive() {
     var live = document.getElementById("live");
     if (!live || !window.fetch) return;
-    var url = live.dataset.seqUrl, seq = live.dataset.seq, etag = null, every = 3000, busy = false;
+    var url = live.dataset.seqUrl, seq = live.dataset.seq, talk = live.dataset.talk, etag = null, every = 3000, busy = false;
     function refresh() {
       var side = document.getElementById("more"), sideOpen = side && side.open;
       var kept = Array.prototype.map.call(document.querySelectorAll("input.pick-box:checked"), function (b) { return b.value; });
+      var draft = document.getElementById("talk-text"), typed = draft ? draft.value : "";
+      var typing = draft && document.activeElement === draft, caret = typing ? [draft.selectionStart, draft.selectionEnd] : null;
       return fetch(location.href, {credentials: "same-origin"}).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.querySelector("main");
@@ -89,8 +92,11 @@
           var box = document.querySelector('input.pick-box[value="' + v + '"]');
           if (box) box.checked = true;
         });
+        var box = document.getElementById("talk-text");  /* a message being typed stays */
+        if (box && typed) box.value = typed;
+        if (box && caret) { box.focus(); box.setSelectionRange(caret[0], caret[1]); }
         var now = document.getElementById("live");
-        if (now) seq = now.dataset.seq;
+        if (now) { seq = now.dataset.seq; talk = now.dataset.talk; }
         initChoice();
         openSide();
         if (sideOpen && document.getElementById("more")) document.getElementById("more").open = true;
@@ -106,7 +112,8 @@
         return r.json();
       }).then(function (data) {
         if (data && data.poll_ms) every = data.poll_ms;
-        if (data && String(data.seq) !== String(seq)) return refresh();
+        if (data && (String(data.seq) !== String(seq) ||
+                     (talk !== undefined && data.talk !== undefined && String(data.talk) !== String(talk)))) return refresh();
       }).catch(function () {}).then(function () { busy = false; });
     }
     setInterval(tick, every);

@@ -475,8 +475,9 @@ def read_game(session: Session, game_id: str) -> tuple[Game | None, tuple[int, A
 
 # -- the lobby's guards ------------------------------------------------------------
 
-def lock_creator(session: Session, creator: str) -> bool:
-    """Serialise game creation by one creator until this transaction ends.
+def lock_key(session: Session, creator: str) -> bool:
+    """Serialise the transactions that take the same key until this one ends: game
+    creation by one creator, invitations of one address, the talk of one game.
 
     PostgreSQL: a transaction-scoped advisory lock on a hash of the key, so
     two workers counting the same creator's games wait for each other.

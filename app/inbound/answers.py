@@ -38,6 +38,8 @@ DEFAULT_ANSWERS_PER_HOUR = 5
 ANSWER_KIND = "answer"
 #: Mails of the seat's next decision (sent by the hooks, or by us after a reply).
 TURN_KINDS = ("turn", "reminder", "digest")
+#: How the outcome of a ``SAY`` reply that was said at the table starts (issue 20 item 2).
+SAID = "said at the table"
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,12 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
         return
     limit = max(1, answers_per_hour())   # at least one: a refused move is always told
     recent = _answers_since(session, ref.game, ref.seat, now - timedelta(hours=1))
+    if len(recent) >= limit and verdict.outcome.startswith(SAID):
+        # words said at the table by reply (issue 20 item 2) need no held answer saying
+        # "nothing was changed": they were said, and the next mails show them
+        row.outcome = f"{row.outcome} (not answered: hourly limit)"[:300]
+        session.add(row)
+        return
     if len(recent) >= limit:
         _hold(session, row, ref, verdict, ctx, view, to, now, limit=limit,
               free_at=recent[len(recent) - limit] + timedelta(hours=1))

@@ -29,6 +29,7 @@ from html.parser import HTMLParser
 from mailparser_reply import EmailReplyParser
 from mailparser_reply.constants import MAIL_LANGUAGES
 
+from app.mail import commands
 from app.mail.commands import Parsed, parse
 
 #: How many lines of the newest reply are searched for a command.
@@ -185,10 +186,16 @@ def command_of(message: EmailMessage) -> Parsed:
     """The first line of the newest reply that reads as a command (help counts).
 
     When none does, the first line that was there is returned with the
-    reason it was not understood, so the answer can quote it.
+    reason it was not understood, so the answer can quote it. A reply whose first line
+    starts with ``SAY`` talks to the table instead (``commands.say_reply``, issue 20
+    item 2).
     """
+    reply = newest_reply(body_text(message))
+    talk = commands.say_reply(reply)
+    if talk is not None:
+        return talk
     lines: list[str] = []
-    for line in newest_reply(body_text(message)).split("\n"):
+    for line in reply.split("\n"):
         stripped = line.strip()
         if stripped in ("--", "-- ", "__"):
             break  # a signature starts

@@ -38,6 +38,42 @@ SHAPES: dict[str, tuple[str, ...]] = {
 }
 HELP_WORDS = ("help", "h", "?", "menu", "commands")
 MAX_LINE = 200
+#: A reply that talks to the table (issue 20 item 2): its first line is "SAY nice one"
+#: or "say: nice one", in any case; "sayonara" is not it. Talk is no move: it is never
+#: read from a line that is not the first, so nothing is posted by accident.
+_SAY = re.compile(r"say(?:\s*:|\s+|$)(.*)", re.I | re.S)
+
+
+def said(text: str) -> str | None:
+    """The words of a text that starts with ``SAY`` (what follows it, stripped), else
+    None."""
+    match = _SAY.match(str(text).lstrip())
+    return match.group(1).strip() if match else None
+
+
+#: The line a mail client writes above the quoted mail ("On Tue, ... wrote:").
+_WROTE = re.compile(r"^\s*(on|le|am|el|il|op)\b.{0,200}\b(wrote|a écrit|schrieb|escribió|"
+                    r"ha scritto|schreef)\s*:\s*$", re.I)
+
+
+def say_reply(reply: str) -> "Parsed | None":
+    """A ``SAY`` reply (issue 20 item 2): the newest reply's first non-empty line starts
+    with ``SAY`` (or ``say:``); what it says is the rest of that line and the lines
+    after it, up to the quoted mail or a signature. None for any other reply."""
+    lines = str(reply).replace("\r\n", "\n").split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if start is None or lines[start].lstrip().startswith(">"):
+        return None
+    first = said(lines[start])
+    if first is None:
+        return None
+    kept = [first]
+    for line in lines[start + 1:]:
+        if line.strip() in ("--", "__") or line.startswith("-- ") or line.startswith(">") \
+                or _WROTE.match(line):
+            break
+        kept.append(line.rstrip())
+    return Parsed(" ".join(lines[start].split())[:MAX_LINE], say="\n".join(kept).strip())
 
 
 @dataclass(frozen=True)
@@ -48,10 +84,12 @@ class Parsed:
     action: dict[str, Any] | None = None
     help: bool = False
     problem: str = ""
+    #: What a ``SAY`` reply says at the table (issue 20 item 2; "" when it says nothing).
+    say: str | None = None
 
     @property
     def readable(self) -> bool:
-        return self.action is not None or self.help
+        return self.action is not None or self.help or self.say is not None
 
 
 # -- writing ---------------------------------------------------------------------

@@ -28,11 +28,13 @@ from app.clock import deadlines as dl
 from app import engine, services
 from app.runners import heartbeats
 from app.runners import sending
+from app.runners import notices  # (issue 20 item 3)
 from app.gamelog import store
 from app.db import get_engine, read_session
 from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
 from app.mail import notify
+from app.mail import table_talk
 from app.mail.compose import Mail, decision_of
 from app.mail.models import PENDING, Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
@@ -62,10 +64,15 @@ def still_holds(row: Outbox) -> bool:
 
     ``decision``: the game runs, the seat has not acted since the mail's step,
     and it still faces the same decision in the same round. ``absent``: the
-    seat is still away. Anything else (or nothing announced): true.
+    seat is still away. ``talk``: the seat still wants talk mails and was not told
+    of some talk yet (issue 20 item 2: ``table_talk.still_holds``). Anything else
+    (or nothing announced): true.
     """
     said = row.announces or {}
     what = said.get("what")
+    if what == table_talk.TALK_KIND and row.game_id is not None:
+        with read_session() as session:
+            return table_talk.still_holds(session, row)
     if what not in ("decision", "absent") or row.game_id is None:
         return True
     seat = int(said.get("seat", -1))
@@ -92,6 +99,11 @@ def compose_late(row: Outbox, now: datetime) -> Mail | None:
     (``still_holds`` has just said the seat still faces its decision)."""
     if row.game_id is None or row.seat is None:
         return None
+    if row.kind == table_talk.TALK_KIND:  # (issue 20 item 2) no game state needed
+        with read_session() as session:
+            game = session.get(store.Game, row.game_id)
+            return (table_talk.talk_mail(session, game, int(row.seat), now)
+                    if game is not None else None)
     state = services.load_state(row.game_id)
     with read_session() as session:
         game = session.get(store.Game, row.game_id)
@@ -111,14 +123,33 @@ def mail_backend(app: Any) -> MailBackend:
 
 
 def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None,
-                  on_sent: Callable[[Outbox], None] | None = None) -> sending.SendReport:
+                  on_sent: Callable[[Outbox], None] | None = None,
+                  notice_send: notices.Send | None = None) -> sending.SendReport:
     """Send every due outbox row, batch after batch; ``on_sent(row)`` after each
-    mail handed over (the sender thread counts it as progress, issue 17 item 1)."""
+    mail handed over (the sender thread counts it as progress, issue 17 item 1).
+    Then the notices those mails wrote for the seats' targets, and any other due
+    (issue 20 item 3; ``notice_send``: how, default apprise), so the clock's own
+    sending, when the sender thread is stale, sends them too."""
     with app.app_context():
-        return sending.send_due(get_engine(app), backend or mail_backend(app), now,
-                                sender=str(setting("MAIL_FROM", DEFAULT_MAIL_FROM)),
-                                drain=True, still_holds=still_holds, compose_late=compose_late,
-                                per_address_hour=per_address_cap(), on_sent=on_sent)
+        report = sending.send_due(get_engine(app), backend or mail_backend(app), now,
+                                  sender=str(setting("MAIL_FROM", DEFAULT_MAIL_FROM)),
+                                  drain=True, still_holds=still_holds,
+                                  compose_late=compose_late,
+                                  per_address_hour=per_address_cap(), on_sent=on_sent)
+    send_notices_due(app, now, send=notice_send)
+    return report
+
+
+def send_notices_due(app: Any, now: datetime, *,
+                     send: notices.Send | None = None) -> notices.NoticeReport:
+    """Send every due notice to its target (``app.runners.notices``), asking the
+    sender's ``still_holds`` of each; a failure here is logged, never the mail's."""
+    with app.app_context():
+        try:
+            return notices.send_due(get_engine(app), now, send=send, still_holds=still_holds)
+        except Exception as exc:  # noqa: BLE001 - the next step tries again
+            log.warning("sending notices failed: %s", type(exc).__name__)
+            return notices.NoticeReport()
 
 
 def next_due(app: Any) -> datetime | None:
@@ -236,6 +267,16 @@ class Waker:
                     self._went_down()
                 self._beater.beat()
                 return None  # there may be more
+        # issue 20 item 3: notices due by themselves (a retry, a test notice)
+        noticed = notices.next_due(get_engine(self.app))
+        if noticed is not None and noticed <= datetime.now(timezone.utc):
+            told = send_notices_due(self.app, datetime.now(timezone.utc))
+            if told.claimed:
+                log.info("notices: %s", told)
+                self._beater.beat()
+                return None
+        if noticed is not None:
+            upcoming = noticed if upcoming is None else min(upcoming, noticed)
         if self._unreachable_since is not None or self._check_put_off:
             self._probe_mail_server()
         self._beater.beat()  # after the work: a heartbeat says a step went through

@@ -29,11 +29,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from app.clock.time import as_utc
-from app.mail import bounces, holds, trust
+from app.mail import bounces, holds, table_talk, trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
+from app.runners import notices  # (issue 20 item 3)
 from app.runners.base import Lease, Runner
 
 log = logging.getLogger("app.mail.outbox")  # (the log name the operator knows)
@@ -162,6 +163,13 @@ class Sending(Runner[Outbox]):
             written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
                        "headers": {**(row.headers or {}),
                                    **({"Reply-To": mail.reply_to} if mail.reply_to else {})}}
+        # issue 20 item 2: the talk the seat was not told of rides in this mail (under
+        # the lead; a held-mail notice below goes above it), marked told once it is sent
+        talk = table_talk.at_the_table(engine, row, now)
+        if talk is not None:
+            text, html = table_talk.with_talk(written.get("text", row.text),
+                                              written.get("html", row.html), talk)
+            written.update(text=text, html=html)
         told: list[tuple[int, bool]] = []
         if row.to in self.untold:
             told = holds.held_of_seat(engine, row, now)
@@ -174,6 +182,18 @@ class Sending(Runner[Outbox]):
                 written.update(text=text, html=html)
         for name, value in written.items():
             setattr(row, name, value)
+        # issue 20 item 3: the seat's notice targets get this mail's short form; a seat
+        # that takes its notices there instead of mail (and has an active target) gets
+        # no mail: its own status word, so the mail caps do not count it
+        if notices.leave_by_targets(engine, row, now):
+            _finish(engine, row.id, owner, attempts=attempts, status=notices.OUTBOX_NOTIFIED,
+                    sent_at=now, last_error=None, held_until=None, **written)
+            report.sent += 1
+            if row.kind == table_talk.TALK_KIND:
+                table_talk.mark_told(engine, row, talk, now)
+            if self.on_sent is not None:
+                self.on_sent(row)
+            return
         if self.broken is not None:  # the server is gone: do not hammer it
             _retry_or_fail(engine, row.id, owner, attempts, now, self.broken, report)
             return
@@ -203,6 +223,7 @@ class Sending(Runner[Outbox]):
             _finish(engine, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
                     last_error=None, held_until=None, held_untold=False, **written)
             report.sent += 1
+            table_talk.mark_told(engine, row, talk, now)  # (issue 20 item 2)
             if told:
                 report.superseded += holds.mark_told(engine, row, told, now)
             self.caps.sent(row)

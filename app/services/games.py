@@ -108,7 +108,7 @@ def _one_seat_per_address(cleaned: list[dict[str, Any]]) -> None:
 def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = None,
                 name: str = "", seed: str | None = None, creator: str | None = None,
                 per_hour: int | None = None, form_token_id: str | None = None,
-                form_max_age: int = 6 * 3600) -> Created:
+                form_max_age: int = 6 * 3600, talk_spectators: bool = True) -> Created:
     """Start a game: seats, secret seed and its public commitment; bots may move at once.
 
     ``players``: 2-4 dicts with ``name``, ``email`` (may be empty: the links
@@ -120,6 +120,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     many games in the last hour (counted in the same transaction, under a lock
     on the creator key, so racing workers cannot all see "one more is fine").
     ``form_token_id``: the lobby form's token, good for one game only.
+    ``talk_spectators``: whether spectators read the table talk (issue 20 item 1).
     Options outside ``app.services.options``' ranges raise ``BadRequest``; so do, with words
     naming the seat (issue 17 item 7), one address on two seats, an address that
     asked for no more invitations, and a game that would take an address that never
@@ -142,7 +143,7 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     with unit_of_work() as unit:
         session = unit.session
         if creator and per_hour is not None:
-            if not store.lock_creator(session, creator):
+            if not store.lock_key(session, creator):
                 raise TooMany("The server is busy starting other games; please try again in "
                               "a minute.")
             since = store.utcnow() - timedelta(hours=1)
@@ -155,7 +156,8 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         strangers = _guard_invitees(session, cleaned)
         game = store.Game(name=name or BRAND, options=options, seed=seed,
                           commitment=commitment_of(seed), seats=len(cleaned),
-                          created_by=creator or None, rules_version=state.rules)
+                          created_by=creator or None, rules_version=state.rules,
+                          talk_spectators=bool(talk_spectators))  # issue 20 item 1
         session.add(game)
         session.flush()
         for index, player in enumerate(cleaned):
@@ -184,7 +186,7 @@ def _guard_invitees(session: Session, cleaned: list[dict[str, Any]]) -> dict[int
     """
     seated = [(index, player) for index, player in enumerate(cleaned) if player["email"]]
     for key in sorted({player["email"].lower() for _, player in seated}):
-        if not store.lock_creator(session, f"invitee:{key}"):
+        if not store.lock_key(session, f"invitee:{key}"):
             raise TooMany("The server is busy starting other games; please try again in "
                           "a minute.")
     now = dl.now()

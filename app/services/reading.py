@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from sqlmodel import Session
+
 from app import engine
 from app.gamelog import store
 from app.access import tokens
@@ -234,13 +236,18 @@ class ReplayPage:
     reveal: bool
     seat: int | None
     frames: dict[str, Any]  # ``replay_frames`` of the one step
+    also: Any = None  # what the caller's ``also`` read on the same session
 
 
 def replay_page(game_id: str, token: str | None, step_of: Callable[[int], int],
-                reveal_asked: bool) -> ReplayPage:
+                reveal_asked: bool,
+                also: Callable[[Session, GameInfo, int | None, int], Any] | None = None,
+                ) -> ReplayPage:
     """The replay viewer's reading, in one read session: the seat link (when
     given) checked, the log read once; then the step list and the frame of
-    ``step_of(last step)``, with every card open only once the game is over."""
+    ``step_of(last step)``, with every card open only once the game is over.
+    ``also(session, info, seat, step)``: what else the page shows of that frame, read
+    on the same session (the table talk said up to it, issue 20)."""
     seat = None
     with read_session() as session:
         if token:
@@ -249,7 +256,9 @@ def replay_page(game_id: str, token: str | None, step_of: Callable[[int], int],
                 raise Forbidden("This link belongs to another game.", reason="foreign")
             seat = access.seat
         log = _read_log(session, game_id)
-    lines = _index(log)
+        lines = _index(log)
+        step = step_of(lines[-1].step)
+        extra = also(session, log.info, seat, step) if also is not None else None
     reveal = reveal_asked and log.info.status == "over"
-    step = step_of(lines[-1].step)
-    return ReplayPage(log.info, lines, step, reveal, seat, _frames(log, seat, reveal, step, step))
+    return ReplayPage(log.info, lines, step, reveal, seat, _frames(log, seat, reveal, step, step),
+                      extra)

@@ -29,6 +29,7 @@ from app.db import read_session, write_session
 from app.mail import bounces, invitations, notify
 from app.mail.addresses import checked_or_none
 from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME,
+                             TALK_EVERY, TALK_HOURLY, TALK_MODES, TALK_NEVER, TALK_TURNS,
                              AddressMail, SeatMail)
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
@@ -43,6 +44,26 @@ ADDRESS_MODE_WORDS = {
     DAILY: "one digest a day across all my games",
     NONE: "no mail about any of my games, except links I ask for",
 }
+#: How table talk reaches a seat by mail (issue 20 item 2), in the seat page's words.
+TALK_MODE_WORDS = {
+    TALK_EVERY: "a mail soon after each message (messages close together come in one mail)",
+    TALK_HOURLY: "at most one talk mail an hour",
+    TALK_TURNS: "only inside the mails I get anyway (my turns, rounds, notices)",
+    TALK_NEVER: "never by mail (I read the talk on this page)",
+}
+
+
+def set_talk_mode(game_id: str, seat: int, mode: str) -> str:
+    """Store how the seat gets table talk by mail (issue 20 item 2); returns it. A
+    pending talk mail the new choice does not want is superseded when it would leave."""
+    if mode not in TALK_MODES:
+        raise services.BadRequest(TALK_MODE_REFUSAL)
+    _store_seat(game_id, seat, talk_mode=mode)
+    return mode
+
+
+TALK_MODE_REFUSAL = ("Choose how table talk comes by mail: after each message, at most "
+                     "hourly, only with the mails you get anyway, or never.")
 
 
 def set_mode(game_id: str, seat: int, mode: str) -> str:
@@ -85,12 +106,18 @@ def check_zone(name: str) -> str:
 def set_time_zone(game_id: str, seat: int, name: str) -> str:
     """Store the seat's time zone (deadlines in mails and pages are shown in it)."""
     name = check_zone(name)
+    _store_seat(game_id, seat, time_zone=name)
+    return name
+
+
+def _store_seat(game_id: str, seat: int, **values: Any) -> None:
+    """Change the seat's mail row in a transaction of its own (its time of change too)."""
     with write_session() as session:
         row = _seat_mail_row(session, game_id, seat)
-        row.time_zone = name
+        for name, value in values.items():
+            setattr(row, name, value)
         row.updated_at = dl.now()
         session.add(row)
-    return name
 
 
 def set_address_mode(game_id: str, seat: int, mode: str) -> str:
@@ -213,7 +240,9 @@ def status(game_id: str, seat: int, session: Session | None = None,
             "running": running, "time_zone": zone, "zones": _common_zones(zone),
             "has_address": address is not None,
             "address_mode": address_mode,
-            "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble, **clock}
+            "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble,
+            "talk_mode": row.talk_mode if row is not None else TALK_HOURLY,
+            "talk_modes": TALK_MODE_WORDS, **clock}
 
 
 def _common_zones(current: str) -> list[str]:

@@ -20,9 +20,20 @@ class NotJson(services.ServiceError):
     status, code = 415, "unsupported_media_type"
 
 
-def _seat_payload(access: services.SeatAccess, snap: services.Snapshot) -> dict[str, Any]:
+def _seat_payload(access: services.SeatAccess, snap: services.Snapshot,
+                  talk: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     return {"game": snap.game.public(), "seat": access.seat, "seq": snap.seq,
-            "names": snap.game.names, "view": snap.view(access.seat)}
+            "names": snap.game.names, "view": snap.view(access.seat),
+            # the table talk, newest last (issue 20 item 4; all of it: /api/play/<token>/talk)
+            "talk": talk or []}
+
+
+def _seat_talk(session: Any, access: services.SeatAccess,
+               snap: services.Snapshot) -> list[dict[str, Any]]:
+    """The seat's table talk as JSON, read on the seat view's session."""
+    from app.services import talk
+    return talk.as_json(talk.lines_for(session, access.game_id, snap.game.names, access.seat,
+                                       limit=talk.PAGE_LINES))
 
 
 def _json_body() -> dict[str, Any]:
@@ -39,8 +50,8 @@ def _json_body() -> dict[str, Any]:
 @bp.get("/play/<token>")
 def play(token: str) -> Any:
     """A seat's private view of its game, the step number and the players' names."""
-    access, snap = services.seat_snapshot(token)
-    return jsonify(_seat_payload(access, snap))
+    access, snap, talk = services.seat_page(token, _seat_talk)
+    return jsonify(_seat_payload(access, snap, talk))
 
 
 @bp.get("/play/<token>/actions")
@@ -119,8 +130,14 @@ def replay(game_id: str) -> Any:
     reveal = request.args.get("reveal", "").lower() in ("1", "true", "yes", "on")
     first = _step_arg("first", _step_arg("from", 0))
     last = _step_arg("last", _step_arg("to", None))
-    return jsonify(services.replay_frames(game_id, seat=seat, reveal=reveal,
-                                          first=first, last=last))
+    frames = services.replay_frames(game_id, seat=seat, reveal=reveal, first=first, last=last)
+    # the table talk said up to the last frame, when this reader may read it (issue 20)
+    from app.services import talk
+    info = frames["game"]
+    upto = frames["steps"] if last is None else min(last, frames["steps"])
+    frames["talk"] = talk.replay_json(game_id, seat, upto, info["status"] == "over",
+                                      info["names"])
+    return jsonify(frames)
 
 
 #: More digits than any game has steps; also far below Python's int-parsing limit.
@@ -261,7 +278,9 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "SeatState": {"type": "object", "properties": {
                 "game": {"$ref": "#/components/schemas/Game"}, "seat": {"type": "integer"},
                 "seq": {"type": "integer"}, "names": {"type": "array"},
-                "view": {"$ref": "#/components/schemas/View"}}},
+                "view": {"$ref": "#/components/schemas/View"},
+                "talk": {"type": "array", "items": {"$ref": "#/components/schemas/TalkLine"},
+                         "description": "The table talk, newest last (the newest 300)"}}},
             "GameState": {"type": "object", "properties": {
                 "game": {"$ref": "#/components/schemas/Game"}, "seq": {"type": "integer"},
                 "view": {"$ref": "#/components/schemas/View"}}},
@@ -282,6 +301,10 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                     "text": {"type": "array", "items": {"type": "string"}},
                     "view": {"$ref": "#/components/schemas/View"}}}},
                 "log": {"type": "array", "description": "[seat, action] pairs, once over"},
+                "talk": {"type": ["array", "null"],
+                         "items": {"$ref": "#/components/schemas/TalkLine"},
+                         "description": "The table talk up to the last frame; null when "
+                                        "spectators may not read it yet"},
                 "how_to_verify": {"type": "string"}}},
         }},
     }

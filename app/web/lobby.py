@@ -121,6 +121,8 @@ class LobbyForm:
     reminders: str = "half, 2"
     absent_after: str = "3"
     memory: bool = False
+    #: Spectators may read the table talk (issue 20 item 1): on unless unticked.
+    talk_spectators: bool = True
 
     @classmethod
     def from_request(cls, form: Any) -> "LobbyForm":
@@ -137,7 +139,10 @@ class LobbyForm:
                    deadline_unit=form.get("deadline_unit", "days"),
                    reminders=form.get("reminders", "").strip(),
                    absent_after=form.get("absent_after", "").strip(),
-                   memory=form.get("memory") in ("1", "on", "true"))
+                   memory=form.get("memory") in ("1", "on", "true"),
+                   # an unticked box sends nothing: only a form that showed it can say no
+                   talk_spectators=(form.get("talk_spectators") in ("1", "on", "true")
+                                    if form.get("talk_shown") else True))
 
     def players(self, errors: list[str]) -> list[dict[str, str]]:
         """The filled-in seats: a row counts if it has a name or email, or is a bot."""
@@ -280,7 +285,8 @@ def create() -> Any:
     try:
         created = services.create_game(
             players, options=options, name=form.name, creator=creator_key(request.remote_addr),
-            per_hour=per_hour, form_token_id=form_token_id, form_max_age=_form_max_age())
+            per_hour=per_hour, form_token_id=form_token_id, form_max_age=_form_max_age(),
+            talk_spectators=form.talk_spectators)
     except (services.BadRequest, services.TooMany) as exc:
         return _render_form(form, [exc.message], exc.status)
     nonce = secrets.token_urlsafe(24)

@@ -159,6 +159,9 @@ def prefs(token: str) -> Any:
     across = form.get("address_mode") or None
     if across is not None and across not in preferences.ADDRESS_MODE_WORDS:
         raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
+    talk = form.get("talk_mode") or None  # (issue 20 item 2)
+    if talk is not None and talk not in preferences.TALK_MODE_WORDS:
+        raise services.BadRequest(preferences.TALK_MODE_REFUSAL)
     said = []
     if "mode" in form:
         mode = preferences.set_mode(access.game_id, access.seat, form["mode"])
@@ -169,6 +172,9 @@ def prefs(token: str) -> Any:
     if across is not None:
         preferences.set_address_mode(access.game_id, access.seat, across)
         said.append(f"across your games: {preferences.ADDRESS_MODE_WORDS[across]}")
+    if talk is not None:
+        preferences.set_talk_mode(access.game_id, access.seat, talk)
+        said.append(f"table talk by mail: {preferences.TALK_MODE_WORDS[talk]}")
     if not said:
         raise services.BadRequest("Nothing to save: choose a mail setting or a time zone.")
     flash(f"Mail settings saved: {'; '.join(said)}.", "success")

@@ -43,8 +43,16 @@ def show(game_id: str) -> Any:
     any (``services.replay_page``).
     """
     token = request.args.get("token") or None
+    from app.services import talk
+
+    def talk_said(session: Any, info: services.GameInfo, seat: int | None, step: int) -> Any:
+        """The table talk said up to this frame (issue 20 item 1), on the page's session."""
+        return talk.for_replay(session, game_id, seat, step, info.status == "over",
+                               info.names)
+
     page = services.replay_page(game_id, token, _wanted_step,
-                                request.args.get("open", "") in ("1", "true", "yes", "on"))
+                                request.args.get("open", "") in ("1", "true", "yes", "on"),
+                                also=talk_said)
     info, lines, step, open_hand, seat = page.info, page.lines, page.step, page.reveal, page.seat
     finished = info.status == "over"
     last = lines[-1].step
@@ -86,6 +94,7 @@ def show(game_id: str) -> Any:
                 if (line.round == here.round and not line.over) or line.step == step]
 
     context = view_helpers.table_context(view, names, kinds, seat)
+    talk_box = page.also
     seed = data["game"].get("seed") if open_hand else None
     return render_template(
         "replay.html", **context, game=info, game_title=info.name, token=token,
@@ -93,7 +102,7 @@ def show(game_id: str) -> Any:
         nav=nav, rounds=rounds, scorings=scorings, timeline=timeline,
         round_summary=summary.words(names) if summary and summary.step == step else None, finished=finished, open_hand=open_hand,
         seed=seed, seed_literal=repr(services.engine_seed(seed)) if seed else "",
-        seat_count=len(info.seats),
+        seat_count=len(info.seats), talk_box=talk_box,
         options_literal=repr(services.engine_options(info.options)),
         api_log_url=url_for("api.replay", game_id=game_id, reveal=1, _external=False),
         how_to_verify=data.get("how_to_verify"), no_referrer=bool(token),

@@ -24,29 +24,39 @@ POLL_MS = 3000
 @bp.get("/games/<game_id>")
 def show(game_id: str) -> Any:
     """The table as the public sees it (``engine.view(state, None)``)."""
-    snap, clocks = services.game_page(game_id, table_clock.seat_clocks)
+    snap, (clocks, talk_box) = services.game_page(game_id, _public_reads)
     view = snap.view(None)
     kinds = [s.kind for s in snap.game.seats]
     context = view_helpers.table_context(view, snap.game.names, kinds, None,
                                          clocks=clocks, now=deadlines.now())
     return render_template("spectate.html", **context, game=snap.game,
                            game_title=snap.game.name,
-                           created=snap.game.created.strftime("%d %b %Y"), **PUBLIC_WORDS)
+                           created=snap.game.created.strftime("%d %b %Y"), talk_box=talk_box,
+                           **PUBLIC_WORDS)
+
+
+def _public_reads(session: Any, game_id: str) -> tuple[Any, dict[str, Any]]:
+    """What the public page reads besides the game, on its session: the clocks, and the
+    table talk (issue 20 item 1: shown unless the creator keeps it from spectators)."""
+    from app.services import talk
+    return table_clock.seat_clocks(session, game_id), talk.for_page(session, game_id, None, None)
 
 
 @bp.get("/games/<game_id>/seq")
 def seq(game_id: str) -> Any:
     """How far the game is, for open pages that update themselves (cheap; ETag'd).
 
-    The step number is public (every page shows it). A page that already has
-    the current step gets ``304 Not Modified`` with no body.
+    The step number is public (every page shows it), and so is the newest table talk's
+    id (a page showing the talk reloads when something is said). A page that already
+    has both gets ``304 Not Modified`` with no body.
     """
-    step = services.current_seq(game_id)
-    etag = f'"seq-{step}"'
+    from app.services import talk
+    step, said = talk.news(game_id)  # the newest table talk too (issue 20 item 1)
+    etag = f'"seq-{step}-talk-{said}"'
     if etag in request.headers.get("If-None-Match", ""):
         answer = current_304()
     else:
-        answer = jsonify(seq=step, poll_ms=POLL_MS)
+        answer = jsonify(seq=step, talk=said, poll_ms=POLL_MS)
     answer.headers["ETag"] = etag
     answer.headers["Cache-Control"] = "no-cache"
     return answer

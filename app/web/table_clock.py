@@ -37,10 +37,18 @@ def seat_page_reads(session: Session, access: services.SeatAccess,
     clocks, the mail box, and which steps the server played for which seat (issue 17
     item 2: the page's "since your last move" says "Time ran out for Eve: ...")."""
     from app.mail import notify
+    from app.services import talk
+    from app.services import notice_targets
     marks = notify.marks_of_game(session, access.game_id)  # (read once for both)
+    mail = mail_box(session, access, snap.view(access.seat), marks)
     return {"clocks": seat_clocks(session, access.game_id),
-            "mail": mail_box(session, access, snap.view(access.seat), marks),
-            "played": notify.played_steps(marks, access.game_id, len(snap.game.names), 0)}
+            "mail": mail,
+            "played": notify.played_steps(marks, access.game_id, len(snap.game.names), 0),
+            # the table talk, its times in the seat's zone (issue 20 item 1)
+            "talk": talk.for_page(session, access.game_id, snap.game.names, access.seat,
+                                  mail.get("time_zone")),
+            # the seat's notice targets, masked (issue 20 item 3)
+            "targets": notice_targets.status(session, access)}
 
 
 def span(delta_seconds: float) -> str:

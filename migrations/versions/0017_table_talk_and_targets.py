@@ -78,22 +78,22 @@ def upgrade() -> None:
                     postgresql_where=sa.text("status = 'pending'"))
     op.create_index("ix_notice_delivery_target", "notice_delivery", ["target_id", "id"])
 
-    with op.batch_alter_table("seat_mail") as batch:
-        batch.add_column(sa.Column("talk_mode", sa.String(length=16), nullable=False,
-                                   server_default="hourly"))
-        batch.add_column(sa.Column("talk_muted", sa.Boolean(), nullable=False,
-                                   server_default=sa.false()))
-        batch.add_column(sa.Column("talk_told_id", sa.Integer(), nullable=False,
-                                   server_default="0"))
-        batch.add_column(sa.Column("talk_mail_at", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("by_mail", sa.Boolean(), nullable=False,
-                                   server_default=sa.true()))
-    with op.batch_alter_table("address_mail") as batch:
-        batch.add_column(sa.Column("by_mail", sa.Boolean(), nullable=False,
-                                   server_default=sa.true()))
-    with op.batch_alter_table("game") as batch:
-        batch.add_column(sa.Column("talk_spectators", sa.Boolean(), nullable=False,
-                                   server_default=sa.true()))
+    # plain ADD COLUMN (with a default, which SQLite takes too), not a batch copy: a
+    # copy of ``game`` would have to drop the table the log's foreign keys point at
+    op.add_column("seat_mail", sa.Column("talk_mode", sa.String(length=16), nullable=False,
+                                         server_default="hourly"))
+    op.add_column("seat_mail", sa.Column("talk_muted", sa.Boolean(), nullable=False,
+                                         server_default=sa.false()))
+    op.add_column("seat_mail", sa.Column("talk_told_id", sa.Integer(), nullable=False,
+                                         server_default="0"))
+    op.add_column("seat_mail", sa.Column("talk_mail_at", sa.DateTime(timezone=True),
+                                         nullable=True))
+    op.add_column("seat_mail", sa.Column("by_mail", sa.Boolean(), nullable=False,
+                                         server_default=sa.true()))
+    op.add_column("address_mail", sa.Column("by_mail", sa.Boolean(), nullable=False,
+                                            server_default=sa.true()))
+    op.add_column("game", sa.Column("talk_spectators", sa.Boolean(), nullable=False,
+                                    server_default=sa.true()))
 
 
 def downgrade() -> None:

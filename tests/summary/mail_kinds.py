@@ -63,7 +63,26 @@ def every_mail() -> dict[str, compose.Mail]:
         mails[f"notice_{notice}"] = compose.notice_mail(
             info, 0, notice, about=1 if notice == "absent" else None, link=LINK,
             unsubscribe=UNSUBSCRIBE)
+    mails["talk"] = talk_mail(info)
     return mails
+
+
+def talk_mail(info: compose.MailGame) -> compose.Mail:
+    """A talk mail (issue 20 item 2) as it leaves: its body, and the "At the table:"
+    block the sender adds, with long names, a long word and a link typed by people."""
+    from app.mail import table_talk
+    from app.talk.store import Line
+
+    said = ["nice Dracula! " + "Wunderbar" * 12, "see https://example.org/" + "z" * 90,
+            "<b>not bold</b> & two\nlines"]
+    lines = [Line(id=n + 1, seat=n % 2 * 2, text=text, step=4, at=NOW - timedelta(minutes=9 - n),
+                  source="page", hidden=False) for n, text in enumerate(said)]
+    mail = table_talk.compose_talk(info, 1, f"{NAMES[0]}: {said[0]}", link=LINK,
+                                   unsubscribe=UNSUBSCRIBE, reply_to=REPLY)
+    told = table_talk.block(lines, info.names, NOW, timezone.utc)
+    assert told is not None
+    text, html = table_talk.with_talk(mail.text, mail.html, told)
+    return compose.Mail(mail.subject, text, html or "", reply_to=mail.reply_to)
 
 
 def answer_mail() -> compose.Mail:

@@ -181,6 +181,10 @@ def play(table: Table, moves: int) -> None:
         if table.step % 15 == 7:
             for seat in seats:
                 table.replay_frames(seat)
+        if table.step % 6 == 1:  # table talk (issue 20) is on every page scanned from now
+            said = table.client.post(f"/api/play/{table.tokens[actor]}/talk",
+                                     json={"text": f"move {table.step}: your turn soon"})
+            assert said.status_code == 201, said.get_data(as_text=True)
         table.act(actor)
 
 

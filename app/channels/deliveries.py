@@ -1,0 +1,194 @@
+"""Notices to targets: one delivery row per target for each mail that leaves (issue 20
+item 3).
+
+A target gets exactly what the mail policy sends, nothing of its own: when an outbox
+row of a game's seat leaves the sender (after its still-true check, its caps and its
+composing), ``fan_out`` writes one ``NoticeDelivery`` per active target of the seat and
+of its address, once per (outbox row, target). The delivery runner
+(``app.runners.notices``) sends them, each once, with the lease of
+``app.runners.base`` (``DELIVERIES``), and asks again before each attempt whether what
+the row announces still holds.
+
+The short form (``short_form``) is built from public words only — the kind of the
+mail, the game's name, the round, names the lead of a public notice already says —
+never from the seat's private view: a Discord or Slack channel may be read by others.
+It ends with the seat link, as every mail does (whoever reads the channel can open the
+seat: the page says so beside the add form).
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import case, func
+from sqlmodel import Session, col, select
+
+from app.access import tokens
+from app.channels.models import PENDING, SENT, NoticeDelivery, NoticeTarget
+from app.channels import targets as target_rows
+from app.clock.time import as_utc
+from app.config import setting
+from app.gamelog import store
+
+#: The outbox kinds a target gets (what the mail policy sends about a game's seat):
+#: turn mails, reminders, digests, round and game summaries, absence notices, talk.
+#: Never invitations, links asked for, answers to replies, daily digests, my-games.
+NOTICE_KINDS = frozenset({"turn", "reminder", "digest", "round", "over", "absent",
+                          "you_absent", "abandoned", "talk"})
+#: The kinds whose lead (the mail's first line) is public words: it may be copied.
+PUBLIC_LEADS = frozenset({"round", "over", "absent", "you_absent", "abandoned"})
+#: A test notice's kind (``outbox_id`` None).
+TEST = "test"
+
+#: An outbox row that went to the seat's targets instead of by mail (issue 20 item 3):
+#: its own status word, so the per-address mail caps, which count ``sent`` rows, do not
+#: count it.
+OUTBOX_NOTIFIED = "notified"
+
+BRAND = "Silver Eye"
+BACKOFF_BASE = timedelta(seconds=15)
+LEASE = timedelta(minutes=2)
+
+TITLES = {"turn": "Your turn", "reminder": "Reminder, your turn", "digest": "Your digest",
+          "round": "Round over", "over": "Game over", "absent": "A player is away",
+          "you_absent": "You are marked away", "abandoned": "Game abandoned",
+          "talk": "Table talk", TEST: "Test notice"}
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def plain(text: Any, limit: int = 200) -> str:
+    """One line of plain text: control characters gone, spaces folded, cut at ``limit``."""
+    line = " ".join(_CONTROL.sub(" ", str(text or "")).split())
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+
+
+def seat_link(game_id: str, seat: int, version: int) -> str:
+    """The seat's link, signed as every mail's (``notify.Context.link``)."""
+    token = tokens.seat_token(game_id, seat, version, str(setting("SECRET_KEY") or "") or None)
+    return tokens.seat_url(token, str(setting("BASE_URL")).rstrip("/"))
+
+
+def _round_of(row: Any) -> Any:
+    said = row.announces or {}
+    if said.get("round") is not None:
+        return said.get("round")
+    return None
+
+
+def short_form(row: Any, game_name: str) -> tuple[str, str]:
+    """``(title, line)`` of the notice for outbox ``row``: public words only."""
+    kind = str(row.kind)
+    game = plain(game_name, 80) or "your game"
+    title = plain(f"{BRAND} · {game}: {TITLES.get(kind, 'News of your game')}", 300)
+    round_no = _round_of(row)
+    in_round = f" (round {round_no})" if round_no is not None else ""
+    if kind == "turn":
+        line = f"It is your turn in {game}{in_round}."
+    elif kind == "reminder":
+        line = f"Reminder: {game} still waits for your move{in_round}."
+    elif kind == "digest":
+        line = f"Where {game} stands: open your page to see it."
+    elif kind == "talk":
+        line = f"New words at the table of {game}."
+    elif kind in PUBLIC_LEADS:
+        first = next((ln for ln in str(row.text or "").splitlines() if ln.strip()), "")
+        line = plain(first) or f"News of {game}."
+        if not line.endswith((".", "!", "?")):
+            line += "."
+    else:
+        line = f"News of {game}."
+    return title, line
+
+
+def fan_out(session: Session, row: Any, now: datetime, *, link: str | None = None) -> int:
+    """One pending delivery per active target of the seat of outbox ``row`` (its own and
+    its address's), once per (row, target); returns how many active targets it has
+    (0: none, or not a kind targets get). Idempotent: a row sent twice (a lease that ran
+    out) adds nothing the second time. The caller commits."""
+    if row.id is None or row.game_id is None or row.seat is None or \
+            row.kind not in NOTICE_KINDS:
+        return 0
+    found = target_rows.active(target_rows.of_seat(session, row.game_id, int(row.seat),
+                                                   row.to))
+    if not found:
+        return 0
+    game = session.get(store.Game, row.game_id)
+    seat = session.get(store.Seat, (row.game_id, int(row.seat)))
+    if game is None or seat is None:
+        return 0
+    title, line = short_form(row, game.name or "")
+    body = f"{line}\n{link or seat_link(row.game_id, int(row.seat), seat.token_version)}"
+    have = set(session.exec(select(NoticeDelivery.target_id)
+                            .where(col(NoticeDelivery.outbox_id) == row.id)).all())
+    for target in found:
+        if target.id in have:
+            continue
+        session.add(NoticeDelivery(outbox_id=row.id, target_id=int(target.id or 0),
+                                   game_id=row.game_id, seat=int(row.seat), kind=row.kind,
+                                   title=title, body=body, next_attempt_at=now,
+                                   created_at=now))
+    session.flush()
+    return len(found)
+
+
+def test_notice(session: Session, target: NoticeTarget, game_id: str, seat: int,
+                now: datetime) -> NoticeDelivery:
+    """"Send a test notice": a delivery with no outbox row, sent by the runner within
+    seconds. The caller commits."""
+    game = session.get(store.Game, game_id)
+    seat_row = session.get(store.Seat, (game_id, seat))
+    name = plain(game.name if game is not None else "", 80) or "your game"
+    link = seat_link(game_id, seat, seat_row.token_version if seat_row is not None else 1)
+    delivery = NoticeDelivery(outbox_id=None, target_id=int(target.id or 0), game_id=game_id,
+                              seat=seat, kind=TEST,
+                              title=plain(f"{BRAND} · {name}: {TITLES[TEST]}", 300),
+                              body=f"This is a test notice: your notices of {name} come "
+                                   f"here.\n{link}",
+                              next_attempt_at=now, created_at=now)
+    session.add(delivery)
+    session.flush()
+    return delivery
+
+
+# -- the runner's rules ----------------------------------------------------------------
+
+def backoff(attempts: int) -> timedelta:
+    """15 s, 30 s, 1 min, 2 min...: what a busy webhook needs, not hours."""
+    return BACKOFF_BASE * (2 ** max(attempts - 1, 0))
+
+
+def max_attempts() -> int:
+    return max(1, int(float(setting("NOTICE_MAX_ATTEMPTS"))))
+
+
+def failures_to_pause() -> int:
+    return max(1, int(float(setting("NOTICE_FAILURES_TO_PAUSE"))))
+
+
+def timeout_seconds() -> float:
+    return max(1.0, float(setting("NOTICE_TIMEOUT_SECONDS")))
+
+
+def was_sent(session: Session, outbox_id: int) -> bool:
+    """Whether any target got the notice of outbox row ``outbox_id``."""
+    return session.exec(select(NoticeDelivery.id).where(
+        col(NoticeDelivery.outbox_id) == outbox_id, col(NoticeDelivery.status) == SENT)
+    ).first() is not None
+
+
+def still_waiting(session: Session, outbox_id: int) -> bool:
+    """Whether a delivery of outbox row ``outbox_id`` is still to be tried."""
+    return session.exec(select(NoticeDelivery.id).where(
+        col(NoticeDelivery.outbox_id) == outbox_id,
+        col(NoticeDelivery.status) == PENDING)).first() is not None
+
+
+def next_due(session: Session) -> datetime | None:
+    """When the earliest pending delivery may be tried (its lease's end if leased)."""
+    later = case((col(NoticeDelivery.lease_until) > col(NoticeDelivery.next_attempt_at),
+                  NoticeDelivery.lease_until), else_=NoticeDelivery.next_attempt_at)
+    value = session.exec(select(func.min(later))
+                         .where(col(NoticeDelivery.status) == PENDING)).one()
+    return as_utc(value) if value is not None else None

@@ -1,0 +1,151 @@
+"""A seat's notice targets, by its link (issue 20 items 3 and 4): list, add, test,
+resume, remove, and whether mail still comes beside them.
+
+Targets of "this game" belong to the seat; targets of "all my games" to its address
+(every game that seats it). The web checks the link (and a form's CSRF token) and hands
+the ``SeatAccess`` here; every refusal is a ``BadRequest``/``NotFound`` with words, and
+changes nothing. A target's URL is a secret: what leaves here is ``targets.described``
+(masked), never the URL.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from app import services
+from app.channels import deliveries, targets
+from app.clock import deadlines as dl
+from app.db import read_session, write_session
+from app.gamelog import store
+from app.mail import notify
+from app.mail.models import SeatMail
+
+#: The add form's scopes.
+SEAT, ADDRESS = "seat", "address"
+SCOPES = {SEAT: "this game", ADDRESS: "all my games"}
+
+
+def seat_address(session: Session, game_id: str, seat: int) -> str | None:
+    """The seat's address (lower case), if it is a person's seat with one."""
+    row = session.get(store.Seat, (game_id, seat))
+    if row is None or row.kind != "human" or not (row.email or "").strip():
+        return None
+    return row.email.strip().lower()
+
+
+def _by_mail(session: Session, game_id: str, seat: int) -> bool:
+    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
+                                              SeatMail.seat == seat)).first()
+    return True if row is None else bool(row.by_mail)
+
+
+def when_words(at: datetime | None) -> str:
+    return dl.as_utc(at).strftime("%d %B %Y, %H:%M UTC") if at is not None else ""
+
+
+def trouble_lines(found: list[Any]) -> list[str]:
+    """Sentences for the top of the seat page: each paused target, and that mail stands in."""
+    lines = []
+    for target in found:
+        if target.paused_at is None:
+            continue
+        why = target.last_error or "its notices did not arrive"
+        lines.append(f"Your notices to {targets.mask(target.url)} are paused since "
+                     f"{when_words(target.paused_at)}: {why}. Mail comes instead until you "
+                     "resume it (under \"Notices elsewhere\").")
+    return lines
+
+
+def status(session: Session, access: services.SeatAccess) -> dict[str, Any]:
+    """What the page's "Notices elsewhere" box and ``GET /api/play/<token>/targets`` show,
+    read on the caller's session (a GET never writes)."""
+    address = seat_address(session, access.game_id, access.seat)
+    found = targets.of_seat(session, access.game_id, access.seat, address)
+    return {"targets": [targets.described(t) for t in found],
+            "by_mail": _by_mail(session, access.game_id, access.seat),
+            "has_address": address is not None,
+            "limit": targets.per_seat_limit(), "examples": list(targets.EXAMPLES),
+            "scopes": SCOPES, "trouble": trouble_lines(found)}
+
+
+def read_status(access: services.SeatAccess) -> dict[str, Any]:
+    with read_session() as session:
+        return status(session, access)
+
+
+def add(access: services.SeatAccess, url: Any, scope: Any = SEAT) -> dict[str, Any]:
+    """Add a target for the seat (``scope`` ``seat``) or its address (``address``)."""
+    scope = str(scope or SEAT).strip().lower()
+    if scope not in SCOPES:
+        raise services.BadRequest("Choose whether the target is for this game or for all "
+                                  "your games.")
+    try:
+        normalised, service = targets.validate(url)
+    except ValueError as exc:
+        raise services.BadRequest(str(exc)) from None
+    with write_session() as session:
+        address = seat_address(session, access.game_id, access.seat)
+        if scope == ADDRESS and address is None:
+            raise services.BadRequest("This seat has no mail address, so a target for all "
+                                      "your games cannot be kept: choose \"this game\".")
+        try:
+            target = targets.add(session, url=normalised, service=service, now=dl.now(),
+                                 game_id=access.game_id if scope == SEAT else None,
+                                 seat=access.seat if scope == SEAT else None,
+                                 address=address if scope == ADDRESS else None)
+        except ValueError as exc:
+            raise services.BadRequest(str(exc)) from None
+        return targets.described(target)
+
+
+def _target(session: Session, access: services.SeatAccess, target_id: Any) -> Any:
+    try:
+        number = int(str(target_id))
+    except ValueError:
+        number = -1
+    address = seat_address(session, access.game_id, access.seat)
+    target = targets.find(session, number, access.game_id, access.seat, address) \
+        if number > 0 else None
+    if target is None:
+        raise services.NotFound("There is no such notice target on this seat.")
+    return target
+
+
+def remove(access: services.SeatAccess, target_id: Any) -> str:
+    """Remove one of the seat's (or its address's) targets; returns what it was, masked."""
+    with write_session() as session:
+        target = _target(session, access, target_id)
+        shown = targets.mask(target.url)
+        targets.remove(session, target)
+    return shown
+
+
+def resume(access: services.SeatAccess, target_id: Any) -> dict[str, Any]:
+    """A paused target is tried again from the next notice."""
+    with write_session() as session:
+        target = _target(session, access, target_id)
+        targets.resume(target)
+        session.add(target)
+        session.flush()
+        return targets.described(target)
+
+
+def test(access: services.SeatAccess, target_id: Any) -> dict[str, Any]:
+    """Queue a test notice to the target: the notice runner sends it within seconds."""
+    with write_session() as session:
+        target = _target(session, access, target_id)
+        delivery = deliveries.test_notice(session, target, access.game_id, access.seat,
+                                          dl.now())
+        return {"id": delivery.id, "target_id": target.id, "status": delivery.status}
+
+
+def set_by_mail(access: services.SeatAccess, by_mail: bool) -> bool:
+    """Whether the seat's mail still comes beside its targets (while one is active)."""
+    with write_session() as session:
+        row = notify.seat_mail(session, access.game_id, access.seat)
+        row.by_mail = bool(by_mail)
+        row.updated_at = dl.now()
+        session.add(row)
+    return bool(by_mail)

@@ -1,0 +1,377 @@
+"""Table talk's use cases (issue 20 items 1 and 4): saying a message at a game's table,
+the creator hiding one or keeping the talk from spectators, a seat muting it, and what
+the pages and the JSON show of it.
+
+The talk is public like the discard pile: every seat reads every message, spectators
+too unless the creator said no (``Game.talk_spectators``). It is typed by people and
+stored as typed (control characters removed): every reader escapes it. No generated
+text is added to a message, so it never carries a card a seat must not know.
+
+``post`` works on the caller's session (a page's form, the JSON API, a ``SAY`` reply by
+mail: ``app.inbound`` opens its own transaction); ``say_by_link`` and the other
+``*_by_link``-style wrappers open one write session, check the seat link in it and
+carry the whole request out there. ``for_page``/``lines_for`` read on the session a
+page already opened (``services.seat_page``, ``services.game_page``).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Callable, Iterable
+
+from sqlalchemy import func, select
+from sqlmodel import Session
+
+from app.clock.time import as_utc, now as clock_now
+from app.config import setting
+from app.db import read_session, write_session
+from app.db.statements import table_of
+from app.gamelog import store
+from app.mail import notify, table_talk
+from app.mail.models import SeatMail
+from app.services.errors import BadRequest, Forbidden, NotFound, TooMany
+from app.services.repository import _seat_access
+from app.services.results import SeatAccess
+from app.talk import store as talk_store
+from app.talk.models import API, MAIL, PAGE, Talk
+
+SOURCES = (PAGE, API, MAIL)
+#: The longest key a caller may give (the stored key also names the game and seat).
+MAX_KEY_CHARS = 100
+#: The most messages a seat page lists; the replay's last frame has them all.
+PAGE_LINES = 300
+#: What a hidden message shows in its place, everywhere.
+HIDDEN_WORDS = "hidden by the creator"
+
+_TALK = table_of(Talk)
+_GAME = table_of(store.Game)
+#: Bidirectional overrides and isolates: they make a message show other text than it holds.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a talk use case needs of the game, read on its session."""
+
+    game_id: str
+    status: str
+    people: tuple[int, ...]  # the human seats, in order; the first is the creator
+    spectators: bool
+
+    @property
+    def creator(self) -> int | None:
+        return self.people[0] if self.people else None
+
+
+def _table(session: Session, game_id: str) -> Table:
+    row = session.connection().execute(
+        select(_GAME.c.status, _GAME.c.talk_spectators).where(_GAME.c.id == str(game_id))).first()
+    if row is None:
+        raise NotFound("There is no game with this id.")
+    seats = store.seat_rows(session, str(game_id))
+    return Table(str(game_id), str(row[0]), tuple(s.index for s in seats if s.kind == "human"),
+                 bool(row[1]))
+
+
+def clean(text: Any) -> str:
+    """The message as it will be stored: plain text, stripped, line ends as ``\\n``,
+    tabs as spaces, every other control character (and the bidi overrides, which would
+    show other text than the message holds, and lone surrogates) removed. Refused with
+    words when nothing is left or it is longer than ``TALK_MAX_CHARS``."""
+    if not isinstance(text, str):
+        raise BadRequest('The message must be text, like {"text": "nice Dracula"}.')
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
+    text = "".join(ch for ch in text if ch == "\n" or unicodedata.category(ch) not in ("Cc", "Cs"))
+    text = _BIDI.sub("", text).strip()
+    if not text:
+        raise BadRequest("Your message is empty: type something to say to the table.")
+    most = int(setting("TALK_MAX_CHARS"))
+    if len(text) > most:
+        raise BadRequest(f"Your message is {len(text)} characters; the table takes at most "
+                         f"{most}. Nothing was said.")
+    return text
+
+
+def _stored_key(key: Any, source: str, game_id: str, seat: int) -> str | None:
+    """The key as stored: a digest of the caller's own, under its source, game and seat
+    (keys are unique across every game, so one seat's key never answers for another's;
+    a mail's Message-ID may be long, the digest always fits the column). A page's or a
+    program's key is at most ``MAX_KEY_CHARS`` printable characters."""
+    if key is None or key == "":
+        return None
+    if not isinstance(key, str) or (source != MAIL and (
+            len(key) > MAX_KEY_CHARS or not key.isprintable())):
+        raise BadRequest(f"The message's key must be text of at most {MAX_KEY_CHARS} "
+                         "printable characters (or left out). Nothing was said.")
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    return f"{source}:{game_id}:{seat}:{digest}"
+
+
+def _earlier(session: Session, key: str | None) -> int | None:
+    if key is None:
+        return None
+    found = session.connection().execute(select(_TALK.c.id).where(_TALK.c.key == key)).scalar()
+    return None if found is None else int(found)
+
+
+def _minutes(delta: timedelta) -> str:
+    minutes = max(1, int(-(-delta.total_seconds() // 60)))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def _check_rate(session: Session, game_id: str, seat: int, now: datetime) -> None:
+    """The 51st message within an hour (``TALK_PER_SEAT_PER_HOUR``) is refused, saying
+    when the seat may talk again."""
+    per_hour = int(setting("TALK_PER_SEAT_PER_HOUR"))
+    since = now - talk_store.HOUR
+    if talk_store.said_since(session, game_id, seat, since) < per_hour:
+        return
+    oldest = talk_store.oldest_since(session, game_id, seat, since)
+    again = as_utc(oldest) + talk_store.HOUR if oldest is not None else now + talk_store.HOUR
+    raise TooMany(f"You said {per_hour} messages at this table in the last hour, the most "
+                  f"it takes in an hour. You may talk again in {_minutes(again - now)} "
+                  f"(at {again:%H:%M} UTC). Nothing was said.",
+                  retry_after=max(1, int((again - now).total_seconds())))
+
+
+def post(session: Session, game_id: str, seat: int, text: str, *, key: str | None,
+         source: str, now: datetime) -> int:
+    """Say ``text`` at the table of ``game_id`` as ``seat``, in the caller's transaction;
+    returns the message's id. Only the game's people talk (a bot does not), while the
+    game runs and after it ended ("gg"); an abandoned game's table is closed. A message
+    posted again with the same ``key`` (a form sent twice, a reply delivered twice) is
+    said once: the earlier id comes back and nothing is told twice. A new message is
+    handed to the mail (``app.mail.table_talk.said``) in the same transaction."""
+    if source not in SOURCES:
+        raise ValueError(f"unknown talk source {source!r}")
+    game_id, seat, now = str(game_id), int(seat), as_utc(now)
+    text = clean(text)
+    stored = _stored_key(key, source, game_id, seat)
+    table = _table(session, game_id)
+    if seat not in table.people:
+        raise Forbidden("Only the players of this game can talk at its table.", reason="talk")
+    if table.status == "abandoned":
+        raise Forbidden("This game was abandoned, so its table is closed: nothing more can be "
+                        "said here. Its replay keeps what was said.", reason="abandoned")
+    # one game's messages one at a time, until this transaction ends: two racing posts
+    # cannot both be a seat's 50th, and ids commit in the order they were given, so a
+    # mail that carries talk up to id N never skips a smaller id committed after it
+    # (``table_talk.mark_told`` only raises a seat's told id)
+    if not store.lock_key(session, f"talk:{game_id}"):
+        raise TooMany("The table is busy; please send your message again in a moment. "
+                      "Nothing was said.", retry_after=5)
+    earlier = _earlier(session, stored)
+    if earlier is not None:
+        return earlier
+    _check_rate(session, game_id, seat, now)
+    step = store.last_seq(session, game_id)
+    talk_id, new = talk_store.add(session, game_id=game_id, seat=seat, text=text, step=step,
+                                  at=now, source=source, key=stored)
+    if new:
+        table_talk.said(session, game_id, talk_id, seat, now)
+    return talk_id
+
+
+# -- the web's wrappers: one write session, the link checked in it ---------------------
+
+def _open(session: Session, token: str, check: Callable[[SeatAccess], None] | None) -> SeatAccess:
+    access = _seat_access(session, token)
+    if check is not None:
+        check(access)  # the form's CSRF token, before anything is read from it
+    return access
+
+
+def say_by_link(token: str, text: Any, key: Any, source: str,
+                check: Callable[[SeatAccess], None] | None = None) -> tuple[SeatAccess, int]:
+    """``post`` for the seat of a link: the link checked (and ``check(access)``, the
+    page's CSRF token) in the message's own transaction."""
+    with write_session() as session:
+        access = _open(session, token, check)
+        return access, post(session, access.game_id, access.seat, text, key=key,
+                            source=source, now=clock_now())
+
+
+def hide(token: str, talk_id: int, check: Callable[[SeatAccess], None] | None = None) -> bool:
+    """The creator (the game's first human seat) hides one message: kept in the log,
+    shown everywhere as "hidden by the creator", carried by no mail after this. True
+    when it was hidden now, False when it was hidden already."""
+    with write_session() as session:
+        access = _open(session, token, check)
+        table = _table(session, access.game_id)
+        if access.seat != table.creator:
+            raise Forbidden("Only the game's creator can hide a message at its table.",
+                            reason="creator")
+        found = session.connection().execute(
+            select(_TALK.c.hidden_at).where(_TALK.c.game_id == access.game_id,
+                                           _TALK.c.id == int(talk_id))).first()
+        if found is None:
+            raise NotFound("There is no such message at this table.")
+        if found[0] is not None:
+            return False
+        return talk_store.hide(session, access.game_id, int(talk_id), access.seat, clock_now())
+
+
+def set_muted(token: str, muted: bool, check: Callable[[SeatAccess], None] | None = None) -> bool:
+    """A seat folds the talk away on its page (and, per the mail's rules, out of its
+    mail), or brings it back; returns the new setting."""
+    with write_session() as session:
+        access = _open(session, token, check)
+        row = notify.seat_mail(session, access.game_id, access.seat)
+        row.talk_muted = bool(muted)
+        row.updated_at = clock_now()
+        session.add(row)
+    return bool(muted)
+
+
+def set_spectators(token: str, on: bool, check: Callable[[SeatAccess], None] | None = None) -> bool:
+    """The creator lets spectators (and the public replay while the game runs) read
+    the talk, or not; returns the new setting."""
+    with write_session() as session:
+        access = _open(session, token, check)
+        if access.seat != _table(session, access.game_id).creator:
+            raise Forbidden("Only the game's creator can choose whether spectators read the "
+                            "table talk.", reason="creator")
+        session.connection().execute(_GAME.update().where(_GAME.c.id == access.game_id)
+                                     .values(talk_spectators=bool(on)))
+    return bool(on)
+
+
+# -- reading, on the caller's session ------------------------------------------------
+
+def _time_words(moment: datetime, zone: Any) -> str:
+    local = as_utc(moment).astimezone(zone)
+    return f"{local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
+
+
+def rows(found: Iterable[talk_store.Line], names: list[str], me: int | None = None,
+         zone_name: str | None = None) -> list[dict[str, Any]]:
+    """Messages as the templates and the JSON show them: the sender's name, the text
+    (None when hidden), when (aware UTC, ISO, and in words in ``zone_name``)."""
+    zone = notify.zone_of(zone_name or "UTC")
+    out = []
+    for line in found:
+        at = as_utc(line.at)
+        out.append({"id": line.id, "seat": line.seat, "step": line.step,
+                    "name": names[line.seat] if 0 <= line.seat < len(names) else "?",
+                    "text": line.shown(), "hidden": line.hidden, "at": at,
+                    "at_iso": at.isoformat(), "at_words": _time_words(at, zone),
+                    "mine": me is not None and line.seat == me})
+    return out
+
+
+def as_json(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The JSON of ``rows``: id, seat, name, text (null when hidden), at (ISO), hidden, step."""
+    return [{"id": r["id"], "seat": r["seat"], "name": r["name"], "text": r["text"],
+             "at": r["at_iso"], "hidden": r["hidden"], "step": r["step"]} for r in lines]
+
+
+def _muted(session: Session, game_id: str, seat: int) -> bool:
+    found = session.connection().execute(
+        select(table_of(SeatMail).c.talk_muted).where(
+            table_of(SeatMail).c.game_id == game_id, table_of(SeatMail).c.seat == seat)).first()
+    return bool(found and found[0])
+
+
+def for_page(session: Session, game_id: str, names: list[str] | None, me: int | None,
+             zone_name: str | None = None) -> dict[str, Any]:
+    """The talk box of a seat page (``me``) or the spectator page (``me`` None), read
+    only: the messages (newest ``PAGE_LINES``, newest last), the count, whether the seat
+    muted it, whether it is the creator, whether spectators read it, whether it may
+    talk now, the longest message, and a fresh key for the form (a form sent twice says
+    it once)."""
+    game_id = str(game_id)
+    table = _table(session, game_id)
+    if names is None:  # (the spectator page's reader is not given them)
+        names = [s.name for s in store.seat_rows(session, game_id)]
+    newest = talk_store.newest_id(session, game_id)  # 0: nothing said yet
+    muted = me is not None and _muted(session, game_id, me)
+    shown = me is not None or table.spectators
+    lines = (rows(talk_store.lines(session, game_id, limit=PAGE_LINES), names, me, zone_name)
+             if shown and not muted and newest else [])
+    total = _count(session, game_id) if newest else 0
+    closed = table.status == "abandoned"
+    return {"lines": lines, "total": total, "earlier": max(0, total - len(lines)),
+            "newest": newest, "muted": muted, "shown": shown, "me": me,
+            "creator": me is not None and me == table.creator,
+            "creator_name": names[table.creator] if table.creator is not None
+            and table.creator < len(names) else "the creator",
+            "spectators": table.spectators, "over": table.status == "over",
+            "can_talk": me is not None and me in table.people and not closed and not muted,
+            "closed": closed, "max_chars": int(setting("TALK_MAX_CHARS")),
+            "key": secrets.token_urlsafe(16), "hidden_words": HIDDEN_WORDS}
+
+
+def _count(session: Session, game_id: str) -> int:
+    return int(session.connection().execute(
+        select(func.count()).select_from(_TALK).where(_TALK.c.game_id == game_id)).scalar_one())
+
+
+def lines_for(session: Session, game_id: str, names: list[str], me: int | None = None,
+              after_id: int = 0, upto_step: int | None = None,
+              limit: int | None = None) -> list[dict[str, Any]]:
+    """The talk as ``rows`` on the caller's session (the JSON, the replay)."""
+    return rows(talk_store.lines(session, str(game_id), after_id=after_id, upto_step=upto_step,
+                                 limit=limit), names, me)
+
+
+def page_box(token: str, zone_name: str | None = None) -> dict[str, Any] | None:
+    """A seat page's talk box in a read session of its own (a page re-shown after a
+    refused form, which did not read it with the page); None when the link fails."""
+    try:
+        with read_session() as session:
+            access = _seat_access(session, token)
+            names = [s.name for s in store.seat_rows(session, access.game_id)]
+            return for_page(session, access.game_id, names, access.seat, zone_name)
+    except (Forbidden, NotFound):
+        return None
+
+
+def for_replay(session: Session, game_id: str, seat: int | None, step: int, over: bool,
+               names: list[str]) -> dict[str, Any]:
+    """What a replay frame shows of the talk, read on the replay's own session
+    (``services.replay_page``'s ``also``): what was said up to ``step``. A seat's
+    replay (opened by its link) always shows it; a public one once the game is over,
+    or while it runs if the creator lets spectators read the talk."""
+    table = _table(session, game_id)
+    shown = seat is not None or over or table.spectators
+    lines = lines_for(session, game_id, names, seat, upto_step=step) if shown else []
+    # the shape of ``for_page``'s box, read only (no form, no switches)
+    return {"shown": shown, "lines": lines, "total": len(lines), "earlier": 0, "newest": 0,
+            "muted": False, "me": None, "creator": False, "spectators": table.spectators,
+            "over": over, "can_talk": False, "closed": False, "hidden_words": HIDDEN_WORDS,
+            "note": f"What was said up to move {step}." if lines else None,
+            "not_shown_words": "The players keep their table talk to themselves while the "
+                               "game runs; it is shown here once the game is over."}
+
+
+def replay_json(game_id: str, seat: int | None, step: int, over: bool,
+                names: list[str]) -> list[dict[str, Any]] | None:
+    """The talk of the JSON replay up to ``step`` (None: this reader may not read it
+    yet), in a read session of its own."""
+    with read_session() as session:
+        said = for_replay(session, game_id, seat, step, over, names)
+    return as_json(said["lines"]) if said["shown"] else None
+
+
+def news(game_id: str) -> tuple[int, int]:
+    """How far a game is and its newest talk id, for pages polling for news (two small
+    queries in one read session); ``NotFound`` for no such game."""
+    with read_session() as session:
+        step = store.game_seq(session, str(game_id))
+        if step is None:
+            raise NotFound("There is no game with this id.")
+        return step, talk_store.newest_id(session, str(game_id))
+
+
+def json_lines(game_id: str, me: int | None, after_id: int = 0,
+               limit: int | None = PAGE_LINES) -> tuple[list[dict[str, Any]], int]:
+    """The talk as the JSON API gives it to a seat, in a read session of its own:
+    ``(lines after after_id (the newest limit of them), the game's newest talk id)``."""
+    with read_session() as session:
+        names = [s.name for s in store.seat_rows(session, str(game_id))]
+        found = lines_for(session, game_id, names, me, after_id=after_id, limit=limit)
+        return as_json(found), talk_store.newest_id(session, str(game_id))
