@@ -4,7 +4,8 @@ Games run for weeks and the server for years. The action log and the games
 are the truth and are never pruned; what is pruned is bookkeeping whose job
 is done:
 
-- outbox rows that left (sent), were superseded or failed for good, once they
+- outbox rows that left (sent, or ``notified``: to the seat's notice targets only,
+  issue 20), were superseded or failed for good, once they
   are older than ``MAIL_RETENTION_DAYS`` (default 30). Their idempotency keys
   name causes in the past (a step of a log that has moved on, a deadline row
   that closed, a round that ended), so no hook can enqueue the same key again
@@ -16,6 +17,10 @@ is done:
   Pending rows are never touched. A Message-ID forgotten this way could be
   stored again if a relay re-delivered it a month later; its reply address
   then names a step long gone, and it is answered, not applied.
+
+- notice deliveries (issue 20) finished (sent, superseded, failed) longer ago than
+  the same retention; pending ones are never touched. Table talk is never pruned: it
+  is part of the game, shown in its replay like the log.
 
 (Used lobby form tokens, the one lobby table that grows, are forgotten by the
 lobby itself as new ones come: ``store.use_form_token``.)
@@ -84,9 +89,14 @@ def prune(engine: Engine, now: datetime, *, retention_days: float = DEFAULT_RETE
     if "outbox" in tables:
         report.deleted["outbox"] = _delete_in_batches(
             engine, "outbox",
-            "status IN ('sent', 'superseded', 'failed') "
+            "status IN ('sent', 'notified', 'superseded', 'failed') "
             "AND COALESCE(sent_at, created_at) < :cutoff",
             {"cutoff": cutoff}, batch)
+    if "notice_delivery" in tables:
+        report.deleted["notice_delivery"] = _delete_in_batches(
+            engine, "notice_delivery",
+            "status <> 'pending' AND COALESCE(sent_at, created_at) < :cutoff",
+            {"cutoff": cutoff}, batch, keep_newest=True)
     if "deadline" in tables:
         report.deleted["deadline"] = _delete_in_batches(
             engine, "deadline", "done_at IS NOT NULL AND done_at < :cutoff",

@@ -54,3 +54,36 @@ def test_pending_mail_and_open_deadlines_are_never_pruned(app, db, game_at_t0):
     assert db.count("outbox", status="pending") == pending
     assert db.count("deadline") == open_rows
     assert db.count("game", id=game.game_id) == 1
+
+
+def test_old_notices_go_and_pending_ones_and_the_talk_stay(app, db, game_at_t0):
+    """Issue 20: a mail that went to the seat's targets only (``notified``) and finished
+    deliveries are bookkeeping like sent mail; a pending delivery and the table talk (part
+    of the game, shown in its replay) are never pruned."""
+    from sqlmodel import Session
+
+    from app.channels.models import NoticeDelivery
+    from app.talk import store as talk_store
+
+    game = game_at_t0(deadline_hours=24, seed="4242")
+    engine = get_engine(app)
+    with Session(engine) as session:
+        talk_store.add(session, game_id=game.game_id, seat=0, text="gg", step=0, at=T0,
+                       source="page", key=None)
+        for status in ("sent", "failed", "superseded", "pending"):
+            session.add(NoticeDelivery(outbox_id=None, target_id=1, game_id=game.game_id,
+                                       seat=0, kind="turn", title="t", body="b", status=status,
+                                       next_attempt_at=T0, created_at=T0,
+                                       sent_at=T0 if status == "sent" else None))
+        session.commit()
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE outbox SET status = 'notified', sent_at = :t "
+                             "WHERE status = 'pending'"), {"t": T0})
+    notified = db.count("outbox", status="notified")
+    assert notified
+    report = pruning.prune(engine, T0 + _days(31))
+    assert report.deleted["outbox"] == notified
+    # the three finished ones go; the pending one (also the newest row) stays
+    assert report.deleted["notice_delivery"] == 3
+    assert db.count("notice_delivery", status="pending") == 1
+    assert db.count("talk", game_id=game.game_id) == 1
