@@ -79,6 +79,7 @@
     var url = live.dataset.seqUrl, seq = live.dataset.seq, talk = live.dataset.talk, etag = null, every = 3000, busy = false;
     function refresh() {
       var side = document.getElementById("more"), sideOpen = side && side.open;
+      var chat = document.getElementById("talk"), chatOpen = chat && chat.open;
       var kept = Array.prototype.map.call(document.querySelectorAll("input.pick-box:checked"), function (b) { return b.value; });
       var draft = document.getElementById("talk-text"), typed = draft ? draft.value : "";
       var typing = draft && document.activeElement === draft, caret = typing ? [draft.selectionStart, draft.selectionEnd] : null;
@@ -100,6 +101,7 @@
         initChoice();
         openSide();
         if (sideOpen && document.getElementById("more")) document.getElementById("more").open = true;
+        if (chatOpen && document.getElementById("talk")) document.getElementById("talk").open = true;
       });
     }
     function tick() {
@@ -124,7 +126,14 @@
     if (side && window.matchMedia && window.matchMedia("(min-width: 880px)").matches) side.open = true;
   }
 
+  /* The folded table talk opens when a link points at it (#talk). */
+  function openTalk() {
+    var chat = document.getElementById("talk");
+    if (chat && location.hash === "#talk") chat.open = true;
+  }
+
   initChoice();
   openSide();
+  openTalk();
   initLive();
 })();

@@ -85,7 +85,8 @@ def _again(token: str, exc: services.ServiceError, draft: str) -> Any:
 
 
 def _talk_anchor(token: str) -> Any:
-    return redirect(url_for("play.show", token=token) + "#talk", code=303)
+    """Back to the seat page with its talk open (``talk=1``: the box is folded otherwise)."""
+    return redirect(url_for("play.show", token=token, talk=1) + "#talk", code=303)
 
 
 @bp.post("/play/<token>/talk")

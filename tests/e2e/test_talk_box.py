@@ -72,8 +72,9 @@ def test_a_message_typed_and_sent_reaches_the_other_open_page(live, browser):
     ann = browser.new_context(viewport={"width": 390, "height": 900}).new_page()
     bob = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     bob.goto(f"{live.base}/play/{created.tokens[1]}")
+    bob.locator("#talk > summary").click()              # the talk is folded into one line
     bob.fill("#talk-text", "half a thought")             # Bob is typing meanwhile
-    ann.goto(f"{live.base}/play/{created.tokens[0]}")
+    ann.goto(f"{live.base}/play/{created.tokens[0]}#talk")  # a link to it opens it
     ann.get_by_label("Say something to the table").fill("nice Dracula, Bob")
     with ann.expect_navigation():
         ann.get_by_role("button", name="Send").click()

@@ -124,6 +124,8 @@ def test_three_seats_talk_by_page_and_by_reply_through_a_whole_game(
             assert marker(0) not in shown
             continue
         assert "<script>alert(" not in shown and "&lt;script&gt;alert(" in shown
+        # the messages of the talk box, after its folded one-line summary (the newest)
+        shown = shown[shown.index("</summary>", shown.index('id="talk"')):]
         positions = []
         for message in said:
             if message["hidden"]:

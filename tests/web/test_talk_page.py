@@ -21,7 +21,8 @@ from tests.conftest import PEOPLE, random_move
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 KEY = re.compile(r'name="key" value="([^"]+)"')
-TALK_BOX = re.compile(r'<section class="panel talk" id="talk".*?</section>', re.S)
+#: The talk panel: folded into a <details> on the seat page, a <section> elsewhere.
+TALK_BOX = re.compile(r'<(section|details) class="panel talk" id="talk".*?<!-- /talk -->', re.S)
 LINE = re.compile(r'<li class="talk-line[^"]*">.*?<strong class="talk-who">([^<]*)</strong>'
                   r'.*?<p class="talk-text[^"]*">(.*?)</p>', re.S)
 HIDE = re.compile(r'action="(/play/[^"]+/talk/(\d+)/hide)"')
