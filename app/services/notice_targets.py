@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
 from app import services
 from app.channels import deliveries, targets
@@ -20,7 +21,7 @@ from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.gamelog import store
 from app.mail import notify
-from app.mail.models import SeatMail
+from app.mail.models import AddressMail, SeatMail
 
 #: The add form's scopes.
 SEAT, ADDRESS = "seat", "address"
@@ -38,6 +39,15 @@ def seat_address(session: Session, game_id: str, seat: int) -> str | None:
 def _by_mail(session: Session, game_id: str, seat: int) -> bool:
     row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
                                               SeatMail.seat == seat)).first()
+    return True if row is None else bool(row.by_mail)
+
+
+def _address_by_mail(session: Session, address: str | None) -> bool:
+    """Whether the address still takes mail beside its targets in all its games."""
+    if address is None:
+        return True
+    row = session.exec(select(AddressMail).where(
+        func.lower(col(AddressMail.address)) == address)).first()
     return True if row is None else bool(row.by_mail)
 
 
@@ -64,7 +74,9 @@ def status(session: Session, access: services.SeatAccess) -> dict[str, Any]:
     address = seat_address(session, access.game_id, access.seat)
     found = targets.of_seat(session, access.game_id, access.seat, address)
     return {"targets": [targets.described(t) for t in found],
-            "by_mail": _by_mail(session, access.game_id, access.seat),
+            "by_mail": (_by_mail(session, access.game_id, access.seat)
+                        and _address_by_mail(session, address)),
+            "address_by_mail": _address_by_mail(session, address),
             "has_address": address is not None,
             "limit": targets.per_seat_limit(), "examples": list(targets.EXAMPLES),
             "scopes": SCOPES, "trouble": trouble_lines(found)}
@@ -141,11 +153,21 @@ def test(access: services.SeatAccess, target_id: Any) -> dict[str, Any]:
         return {"id": delivery.id, "target_id": target.id, "status": delivery.status}
 
 
-def set_by_mail(access: services.SeatAccess, by_mail: bool) -> bool:
-    """Whether the seat's mail still comes beside its targets (while one is active)."""
+def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
+                everywhere: bool = False) -> bool:
+    """Whether the seat's mail still comes beside its targets (while one is active);
+    ``everywhere``: for every game of the seat's address too (``AddressMail.by_mail``).
+    Mail comes only where both the seat and its address want it (``runners.notices
+    .by_mail``); the page says when the address's choice is what keeps it away."""
     with write_session() as session:
         row = notify.seat_mail(session, access.game_id, access.seat)
         row.by_mail = bool(by_mail)
         row.updated_at = dl.now()
         session.add(row)
+        address = seat_address(session, access.game_id, access.seat)
+        if everywhere and address is not None:
+            across = notify.address_mail(session, address)
+            across.by_mail = bool(by_mail)
+            across.updated_at = dl.now()
+            session.add(across)
     return bool(by_mail)

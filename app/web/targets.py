@@ -116,7 +116,10 @@ def mail_form(token: str) -> Any:
     access = _form_seat(token)
     # (the box posts a hidden "0" before the checkbox: a form without the box is "off")
     by_mail = any(v in ("1", "on", "true", "yes") for v in request.form.getlist("by_mail"))
-    notice_targets.set_by_mail(access, by_mail)
+    scope = request.form.get("scope", "game")
+    if scope not in ("game", "address"):
+        raise services.BadRequest("Choose whether this is for this game or all your games.")
+    notice_targets.set_by_mail(access, by_mail, everywhere=scope == "address")
     flash("Saved: your mail comes beside your notices." if by_mail else
           "Saved: while one of your notice targets works, your notices go there instead "
           "of mail (mail comes again if they all stop working).", "success")

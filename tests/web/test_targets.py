@@ -172,6 +172,40 @@ def test_also_mail_me_is_the_seats_by_mail(client, game, app):
     assert client.get(f"/api/play/{token}/targets").get_json()["by_mail"] is True
 
 
+def test_instead_of_mail_for_all_my_games_is_the_addresses_choice(client, game, app):
+    """Unticked "for all my games", every game of the address takes its notices on the
+    targets (while one works): the sender asks the seat and the address, and mail goes
+    only where both want it; ticked again for all games, mail comes back everywhere."""
+    from app.mail.models import AddressMail
+    from app.runners.notices import by_mail
+
+    token = game.tokens[0]
+    add_by_page(client, token, NTFY)
+    _, csrf = page(client, token)
+    client.post(f"/play/{token}/targets/mail",
+                data={"by_mail": "0", "scope": "address", "csrf_token": csrf})
+    address = "ann@example.com"
+    with Session(get_engine(app)) as session:
+        assert session.exec(select(AddressMail.by_mail)
+                            .where(AddressMail.address == address)).one() is False
+        assert by_mail(session, game.game_id, 0, address) is False
+    # asked back for this game only, the address's choice still keeps it away, and says so
+    client.post(f"/play/{token}/targets/mail",
+                data={"by_mail": ["0", "1"], "scope": "game", "csrf_token": csrf})
+    shown, _ = page(client, token)
+    assert "instead of mail in all its games" in shown
+    assert client.get(f"/api/play/{token}/targets").get_json()["by_mail"] is False
+    client.post(f"/play/{token}/targets/mail",
+                data={"by_mail": ["0", "1"], "scope": "address", "csrf_token": csrf})
+    with Session(get_engine(app)) as session:
+        assert by_mail(session, game.game_id, 0, address) is True
+    # a scope that is neither is refused with words and changes nothing
+    answer = client.post(f"/play/{token}/targets/mail",
+                         data={"by_mail": "0", "scope": "everyone", "csrf_token": csrf})
+    assert answer.status_code == 400 and "all your games" in answer.get_data(as_text=True)
+    assert client.get(f"/api/play/{token}/targets").get_json()["by_mail"] is True
+
+
 def test_the_per_seat_limit_is_said_in_words(client, game, app):
     token = game.tokens[0]
     for n in range(5):
