@@ -34,13 +34,14 @@ from typing import Any, Callable
 
 import apprise
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from app.channels import deliveries, targets
 from app.channels.models import FAILED, PENDING, SENT, SUPERSEDED, NoticeDelivery, NoticeTarget
 from app.clock.time import as_utc
-from app.mail.models import PENDING as MAIL_PENDING, AddressMail, Outbox, SeatMail
+from app.mail.models import PENDING as MAIL_PENDING, Outbox
 from app.runners.base import Lease, Runner
+from app.services import notice_targets
 
 log = logging.getLogger("app.runners.notices")
 
@@ -251,17 +252,6 @@ def next_due(engine: Engine) -> datetime | None:
 
 # -- the sender's question ------------------------------------------------------------
 
-def by_mail(session: Session, game_id: str, seat: int, address: str) -> bool:
-    """Whether the seat (and its address) still wants mail beside its targets."""
-    seat_row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
-                                                   SeatMail.seat == seat)).first()
-    if seat_row is not None and not seat_row.by_mail:
-        return False
-    across = session.exec(select(AddressMail).where(
-        col(AddressMail.address) == address.strip().lower())).first()
-    return not (across is not None and not across.by_mail)
-
-
 def leave_by_targets(engine: Engine, row: Outbox, now: datetime) -> bool:
     """For the sender, as outbox ``row`` leaves: write its notices to the seat's active
     targets (``deliveries.fan_out``), and say whether the mail itself stays home (True:
@@ -276,7 +266,9 @@ def leave_by_targets(engine: Engine, row: Outbox, now: datetime) -> bool:
     try:
         with Session(engine) as session:
             active = deliveries.fan_out(session, row, as_utc(now))
-            mail_too = by_mail(session, row.game_id, int(row.seat), row.to) if active else True
+            mail_too = (notice_targets.takes_mail(session, row.game_id, int(row.seat),
+                                                   row.to.strip().lower())
+                        if active else True)
             session.commit()
     except Exception as exc:  # noqa: BLE001 - the mail goes as before
         log.warning("notices of outbox %s not written: %s", row.id, type(exc).__name__)

@@ -42,6 +42,12 @@ def _by_mail(session: Session, game_id: str, seat: int) -> bool:
     return True if row is None else bool(row.by_mail)
 
 
+def takes_mail(session: Session, game_id: str, seat: int, address: str | None) -> bool:
+    """Whether the seat's notices still go by mail beside its targets: only where both the
+    seat and its address want it (the sender asks this as a mail leaves, the page shows it)."""
+    return _by_mail(session, game_id, seat) and _address_by_mail(session, address)
+
+
 def _address_by_mail(session: Session, address: str | None) -> bool:
     """Whether the address still takes mail beside its targets in all its games."""
     if address is None:
@@ -74,8 +80,7 @@ def status(session: Session, access: services.SeatAccess) -> dict[str, Any]:
     address = seat_address(session, access.game_id, access.seat)
     found = targets.of_seat(session, access.game_id, access.seat, address)
     return {"targets": [targets.described(t) for t in found],
-            "by_mail": (_by_mail(session, access.game_id, access.seat)
-                        and _address_by_mail(session, address)),
+            "by_mail": takes_mail(session, access.game_id, access.seat, address),
             "address_by_mail": _address_by_mail(session, address),
             "has_address": address is not None,
             "limit": targets.per_seat_limit(), "examples": list(targets.EXAMPLES),
@@ -157,8 +162,8 @@ def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
                 everywhere: bool = False) -> bool:
     """Whether the seat's mail still comes beside its targets (while one is active);
     ``everywhere``: for every game of the seat's address too (``AddressMail.by_mail``).
-    Mail comes only where both the seat and its address want it (``runners.notices
-    .by_mail``); the page says when the address's choice is what keeps it away."""
+    Mail comes only where both the seat and its address want it (``takes_mail``); the
+    page says when the address's choice is what keeps it away."""
     with write_session() as session:
         row = notify.seat_mail(session, access.game_id, access.seat)
         row.by_mail = bool(by_mail)

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, current_app, jsonify, request
 
 from app import engine, services
+from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -169,25 +170,16 @@ def openapi() -> Any:
 
 # -- the OpenAPI document -----------------------------------------------------------
 
-def _error(description: str) -> dict[str, Any]:
-    return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-
-
 def openapi_document(base_url: str) -> dict[str, Any]:
     """OpenAPI 3.1 for the routes above (kept beside them so both change together)."""
-    token = {"name": "token", "in": "path", "required": True, "schema": {"type": "string"},
-             "description": "The signed token of a seat link (/play/<token>)."}
+    token = TOKEN
     game_id = {"name": "game_id", "in": "path", "required": True,
                "schema": {"type": "string"}}
-    bad_link = _error("The link is forged, belongs to no seat, or was replaced.")
+    bad_link = BAD_LINK
     # Any request may be refused before its handler (app/web/input_guard.py): a NUL
     # byte anywhere, a JSON body nested too deep, a step number that is not digits.
-    bad_input = _error("Malformed input: a NUL byte, a bad step number, a body nested too "
+    bad_input = error("Malformed input: a NUL byte, a bad step number, a body nested too "
                        "deep; the message says which")
-    ok = lambda ref, text: {  # noqa: E731
-        "description": text,
-        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
     document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": "Silver Eye Post", "version": "1",
@@ -198,11 +190,11 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         "paths": {
             "/api/play/{token}": {"get": {
                 "summary": "A seat's private view", "parameters": [token],
-                "responses": {"200": ok("SeatState", "The seat's view"), "400": bad_input,
+                "responses": {"200": answer("SeatState", "The seat's view"), "400": bad_input,
                               "403": bad_link}}},
             "/api/play/{token}/actions": {
                 "get": {"summary": "The seat's legal actions now", "parameters": [token],
-                        "responses": {"200": ok("LegalActions", "Legal actions"),
+                        "responses": {"200": answer("LegalActions", "Legal actions"),
                                       "400": bad_input, "403": bad_link}},
                 "post": {
                     "summary": "Make a move",
@@ -217,19 +209,19 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                     "requestBody": {"required": True, "content": {"application/json": {
                         "schema": {"$ref": "#/components/schemas/Move"}}}},
                     "responses": {
-                        "200": ok("MoveResult", "Applied; bots and absent seats may have "
+                        "200": answer("MoveResult", "Applied; bots and absent seats may have "
                                                 "moved after it"),
-                        "400": _error("Malformed body"), "403": bad_link,
-                        "409": _error("The game moved on, or the move was already applied"),
-                        "413": _error("The body is larger than 64 kB"),
-                        "415": _error("Not JSON"),
-                        "422": _error("The action has a field its type does not have, or the "
+                        "400": error("Malformed body"), "403": bad_link,
+                        "409": error("The game moved on, or the move was already applied"),
+                        "413": error("The body is larger than 64 kB"),
+                        "415": error("Not JSON"),
+                        "422": error("The action has a field its type does not have, or the "
                                       "rules do not allow this move now (engine's words)"),
-                        "429": _error("The seat said away/back too often this hour")}}},
+                        "429": error("The seat said away/back too often this hour")}}},
             "/api/games/{game_id}": {"get": {
                 "summary": "Public (spectator) view of a game", "parameters": [game_id],
-                "responses": {"200": ok("GameState", "Spectator view"), "400": bad_input,
-                              "404": _error("No such game")}}},
+                "responses": {"200": answer("GameState", "Spectator view"), "400": bad_input,
+                              "404": error("No such game")}}},
             "/api/games/{game_id}/replay": {"get": {
                 "summary": "The game step by step",
                 "parameters": [game_id,
@@ -247,8 +239,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
                                 "schema": {"type": "integer", "minimum": 0},
                                 "description": "Last step to return (default: the latest); "
                                                "also accepted as 'to'"}],
-                "responses": {"200": ok("Replay", "Frames"), "400": bad_input,
-                              "403": bad_link, "404": _error("No such game")}}},
+                "responses": {"200": answer("Replay", "Frames"), "400": bad_input,
+                              "403": bad_link, "404": error("No such game")}}},
             "/api/openapi.json": {"get": {"summary": "This document",
                                           "responses": {"200": {"description": "OpenAPI"}}}},
         },

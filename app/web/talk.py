@@ -25,6 +25,7 @@ from app import services
 from app.services import talk as talk_service
 from app.talk.models import API, PAGE
 from app.web import seat_forms
+from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
 
 bp = Blueprint("talk", __name__)
 
@@ -199,18 +200,6 @@ def _body() -> dict[str, Any]:
 
 
 _LINE = {"$ref": "#/components/schemas/TalkLine"}
-_TOKEN = {"name": "token", "in": "path", "required": True, "schema": {"type": "string"},
-          "description": "The signed token of a seat link (/play/<token>)."}
-
-
-def _error(description: str) -> dict[str, Any]:
-    return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-
-
-def _ok(ref: str, text: str) -> dict[str, Any]:
-    return {"description": text,
-            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
 
 
 #: OpenAPI path items of the JSON routes here (merged into /api/openapi.json).
@@ -221,31 +210,31 @@ OPENAPI_PATHS: dict[str, Any] = {
             "description": "Every message of the game's table, oldest first: after the "
                            "message id `after`, or (without it) the newest 300. A hidden "
                            "message has `hidden: true` and `text: null`.",
-            "parameters": [_TOKEN, {"name": "after", "in": "query", "required": False,
+            "parameters": [TOKEN, {"name": "after", "in": "query", "required": False,
                                     "schema": {"type": "integer", "minimum": 0},
                                     "description": "Only the messages after this id"}],
-            "responses": {"200": _ok("Talk", "The talk"),
-                          "400": _error("Malformed input (a bad `after`, a NUL byte)"),
-                          "403": _error("The link is forged, belongs to no seat, or was "
-                                        "replaced.")}},
+            "responses": {"200": answer("Talk", "The talk"),
+                          "400": error(
+                              "Malformed input (a bad `after`, a NUL byte)"),
+                          "403": BAD_LINK}},
         "post": {
             "summary": "Say a message at the table",
             "description": "Plain text, at most 500 characters (TALK_MAX_CHARS), at most 50 "
                            "messages an hour per seat (TALK_PER_SEAT_PER_HOUR). The same "
                            "`key` again says nothing new and answers the earlier id. Only "
                            "the game's people talk, while it runs and after it ended.",
-            "parameters": [_TOKEN],
+            "parameters": [TOKEN],
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/TalkPost"}}}},
             "responses": {
-                "201": _ok("TalkSaid", "Said (or said already, with this key)"),
-                "400": _error("Empty, too long, not text, or a bad key (the message says "
+                "201": answer("TalkSaid", "Said (or said already, with this key)"),
+                "400": error("Empty, too long, not text, or a bad key (the message says "
                               "which); nothing was said"),
-                "403": _error("The link is forged, belongs to no seat or to a bot, was "
+                "403": error("The link is forged, belongs to no seat or to a bot, was "
                               "replaced, or the game was abandoned"),
-                "413": _error("The body is larger than 64 kB"),
-                "415": _error("Not JSON"),
-                "429": _error("The seat said 50 messages in the last hour; the message "
+                "413": error("The body is larger than 64 kB"),
+                "415": error("Not JSON"),
+                "429": error("The seat said 50 messages in the last hour; the message "
                               "says when it may talk again (and Retry-After)")}},
     },
 }

@@ -23,6 +23,7 @@ from flask import Blueprint, flash, g, jsonify, redirect, request, url_for
 from app import services
 from app.services import notice_targets
 from app.web import seat_forms
+from app.web.openapi_parts import BAD_LINK, TOKEN, error
 
 bp = Blueprint("targets", __name__)
 
@@ -196,23 +197,15 @@ def resume_json(token: str, target_id: str) -> Any:
 
 # -- OpenAPI ----------------------------------------------------------------------------------
 
-def _error(description: str) -> dict[str, Any]:
-    return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-
-
-_TOKEN = {"name": "token", "in": "path", "required": True, "schema": {"type": "string"},
-          "description": "The signed token of a seat link (/play/<token>)."}
 _ID = {"name": "target_id", "in": "path", "required": True,
        "schema": {"type": "integer", "minimum": 1}}
 _ONE = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Target"}}}}
-_BAD_LINK = _error("The link is forged, belongs to no seat, or was replaced.")
-_NO_TARGET = _error("No such target on this seat.")
+_NO_TARGET = error("No such target on this seat.")
 
 #: OpenAPI path items of the JSON routes here (merged into /api/openapi.json).
 OPENAPI_PATHS: dict[str, Any] = {
     "/api/play/{token}/targets": {
-        "get": {"parameters": [_TOKEN],
+        "get": {"parameters": [TOKEN],
                 "summary": "The seat's notice targets (its own and its address's), masked",
                 "responses": {"200": {"description": "The targets", "content": {
                     "application/json": {"schema": {"type": "object", "properties": {
@@ -222,8 +215,8 @@ OPENAPI_PATHS: dict[str, Any] = {
                                     "false: notices go to the targets instead of mail while "
                                     "one of them is active"},
                         "limit": {"type": "integer"}}}}}},
-                    "403": _BAD_LINK}},
-        "post": {"parameters": [_TOKEN],
+                    "403": BAD_LINK}},
+        "post": {"parameters": [TOKEN],
                  "summary": "Add a notice target (an apprise URL: discord://, slack://, "
                             "ntfy://, tgram://, matrixs://, json://...)",
                  "requestBody": {"required": True, "content": {"application/json": {
@@ -233,25 +226,25 @@ OPENAPI_PATHS: dict[str, Any] = {
                                    "description": "this game, or all games of the address"},
                          "by_mail": {"type": "boolean"}}}}}},
                  "responses": {"201": {"description": "Added", **_ONE},
-                               "400": _error("Not a URL we take (not understood, not "
+                               "400": error("Not a URL we take (not understood, not "
                                              "http(s), a private or loopback host, too many "
                                              "targets), said in words."),
-                               "403": _BAD_LINK}},
+                               "403": BAD_LINK}},
     },
     "/api/play/{token}/targets/{target_id}": {
-        "delete": {"parameters": [_TOKEN, _ID], "summary": "Remove a notice target",
-                   "responses": {"200": {"description": "Removed"}, "403": _BAD_LINK,
+        "delete": {"parameters": [TOKEN, _ID], "summary": "Remove a notice target",
+                   "responses": {"200": {"description": "Removed"}, "403": BAD_LINK,
                                  "404": _NO_TARGET}},
     },
     "/api/play/{token}/targets/{target_id}/test": {
-        "post": {"parameters": [_TOKEN, _ID],
+        "post": {"parameters": [TOKEN, _ID],
                  "summary": "Send a test notice to the target (within seconds)",
-                 "responses": {"202": {"description": "Queued"}, "403": _BAD_LINK,
+                 "responses": {"202": {"description": "Queued"}, "403": BAD_LINK,
                                "404": _NO_TARGET}},
     },
     "/api/play/{token}/targets/{target_id}/resume": {
-        "post": {"parameters": [_TOKEN, _ID], "summary": "Resume a paused target",
-                 "responses": {"200": {"description": "Resumed", **_ONE}, "403": _BAD_LINK,
+        "post": {"parameters": [TOKEN, _ID], "summary": "Resume a paused target",
+                 "responses": {"200": {"description": "Resumed", **_ONE}, "403": BAD_LINK,
                                "404": _NO_TARGET}},
     },
 }

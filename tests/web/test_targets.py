@@ -177,7 +177,7 @@ def test_instead_of_mail_for_all_my_games_is_the_addresses_choice(client, game, 
     targets (while one works): the sender asks the seat and the address, and mail goes
     only where both want it; ticked again for all games, mail comes back everywhere."""
     from app.mail.models import AddressMail
-    from app.runners.notices import by_mail
+    from app.services.notice_targets import takes_mail as by_mail
 
     token = game.tokens[0]
     add_by_page(client, token, NTFY)
