@@ -27,6 +27,7 @@ import app.services.my_games  # noqa: F401  (the version of each address's "all 
 import app.inbound.models  # noqa: F401  (the inbox of play by replying)
 import app.talk.models  # noqa: F401  (table talk, issue 20)
 import app.channels.models  # noqa: F401  (notification targets and deliveries, issue 20)
+import app.people.models  # noqa: F401  (votes, ballots and time given, issue 21)
 
 config = context.config
 target_metadata = SQLModel.metadata

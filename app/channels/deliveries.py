@@ -35,9 +35,13 @@ from app.gamelog import store
 #: turn mails, reminders, digests, round and game summaries, absence notices, talk.
 #: Never invitations, links asked for, answers to replies, daily digests, my-games.
 NOTICE_KINDS = frozenset({"turn", "reminder", "digest", "round", "over", "absent",
-                          "you_absent", "abandoned", "talk"})
+                          "you_absent", "abandoned", "talk",
+                          # the table's people (issue 21): who resigned, took a seat over,
+                          # gave time; a vote asked or decided
+                          "resigned", "took_over", "more_time", "vote", "voted"})
 #: The kinds whose lead (the mail's first line) is public words: it may be copied.
-PUBLIC_LEADS = frozenset({"round", "over", "absent", "you_absent", "abandoned"})
+PUBLIC_LEADS = frozenset({"round", "over", "absent", "you_absent", "abandoned", "resigned",
+                          "took_over", "more_time", "vote", "voted"})
 #: A test notice's kind (``outbox_id`` None).
 TEST = "test"
 
@@ -53,7 +57,9 @@ LEASE = timedelta(minutes=2)
 TITLES = {"turn": "Your turn", "reminder": "Reminder, your turn", "digest": "Your digest",
           "round": "Round over", "over": "Game over", "absent": "A player is away",
           "you_absent": "You are marked away", "abandoned": "Game abandoned",
-          "talk": "Table talk", TEST: "Test notice"}
+          "talk": "Table talk", "resigned": "A player resigned",
+          "took_over": "A seat changed hands", "more_time": "More time for you",
+          "vote": "A vote asks you", "voted": "A vote is decided", TEST: "Test notice"}
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 

@@ -3,7 +3,14 @@
 A decision deadline is written when a seat gets a pending decision and closed
 (``done_at`` set) in the same transaction as the action that ends it, so a
 clock killed at any moment loses nothing: the next tick finds the same open
-rows with the partial index on ``due_at``. Reminders are rows of their own.
+rows with the partial index on ``due_at``. Reminders are rows of their own, and so is
+a vote's expiry (issue 21).
+
+Long because: the two tables (``Deadline``, ``SeatClock``) and every change any path
+makes to them live together (a move's netted opens and closes, a time bank's charge,
+a decision moved by more time or the operator, a vacation, a vote's expiry), so what a
+row means and how it is written cannot drift apart. The settings they follow are
+``app.clock.settings``, the calendar they are counted on ``app.clock.calendar``.
 """
 from __future__ import annotations
 
@@ -11,25 +18,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from sqlalchemy import DateTime, Index, Table, UniqueConstraint, text
+from sqlalchemy import DateTime, Index, Table, UniqueConstraint, or_, text, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from app.clock.calendar import Calendar
+from app.clock.settings import (  # noqa: F401 - the clock's settings, read as dl.ClockSettings
+    ALWAYS, DEFAULT_ABSENT_AFTER, DEFAULT_ALLOWANCE_HOURS, DEFAULT_BANK_REMINDERS,
+    DEFAULT_DEADLINE_HOURS, DEFAULT_MORE_TIME_PER_ROUND, DEFAULT_REMINDERS,
+    DEFAULT_VACATION_DAYS, ClockSettings, span_words)
 from app.clock.time import as_utc, at, now  # noqa: F401 - the clock's time, for dl.now()
 from app.db.statements import table_of
 from app.db.unit import Close, Insert, Row, Unit, Update, Write
 
-DECISION, REMINDER, DIGEST = "decision", "reminder", "digest"
-
-#: Per-game clock settings and their defaults (hours unless said otherwise).
-DEFAULT_DEADLINE_HOURS = 48.0
-#: Reminder leads: "half" means halfway through the window, a number means
-#: that many hours before the deadline. Leads that would fall before the
-#: decision opened are dropped.
-DEFAULT_REMINDERS: tuple[str | float, ...] = ("half", 2.0)
-DEFAULT_ABSENT_AFTER = 3
-DEFAULT_VACATION_DAYS = 14
-
+#: What a row asks the clock to do; a ``vote`` row is a vote's expiry (issue 21), the
+#: vote named by ``ref_id``.
+DECISION, REMINDER, DIGEST, VOTE = "decision", "reminder", "digest", "vote"
 
 class Deadline(SQLModel, table=True):
     """A moment at which the clock must do something for one seat of one game."""
@@ -68,6 +72,12 @@ class Deadline(SQLModel, table=True):
     outcome: str | None = Field(default=None, max_length=16)
     lease_owner: str | None = Field(default=None, max_length=64)
     lease_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    #: A ``vote`` row: the vote that expires at ``due_at`` (issue 21).
+    ref_id: int | None = None
+    #: A decision of a time-bank game: the running time the seat may take without
+    #: touching its bank (the allowance, plus any time given or paused since); what it
+    #: takes past this comes off its bank when the decision closes (issue 21 item 2).
+    budget_seconds: int | None = None
 
 
 class SeatClock(SQLModel, table=True):
@@ -87,65 +97,10 @@ class SeatClock(SQLModel, table=True):
     #: move itself: "X is away" is mailed once per stretch of absence, however
     #: often away/back is toggled meanwhile (issue 9).
     away_noticed: bool = False
-
-
-@dataclass(frozen=True)
-class ClockSettings:
-    """The per-game settings chosen in the lobby, with defaults filled in."""
-
-    deadline: timedelta
-    reminders: tuple[str | float, ...]
-    absent_after: int
-    vacation_days: int
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any] | None) -> "ClockSettings":
-        """Read a game's options; unknown or bad values fall back to defaults.
-
-        Accepted keys: ``deadline_hours`` (or ``deadline_days``), ``reminders``
-        (list of "half" or hours before), ``absent_after``, ``vacation_days``.
-        """
-        opts = options or {}
-        hours = _positive(opts.get("deadline_hours"))
-        days = _positive(opts.get("deadline_days"))
-        if hours is None and days is not None:
-            hours = days * 24
-        reminders: list[str | float] = []
-        raw = opts.get("reminders", DEFAULT_REMINDERS)
-        if isinstance(raw, (str, int, float)):
-            raw = [raw]
-        for lead in raw if isinstance(raw, (list, tuple)) else DEFAULT_REMINDERS:
-            if lead == "half":
-                reminders.append("half")
-            elif _positive(lead) is not None:
-                reminders.append(float(lead))
-        absent = opts.get("absent_after", DEFAULT_ABSENT_AFTER)
-        vacation = opts.get("vacation_days", DEFAULT_VACATION_DAYS)
-        return cls(
-            deadline=timedelta(hours=hours or DEFAULT_DEADLINE_HOURS),
-            reminders=tuple(reminders),
-            absent_after=absent if isinstance(absent, int) and absent >= 1 else DEFAULT_ABSENT_AFTER,
-            vacation_days=vacation if isinstance(vacation, int) and vacation >= 0 else DEFAULT_VACATION_DAYS,
-        )
-
-    def reminder_times(self, opened: datetime, due: datetime) -> list[datetime]:
-        """When to remind for a window ``opened``..``due`` (sorted, distinct, inside it)."""
-        times: set[datetime] = set()
-        for lead in self.reminders:
-            at = opened + (due - opened) / 2 if lead == "half" else due - timedelta(hours=float(lead))
-            if opened < at < due:
-                times.add(at)
-        return sorted(times)
-
-
-def _positive(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if number > 0 else None
+    #: A time-bank game (issue 21 item 2): the seconds of its bank this seat used so
+    #: far (the time it took past each decision's allowance); what is left is the
+    #: game's bank less this.
+    bank_used_seconds: int = 0
 
 
 def clock_row(unit: Unit, game_id: str, seat: int) -> Row | None:
@@ -162,7 +117,8 @@ def seat_clock(unit: Unit, game_id: str, seat: int) -> Row:
         return row
     return unit.create_seat_row(_CLOCKS, {
         "game_id": game_id, "seat": seat, "consecutive_timeouts": 0, "absent": False,
-        "vacation_days_used": 0, "vacation_until": None, "away_noticed": False})
+        "vacation_days_used": 0, "vacation_until": None, "away_noticed": False,
+        "bank_used_seconds": 0})
 
 
 @dataclass(frozen=True)
@@ -263,30 +219,71 @@ def changes(unit: Unit) -> Changes:
 
 
 def open_decision(unit: Unit, game_id: str, seat: int, step: int, now: datetime,
-                  settings: ClockSettings, *, remind: bool = True) -> Opened:
+                  settings: ClockSettings, *, remind: bool = True,
+                  calendar: Calendar | None = None) -> Opened:
     """Queue the deadline (and its reminders) of a decision that just opened.
 
+    Its time is counted on the seat's ``calendar`` (issue 21 item 1: only on the game's
+    running days, in the seat's zone; it never falls due in the seat's quiet hours):
+    the game's fixed deadline, or, in a time-bank game, the allowance plus what is left
+    of the seat's bank (item 2; the allowance and any pause are the row's
+    ``budget_seconds``, what is taken past them comes off the bank: ``charge_bank``).
     A seat on vacation gets its window counted from the end of the vacation.
     """
     now = as_utc(now)
+    cal = calendar or settings.calendar()
     clock = seat_clock(unit, game_id, seat)  # (made with the seat's first decision)
     start = now
     if clock.vacation_until is not None and as_utc(clock.vacation_until) > now:
         start = as_utc(clock.vacation_until)
-    due = start + settings.deadline
+    budget: int | None = None
+    if settings.banked:
+        assert settings.allowance is not None
+        duration = settings.allowance + settings.bank_left(clock)
+        paused = cal.used(now, start)  # (a vacation: not the seat's time to pay for)
+        budget = int((settings.allowance + paused).total_seconds())
+    else:
+        duration = settings.deadline
+    due = cal.due(start, duration)
     dues = [(DECISION, due)]
     if remind:
-        dues += [(REMINDER, at) for at in settings.reminder_times(start, due)]
-    changes(unit).open([_new_row(game_id, seat, kind, at, step, now) for kind, at in dues])
+        dues += [(REMINDER, at) for at in settings.reminder_times(start, due, cal)]
+    rows = [_new_row(game_id, seat, kind, at, step, now) for kind, at in dues]
+    rows[0]["budget_seconds"] = budget
+    changes(unit).open(rows)
     unit.sent()
     return Opened(seat, step, due)
+
+
+def charge_bank(unit: Unit, game_id: str, seat: int, now: datetime,
+                settings: ClockSettings, calendar: Calendar) -> timedelta | None:
+    """A time-bank game: the seat's decision ends because it acted (or its time ran
+    out): the running time it took past the decision's budget comes off its bank
+    (never below empty). Asked before the decision's row is closed in the same
+    transaction. Returns what came off (None: no bank in this game, or no row)."""
+    if not settings.banked:
+        return None
+    rows = [row for row in open_now(unit, game_id, seat, DECISION) if row.id is not None]
+    if not rows or rows[0].budget_seconds is None:
+        return None
+    row = rows[0]
+    taken = calendar.used(as_utc(row.opened_at), as_utc(now))
+    over = taken - timedelta(seconds=int(row.budget_seconds))
+    clock = seat_clock(unit, game_id, seat)
+    left = settings.bank_left(clock)
+    charged = min(max(over, timedelta(0)), left)
+    if charged > timedelta(0):
+        unit.update(clock, bank_used_seconds=int(clock.bank_used_seconds or 0)
+                    + int(charged.total_seconds()))
+    return charged
 
 
 def _new_row(game_id: str, seat: int, kind: str, due: datetime, step: int,
              now: datetime) -> dict[str, Any]:
     return {"game_id": game_id, "seat": seat, "kind": kind, "due_at": due,
             "opened_step": step, "opened_at": now, "fired_at": None, "done_at": None,
-            "outcome": None, "lease_owner": None, "lease_until": None}
+            "outcome": None, "lease_owner": None, "lease_until": None, "ref_id": None,
+            "budget_seconds": None}
 
 
 def close_open(unit: Unit, game_id: str, now: datetime, outcome: str, *,
@@ -354,17 +351,82 @@ def open_rows(session: Session, game_id: str, seat: int | None = None,
 
 
 def shift_open(session: Session, game_id: str, seat: int, now: datetime,
-               until: datetime) -> None:
+               until: datetime, calendar: Calendar | None = None) -> None:
     """Push a seat's open deadlines past ``until`` (vacation), keeping the time left.
 
-    A deadline due in 5 hours when a 7-day vacation starts is due 5 hours
-    after the vacation ends; its reminders move with it.
+    A deadline due in 5 hours of the seat's running time when a 7-day vacation starts
+    is due 5 running hours after the vacation ends (and out of its quiet hours); its
+    reminders move with it. A time-bank decision's budget grows by the pause, so the
+    vacation is not taken from the seat's bank.
     """
+    cal = calendar or ALWAYS
+    now = as_utc(now)
     for row in open_rows(session, game_id, seat):
         if row.kind in (DECISION, REMINDER):
-            left = max(as_utc(row.due_at) - as_utc(now), timedelta(0))
-            row.due_at = until + left
+            left = cal.used(now, as_utc(row.due_at))
+            row.due_at = cal.due(until, left) if row.kind == DECISION else cal.add(until, left)
+            if row.kind == DECISION and row.budget_seconds is not None:
+                row.budget_seconds += int(cal.used(now, until).total_seconds())
             session.add(row)
+
+
+class Busy(RuntimeError):
+    """A clock holds the row's lease right now (it is firing it): try again in a minute."""
+
+
+def unleased_update(session: Session, row_id: int, now: datetime, **values: Any) -> int:
+    """Change one open deadline row unless a clock holds its lease now; how many rows
+    changed (on PostgreSQL the UPDATE waits for a claim and then finds the lease)."""
+    done = session.exec(update(Deadline).where(
+        col(Deadline.id) == row_id, col(Deadline.done_at).is_(None),
+        or_(col(Deadline.lease_until).is_(None), col(Deadline.lease_until) < now))
+        .values(**values))
+    return int(done.rowcount or 0)
+
+
+def move_decision(session: Session, row: Deadline, after: datetime, now: datetime,
+                  settings: ClockSettings, calendar: Calendar | None = None, *,
+                  credit: timedelta = timedelta(0)) -> list[datetime]:
+    """Move a seat's open decision deadline to ``after`` (more time given by a seat,
+    issue 21 item 3, or by the operator), with its reminders: the seat's open ones are
+    dropped and planned again for the new window, as when the decision opened (those
+    still to come). ``credit``: running time added to a time-bank decision's budget,
+    so the time given is not taken from the bank. Returns the new reminder times.
+    ``Busy`` when a clock is firing the row right now (nothing changed)."""
+    now = as_utc(now)
+    values: dict[str, Any] = {"due_at": after}
+    if row.budget_seconds is not None:
+        values["budget_seconds"] = int(row.budget_seconds) + int(credit.total_seconds())
+    assert row.id is not None
+    if unleased_update(session, row.id, now, **values) != 1:
+        raise Busy("The clock is playing this deadline right now: try again in a minute.")
+    for reminder in open_rows(session, row.game_id, row.seat, REMINDER):
+        assert reminder.id is not None
+        unleased_update(session, reminder.id, now, done_at=now, outcome="cancelled")
+    times = [at for at in settings.reminder_times(as_utc(row.opened_at), after, calendar)
+             if at > now]
+    for at in times:
+        session.add(Deadline(game_id=row.game_id, seat=row.seat, kind=REMINDER, due_at=at,
+                             opened_step=row.opened_step, opened_at=row.opened_at))
+    session.flush()
+    return times
+
+
+def open_vote_expiry(session: Session, game_id: str, seat: int, vote_id: int,
+                     step: int, now: datetime, due: datetime) -> None:
+    """The expiry of a vote (issue 21): a row of kind ``vote`` the clock fires at
+    ``due``, naming the vote; closed with the vote when it ends before."""
+    session.add(Deadline(game_id=game_id, seat=seat, kind=VOTE, due_at=due, opened_step=step,
+                         opened_at=as_utc(now), ref_id=vote_id))
+    session.flush()
+
+
+def close_vote_expiry(session: Session, vote_id: int, now: datetime, outcome: str) -> None:
+    """A vote ended: its expiry row closes (nothing left for the clock to do)."""
+    session.exec(update(Deadline).where(col(Deadline.kind) == VOTE,
+                                        col(Deadline.ref_id) == vote_id,
+                                        col(Deadline.done_at).is_(None))
+                 .values(done_at=as_utc(now), outcome=outcome))
 
 
 _DEADLINES: Table = table_of(Deadline)

@@ -13,6 +13,7 @@ Pure: no Flask, SQL, clock or mail.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,6 +23,8 @@ MAX_INDEX = 200
 #: An exchange lists at most every card of one village.
 MAX_POSITIONS = 64
 MAX_TYPE_LENGTH = 20
+#: A player's name in a take-over (R49): as the lobby takes it, one line.
+MAX_NAME = 60
 END_CHOICES = ("left", "right")
 VALUES = (-1, 0, *range(2, 14))
 
@@ -40,6 +43,13 @@ def _positions(value: Any) -> bool:
             and all(_index(item) for item in value))
 
 
+def is_name(value: Any) -> bool:
+    """A name of 1 to ``MAX_NAME`` characters on one line: no control character (tab,
+    newline, escape...) and no line or paragraph separator."""
+    return (isinstance(value, str) and 0 < len(value) <= MAX_NAME
+            and all(unicodedata.category(ch) not in ("Cc", "Zl", "Zp") for ch in value))
+
+
 @dataclass(frozen=True)
 class Field:
     """One field: how to check it, and the words for the person when it is wrong."""
@@ -53,12 +63,15 @@ POSITIONS = Field(_positions, f"a list of 1 to {MAX_POSITIONS} whole numbers, li
 END = Field(lambda v: v in END_CHOICES and isinstance(v, str), '"left" or "right"')
 FLAG = Field(lambda v: isinstance(v, bool), "true or false")
 VALUE = Field(lambda v: not isinstance(v, bool) and v in VALUES, "a card value: -1, 0, 2 to 13")
+NAME = Field(is_name, f"a name of 1 to {MAX_NAME} characters on one line")
 
 #: Every action type and the fields it may carry besides "type" (docs/actions.md).
 SCHEMA: dict[str, dict[str, Field]] = {
     "peek": {"positions": POSITIONS},
     "draw": {}, "take": {}, "call": {}, "search": {}, "dracula": {}, "skip": {}, "done": {},
     "pass": {}, "back": {}, "away": {},
+    "resign": {},                                       # R48
+    "take_over": {"name": NAME, "was": NAME},           # R49
     "gamble": {"value": VALUE, "end": END},
     "pick": {"position": INDEX},
     "discard": {"position": INDEX, "spotter": FLAG},

@@ -167,11 +167,19 @@ def describe(event: Event, names: Sequence[str] | None = None) -> str:
         eye = f"{who(e['eye_holder'])} takes the silver eye {'open' if e['eye_open'] else 'closed'}."
         return f"Round {e['round']} scores: {scores}. {eye}"
     if t == "game_over":
+        if e.get("ended") == "resigned":          # R48: the last seat left wins at once
+            return f"Everyone else resigned: {who(e['winner'])} wins."
         return f"The game is over: {who(e['winner'])} wins with {e['totals'][e['winner']]} points."
     if t == "back":
         return f"{me} is back."
     if t == "away":
         return f"{me} is away: their decisions are made for them until they return."
+    if t == "resign":
+        return f"{me} resigned: the rules' defaults play their seat from now on, and they rank last."
+    if t == "take_over":   # R49: the names the event carries (`names` may be the new ones)
+        was = e.get("was") or f"Seat {int(e.get('seat') or 0) + 1}"
+        during = f" in round {e['round']}" if isinstance(e.get("round"), int) else ""
+        return f"{e.get('name') or me} took over {possessive(str(was))} seat{during}."
     return f"{me}: {t.replace('_', ' ')}."
 
 
@@ -191,11 +199,15 @@ def event_sentence(event: Event, names: Sequence[str], me: int | None = None) ->
         return describe(dict(event), list(names))
     named = list(names)
     named[me] = _YOU
+    if (event.get("type") == "take_over" and event.get("seat") == me
+            and event.get("name") == names[me]):
+        event = {**event, "name": _YOU}          # R49: the reader is the one who took over
     text = describe(dict(event), named)
     if event.get("seat") == me:
         text = text.replace("of their village", "of your village").replace(
             "their turn", "your turn").replace("their decisions", "your decisions").replace(
-            "and is looking", "and are looking")
+            "and is looking", "and are looking").replace(
+            "play their seat", "play your seat").replace("and they rank", "and you rank")
     for old, new in _SECOND_PERSON:
         text = text.replace(old, new)
     text = text.replace(_YOU, "you")
@@ -263,8 +275,9 @@ def move_result(results: Sequence[tuple[Mapping[str, Any], Sequence[Event]]],
 
 # -- what the server played for a seat (issue 17 item 2) ---------------------------------
 
-#: Why the server played a seat's decision: its deadline passed, or it is away (R29).
-TIMED_OUT, AWAY = "deadline", "away"
+#: Why the server played a seat's decision: its deadline passed, or it is away (R29),
+#: or it resigned (R48: the rules' defaults play it from then on).
+TIMED_OUT, AWAY, RESIGNED = "deadline", "away", "resigned"
 
 #: Events a timeout can leave for the seat it played for, as passive clauses
 #: (``{you}``/``{your}`` name the seat from the reader's side).
@@ -303,9 +316,9 @@ def played_for(events: Sequence[Event], names: Sequence[str], seat: int, me: int
     """What the server played for ``seat`` in one logged step (a timeout, R29), in words
     for reader ``me``: "Time ran out: your 10 Dracula was discarded for you." for the
     seat itself, "Time ran out for Eve: their 10 Dracula was discarded." for the others
-    (``why`` AWAY: "You were away: ..."). Built from the step's public events only, like
-    every sentence here; events of the step that a timeout does not make (the round
-    ending with it) follow as sentences of their own."""
+    (``why`` AWAY: "You were away: ..."; RESIGNED: "Eve has resigned: ..."). Built from
+    the step's public events only, like every sentence here; events of the step that a
+    timeout does not make (the round ending with it) follow as sentences of their own."""
     lead, rest = played_parts(events, names, seat, me, why)
     return [lead, *rest] if lead else rest
 
@@ -330,6 +343,8 @@ def played_parts(events: Sequence[Event], names: Sequence[str], seat: int, me: i
         return None, rest
     if why == AWAY:
         lead = "You were away" if mine else f"{name} was away"
+    elif why == RESIGNED:
+        lead = "You have resigned" if mine else f"{name} has resigned"
     else:
         lead = "Time ran out" if mine else f"Time ran out for {name}"
     return f"{lead}: {', then '.join(clauses)}{' for you' if mine else ''}.", rest

@@ -44,13 +44,14 @@ SAME, OVER, ROUND, ACTED, NOTHING, DECISION, CARDS = (
 _IN_PLACE = frozenset({
     "peek", "draw", "take", "call", "pass", "discard", "put_back", "search", "pick", "see",
     "dracula", "spot", "look", "skip", "done", "back", "away", "twist", "refused",
-    "underminer_lapsed", "round_end", "round_scored", "game_over",
+    "underminer_lapsed", "round_end", "round_scored", "game_over", "resign", "take_over",
 })
 #: Events that take the card at ``position`` out of a village: ``target``'s, or the actor's.
 _REMOVES_TARGET = frozenset({"ghost", "spotted"})
 _REMOVES_OWN = frozenset({"simon", "gamble_discard"})
-#: Log entries that are no decision of the seat they name (R16 auto Simon, a deal, R29 presence).
-_NOT_A_DECISION = frozenset({"round_start", "back", "away"})
+#: Log entries that are no decision of the seat they name (R16 auto Simon, a deal, R29
+#: presence, R48/R49 the seat's people: they move no card and answer no decision).
+_NOT_A_DECISION = frozenset({"round_start", "back", "away", "resign", "take_over"})
 
 _GONE = -1          # the card left the village
 _LOST = -2          # an event we cannot follow: the card may have moved

@@ -11,15 +11,20 @@ import random
 
 from . import abilities, turns  # noqa: F401  (register their decisions)
 from .abilities import simon_claim, simon_claim_options, simon_decline, simon_reactions
+from .action_schema import MAX_NAME, is_name
 from .cards import DECK_SIZE
 from .decisions import REGISTRY, SKIP
-from .scoring import end_round, next_resolution, resolution_options, resolve, score_round
+from .scoring import (end_by_resignation, end_round, next_resolution, resolution_options,
+                      resolve, score_round)
 from .state import IllegalAction, State, seat_bit
 from .table import Step, facedown_positions, learn, public, turn_up
 from .versions import check_rules
 
 MIN_SEATS, MAX_SEATS, ROUNDS = 2, 4, 4
 META_ACTIONS = ("back", "away")   # log-only: a seat's presence (R29), no rule effect
+# `resign` (R48) and `take_over` (R49) are never offered and always accepted too: like
+# META_ACTIONS they move no card and trigger nothing (no Simon reaction, no R43 fading),
+# except that the last seat left after a resignation wins at once.
 
 
 # --- setup ---------------------------------------------------------------------
@@ -42,7 +47,13 @@ def new_game(seats: int, seed: int, decks: list[list[int]] | None = None,
         stacked = tuple(checked)
     st = State(seats=seats, seed=seed, options=dict(options or {}), decks=stacked, rules=rules)
     st.totals = [0] * seats
-    st.eye_holder = random.Random(f"{seed}:first").randrange(seats)   # R6
+    first = st.option("first")
+    if first is None:
+        st.eye_holder = random.Random(f"{seed}:first").randrange(seats)   # R6
+    elif isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < seats:
+        raise ValueError(f"the first player (option 'first') must be a seat from 0 to {seats - 1}")
+    else:
+        st.eye_holder = first                                            # R50
     st.eye_open = False
     deal(Step(st, None, kind="deal"), 1)
     return st
@@ -180,6 +191,12 @@ def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
     if kind in META_ACTIONS:
         step.emit(kind)
         return step.events
+    if kind == "resign":
+        _resign(step)
+        return step.events
+    if kind == "take_over":
+        _take_over(step, action)
+        return step.events
     if (st.option("memory") and st.phase == "play" and seat == st.current
             and seat not in st.peeks and st.stack and st.stack[-1]["kind"] == "turn"):
         _forget(st, seat)             # R43: known facedown cards fade as a new turn begins
@@ -242,6 +259,33 @@ def _peek(step: Step, action: dict) -> None:
         learn(st, seat, st.villages[seat][p])
     st.peeks.remove(seat)
     step.emit("peek", positions=positions)
+
+
+def _resign(step: Step) -> None:
+    """R48: the seat resigns. No card moves and its pending decisions stay (the server
+    plays them by `default_action` from now on); it ranks last. When one seat is left
+    that has not resigned, that seat wins at once."""
+    st, seat = step.state, step.seat
+    assert seat is not None  # apply_in_place checked the seat
+    if seat in st.resigned:
+        raise IllegalAction("You have already resigned.")
+    st.resigned.append(seat)
+    step.emit("resign")
+    if st.seats - len(st.resigned) == 1:
+        end_by_resignation(step)
+
+
+def _take_over(step: Step, action: dict) -> None:
+    """R49: a new player takes the seat over: it is no longer resigned, and keeps its
+    cards, its knowledge (R30), its score and its pending decisions."""
+    st, seat = step.state, step.seat
+    name, was = action.get("name"), action.get("was")
+    for key, value in (("name", name), ("was", was)):
+        if not is_name(value):
+            raise IllegalAction(f"'{key}' must be a name of 1 to {MAX_NAME} characters.")
+    if seat in st.resigned:
+        st.resigned.remove(seat)
+    step.emit("take_over", name=name, was=was)
 
 
 def _timeout(step: Step) -> None:

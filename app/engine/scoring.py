@@ -156,11 +156,34 @@ def score_round(step: Step) -> None:
               deck_count=len(st.deck), villages=villages)
     if st.round == 4:
         st.phase = "over"
-        best_total = min(st.totals)
-        tied = [s for s in range(st.seats) if st.totals[s] == best_total]
-        st.winner = st.eye_holder if st.eye_holder in tied else _first_clockwise(
-            st, (st.eye_holder + 1) % st.seats, tied)
-        step.emit("game_over", totals=st.totals[:], winner=st.winner)
+        st.winner = ranking(st)[0]            # R28, among the seats that did not resign (R48)
+        if st.resigned:
+            step.emit("game_over", totals=st.totals[:], winner=st.winner,
+                      resigned=st.resigned[:])
+        else:
+            step.emit("game_over", totals=st.totals[:], winner=st.winner)
+
+
+def ranking(st: State) -> list[int]:
+    """Every seat, best first (R28, R48): the seats that did not resign by total, lowest
+    first, a tie going to the silver eye holder if it is tied, else to the tied seat first
+    clockwise from it; then the resigned seats, the last to resign ranking highest."""
+    playing = [s for s in range(st.seats) if s not in st.resigned]
+    playing.sort(key=lambda s: (st.totals[s], (s - st.eye_holder) % st.seats))
+    return playing + st.resigned[::-1]
+
+
+def end_by_resignation(step: Step) -> None:
+    """R48: one seat is left that has not resigned: it wins at once. The round being
+    played is not scored (the totals stay as they are) and nobody has anything left
+    to decide; no card moves."""
+    st = step.state
+    st.phase = "over"
+    st.stack, st.peeks = [], []
+    st.simon_window = st.round_end = None
+    st.winner = ranking(st)[0]
+    step.emit("game_over", totals=st.totals[:], winner=st.winner, ended="resigned",
+              resigned=st.resigned[:])
 
 
 def _first_clockwise(st: State, start: int, among: list[int]) -> int:

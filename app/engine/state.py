@@ -6,7 +6,7 @@ and live play agree. Views (app.engine.views) are the only way out of it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 
 from .cards import DECK_SIZE
 
@@ -56,6 +56,18 @@ class State:
     rules: int = 1                                    # the rules version played (versions.py)
     round_end: str | None = None                      # rules 2: why the round ends once the
                                                       # Simon claims it waits for are made (R47)
+    resigned: list[int] = field(default_factory=list)  # R48: seats that resigned, in order
+
+    def __setstate__(self, saved: dict) -> None:
+        """A state pickled by an older engine (a cache that ``check-games`` reads, whatever
+        wrote it) lacks the fields added since: they take their defaults (R48's
+        ``resigned``: nobody resigned), so it compares and clones like a new one."""
+        self.__dict__.update(saved)
+        for each in fields(self):
+            if each.name not in self.__dict__:
+                value = (each.default_factory() if each.default_factory is not MISSING
+                         else each.default)
+                setattr(self, each.name, value)
 
     def clone(self) -> "State":
         """A copy that shares only immutable parts (events, stack entries, finished rounds)."""
@@ -72,6 +84,7 @@ class State:
         new.round_scores = self.round_scores[:]
         new.totals = self.totals[:]
         new.log = self.log[:]
+        new.resigned = self.resigned[:]
         if self.simon_window is not None:
             new.simon_window = {**self.simon_window, "claims": dict(self.simon_window["claims"])}
         if self.scoring is not None:

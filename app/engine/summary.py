@@ -83,6 +83,7 @@ class RoundSummary:
     cards_shown: bool = True        # False for an event logged before cards were added to it
     winner: int | None = None       # set when this round ended the game (R28)
     winner_reason: str | None = None   # "fewest" | "eye" | "clockwise"
+    resigned: tuple[int, ...] = ()     # R48: seats resigned when the game ended, rank last
 
     def words(self, names: list[str]) -> dict[str, Any]:
         """Everything a reader is told, in sentences (one place for these words)."""
@@ -105,7 +106,9 @@ def round_summary(events: Iterable[dict]) -> RoundSummary | None:
     this_round = [e for e in events[:end + 1] if e.get("round") == round_no]
     start = next((e for e in this_round if e.get("type") == "round_start"), None)
     ended = next((e for e in this_round if e.get("type") == "round_end"), None)
-    over = next((e for e in events[end:] if e.get("type") == "game_over"), None)
+    # the game over of this very round: a game won by resignation (R48) ends unscored
+    over = next((e for e in events[end:] if e.get("type") == "game_over"
+                 and e.get("round") == round_no and not e.get("ended")), None)
     up = set(ended.get("faceup_at_scoring") or []) if ended else set()
     owner = {c["id"]: s for s, v in enumerate(ended["villages"] if ended else []) for c in v if c}
     choices = tuple(e for e in this_round if e.get("type") in ("nelly", "bomb")
@@ -138,10 +141,14 @@ def round_summary(events: Iterable[dict]) -> RoundSummary | None:
     else:
         reason = "clockwise"
     winner = winner_reason = None
+    resigned: tuple[int, ...] = ()
     if over is not None:
         winner = over["winner"]
-        low = min(over["totals"])
-        tied = [s for s, t in enumerate(over["totals"]) if t == low]
+        resigned = tuple(over.get("resigned") or ())
+        # R28 among the seats that did not resign (R48)
+        playing = [(s, t) for s, t in enumerate(over["totals"]) if s not in resigned]
+        low = min(t for _, t in playing)
+        tied = [s for s, t in playing if t == low]
         winner_reason = "fewest" if len(tied) == 1 else "eye" if winner == holder else "clockwise"
     return RoundSummary(
         round=round_no, step=int(scored.get("step") or 0),
@@ -149,7 +156,8 @@ def round_summary(events: Iterable[dict]) -> RoundSummary | None:
         successful=bool(scored.get("successful")), deck_count=int(scored.get("deck_count") or 0),
         seats=seats, choices=choices, fewest=fewest,
         start_player=started, eye_holder=holder, eye_open=is_open, eye_reason=reason,
-        cards_shown="villages" in scored, winner=winner, winner_reason=winner_reason)
+        cards_shown="villages" in scored, winner=winner, winner_reason=winner_reason,
+        resigned=resigned)
 
 
 def last_summary(view: dict[str, Any]) -> RoundSummary | None:
@@ -210,15 +218,20 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
     winner = ""
     if s.winner is not None:
         total = s.seats[s.winner].total
-        tied = [r.seat for r in s.seats if r.total == total]
+        tied = [r.seat for r in s.seats if r.total == total and r.seat not in s.resigned]
+        fewest_of = " of the players who did not resign" if s.resigned else ""
         winner = {
-            "fewest": f"{who(s.winner)} wins the game with {total} points, the fewest (R28).",
+            "fewest": f"{who(s.winner)} wins the game with {total} points, the fewest"
+                      f"{fewest_of} (R28).",
             "eye": f"{_join([who(x) for x in tied])} tie on {total} points; {who(s.winner)} holds "
                    f"the silver eye and wins the game (R28).",
             "clockwise": f"{_join([who(x) for x in tied])} tie on {total} points; {who(s.winner)}, "
                          f"the first of them clockwise from the silver eye holder "
                          f"{holder}, wins the game (R28).",
         }[s.winner_reason or "fewest"]
+        if s.resigned:
+            gone = _join([who(x) for x in s.resigned])
+            winner += f" {gone} resigned and {'ranks' if len(s.resigned) == 1 else 'rank'} last (R48)."
         lines.append(winner)
     seats = []
     for r in s.seats:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .cards import VALUE
 from .rules import legal_actions, to_act
-from .scoring import next_resolution
+from .scoring import next_resolution, ranking
 from .state import SPECTATOR_BIT, State, seat_bit
 
 
@@ -73,6 +73,8 @@ def status(st: State) -> dict:
         "silver_eye": {"holder": st.eye_holder, "open": st.eye_open},
         "caller": st.caller,
         "winner": st.winner,
+        "resigned": list(st.resigned),                 # R48, in the order they resigned
+        "ranking": ranking(st) if st.phase == "over" else None,   # R28, R48: best first
         "options": {"memory": bool(st.option("memory"))},
     }
 

@@ -52,7 +52,7 @@ def new_game_id() -> str:
 
 #: Keys of a game's options that the engine takes; the others (deadlines,
 #: reminders...) belong to the clock and are kept for it untouched.
-ENGINE_OPTION_KEYS = ("memory", "simon")
+ENGINE_OPTION_KEYS = ("memory", "simon", "first")  # first: R50 (a rematch's start player)
 
 
 def commitment_of(seed: str) -> str:
@@ -107,6 +107,15 @@ class Game(SQLModel, table=True):
     #: talk (issue 20 item 1): the creator's choice in the lobby and on its seat page.
     talk_spectators: bool = Field(default=True, nullable=False,
                                   sa_column_kwargs={"server_default": sa.true()})
+    #: Why a game that is not running any more ended early (None for one played to
+    #: its end): ``away`` (every person away, R29), ``agreement`` (the people voted to
+    #: abort it, issue 21), ``resigned`` (every person resigned) or ``operator``.
+    end_reason: str | None = Field(default=None, max_length=16, nullable=True)
+    #: A rematch (issue 21 item 6): the first game of its series, the game it is a
+    #: rematch of, and its number in the series (1 for a game that is no rematch).
+    series_id: str | None = Field(default=None, max_length=64, nullable=True, index=True)
+    rematch_of: str | None = Field(default=None, max_length=64, nullable=True, index=True)
+    series_no: int = Field(default=1, nullable=False, sa_column_kwargs={"server_default": "1"})
 
 
 class Seat(SQLModel, table=True):
@@ -238,14 +247,19 @@ def game_seq(session: Session, game_id: str) -> int | None:
     return None if row is None else int(row[1] or 0)
 
 
-def set_status(unit: Unit, game: Game | Row, status: str) -> None:
+def set_status(unit: Unit, game: Game | Row, status: str, reason: str | None = None) -> None:
     """A game's new status ("over", "abandoned"), queued on the unit with its other
-    writes and noted on the row the caller holds."""
-    unit.update_id(_GAMES, game.id, (), status=status)
-    if isinstance(game, Row):
-        game.values["status"] = status
-    else:
-        set_committed_value(game, "status", status)
+    writes and noted on the row the caller holds; ``reason``: why it ended early
+    (``Game.end_reason``)."""
+    values: dict[str, Any] = {"status": status}
+    if reason is not None:
+        values["end_reason"] = reason
+    unit.update_id(_GAMES, game.id, (), **values)
+    for name, value in values.items():
+        if isinstance(game, Row):
+            game.values[name] = value
+        else:
+            set_committed_value(game, name, value)
 
 
 def load_seats(session: Session, game_id: str) -> list[Seat]:

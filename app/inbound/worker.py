@@ -35,7 +35,6 @@ row's raw bytes are dropped.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 from datetime import datetime, timedelta
 
@@ -45,9 +44,7 @@ from sqlmodel import Session
 from app import services
 from app.gamelog import store
 from app.access import tokens
-from app.db import read_session, write_session
-from app.clock.time import now as clock_now
-from app.services import talk
+from app.db import read_session
 from app.inbound import reading
 from app.inbound import late
 from app.mail import commands
@@ -57,6 +54,7 @@ from app.inbound.models import ANSWERED, APPLIED, DEAD, IGNORED, PENDING, InboxM
 from app.mail import compose
 from app.config import setting
 from app.inbound import answers
+from app.inbound import table_replies
 from app.inbound.answers import Verdict
 
 log = logging.getLogger(__name__)
@@ -275,7 +273,9 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
         return ref, Verdict(ANSWERED, "help", answer=("Here are your commands again.",
                                                       parsed.line, "menu"))
     if parsed.say is not None:  # talk is no move: whatever step the address names
-        return ref, _say(ref, parsed, read)
+        return ref, table_replies.say(ref, parsed, read)
+    if parsed.vote is not None:  # an answer to the open vote (issue 21): no move either
+        return ref, table_replies.vote(ref, parsed)
     if parsed.action is None:
         return ref, Verdict(ANSWERED, "unreadable", answer=(
             f"We could not read a command in your reply: {parsed.problem} {SAY_WORDS}",
@@ -285,27 +285,6 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
 
 #: What the answer to a reply we could not read adds (issue 20 item 2).
 SAY_WORDS = "To talk to the table, start your reply with SAY."
-
-
-def _say(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading) -> Verdict:
-    """Say a ``SAY`` reply's words at the table as the replying seat (issue 20 item 2),
-    once per message: its Message-ID is the talk's key, so a reply delivered or applied
-    twice says it once. The answer says what was said, or why not, in words."""
-    assert parsed.say is not None
-    message_id = str(read.message.get("Message-ID") or "").strip() or \
-        f"{read.sender}\n{parsed.say}"
-    key = "mail-" + hashlib.sha256(message_id.encode()).hexdigest()[:40]
-    try:
-        with write_session() as session:
-            talk_id = talk.post(session, ref.game, ref.seat, parsed.say, key=key,
-                                source=talk.MAIL, now=clock_now())
-    except services.ServiceError as exc:
-        return Verdict(ANSWERED, f"talk refused: {exc.code}", answer=(
-            f"Nothing was said at the table: {exc.message}", parsed.line, None))
-    shown = compose.clean_name(parsed.say, limit=300)
-    return Verdict(ANSWERED, f"{answers.SAID} (talk {talk_id})", answer=(
-        f"Said at the table: “{shown}”. Everyone at the table reads it on their page and "
-        "in their next mail.", "", None))
 
 
 def _not_vouched_for(read: reading.Reading, seat_address: str) -> Verdict | None:

@@ -37,6 +37,11 @@ SHAPES: dict[str, tuple[str, ...]] = {
     "simon": ("position",), "nelly": ("seat", "position"), "bomb": ("seat", "position"),
 }
 HELP_WORDS = ("help", "h", "?", "menu", "commands")
+#: Answers to a game's open vote by replying (issue 21: the vote mails say "VOTE YES or
+#: VOTE NO", a rematch's "ACCEPT or DECLINE"). A bare "no" stays ``skip``, a move.
+VOTE_WORDS = {"vote yes": True, "vote y": True, "vote no": False, "vote n": False,
+              "accept": True, "rematch": True, "decline": False, "veto": False,
+              "agree": True}
 MAX_LINE = 200
 #: A reply that talks to the table (issue 20 item 2): its first line is "SAY nice one"
 #: or "say: nice one", in any case; "sayonara" is not it. Talk is no move: it is never
@@ -86,10 +91,14 @@ class Parsed:
     problem: str = ""
     #: What a ``SAY`` reply says at the table (issue 20 item 2; "" when it says nothing).
     say: str | None = None
+    #: An answer to the game's open vote (issue 21): True yes / accept, False no /
+    #: decline / veto, None when the line is no answer.
+    vote: bool | None = None
 
     @property
     def readable(self) -> bool:
-        return self.action is not None or self.help or self.say is not None
+        return (self.action is not None or self.help or self.say is not None
+                or self.vote is not None)
 
 
 # -- writing ---------------------------------------------------------------------
@@ -142,6 +151,8 @@ def parse(line: str) -> Parsed:
         return Parsed(original, problem="There is no command in it.")
     if text in HELP_WORDS:
         return Parsed(original, help=True)
+    if text in VOTE_WORDS:
+        return Parsed(original, vote=VOTE_WORDS[text])
     words = text.split()
     verb = words[0]
     rest = words[1:]

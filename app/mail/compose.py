@@ -353,13 +353,32 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
 
 
 def invitation_mail(game: MailGame, seat: int, *, link: str, unsubscribe: str,
-                    deadline_hours: float) -> Mail:
+                    deadline_hours: float, clock: str | None = None,
+                    rematch_of: str | None = None) -> Mail:
+    """The first mail of a seat. ``clock``: how the game's clock runs, in words, when it
+    is not simply a deadline per decision (a time bank, running days: issue 21);
+    ``rematch_of``: the title of the game this one is a rematch of (issue 21 item 6)."""
     span = _span(timedelta(hours=deadline_hours)).removeprefix("in ")
-    return render("invitation", thread_subject(game),
-                  lead=f"You are invited to play: accept or decline within {span}",
+    lead = (f"Rematch of {clean_name(rematch_of)}: your seat is ready" if rematch_of
+            else f"You are invited to play: accept or decline within {span}")
+    return render("invitation", thread_subject(game), lead=lead,
                   game=game, seat=seat, name=game.names[seat], names=game.names,
                   link=link, unsubscribe=unsubscribe, commitment=game.commitment,
-                  deadline=_span(timedelta(hours=deadline_hours)).removeprefix("in "))
+                  deadline=span, clock=clock, rematch_of=rematch_of)
+
+
+def people_mail(game: MailGame, seat: int, *, lead: str, lines: list[str], link: str | None,
+                button: str, unsubscribe: str, reply_hint: str | None = None,
+                reply_to: str | None = None) -> Mail:
+    """What the people of a game did or ask (issue 21): a resignation, a substitute,
+    time given, a vote opened or decided, a seat handed over. ``lead`` says it in one
+    line, ``lines`` in full; ``reply_hint``: how to answer by replying (with
+    ``reply_to``, the seat's reply address); ``link`` None: the mail opens no seat (a
+    seat handed over to someone else)."""
+    mail = render("people", thread_subject(game), lead=lead, game=game, seat=seat,
+                  name=game.names[seat], lines=lines, link=link, button=button,
+                  unsubscribe=unsubscribe, reply_hint=reply_hint)
+    return replace(mail, reply_to=reply_to)
 
 
 def summary_words(view: dict[str, Any], names: list[str],
@@ -409,7 +428,8 @@ def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
 
 
 def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, link: str,
-                unsubscribe: str, absent_after: int = 3, played: list[str] | None = None) -> Mail:
+                unsubscribe: str, absent_after: int = 3, played: list[str] | None = None,
+                reason: str | None = None) -> Mail:
     """absent (about someone), you_absent, abandoned, fresh_link, address_changed (the
     operator's ``change-address``); ``played``: what the
     server played for this seat since it last played (``played_lines``, issue 17 item 2)."""
@@ -425,7 +445,7 @@ def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, li
                   name=game.names[seat], notice=notice,
                   about=game.names[about] if about is not None else None,
                   absent_after=absent_after, link=link, unsubscribe=unsubscribe,
-                  played=played or [])
+                  played=played or [], reason=reason)
 
 
 # -- headers and the message ------------------------------------------------------

@@ -12,6 +12,8 @@ is composed when it leaves (the position then) and collapses the older held
 ones of its seat (``hold``); the first mail of that seat to leave says "We held
 N mails to you because ...; this is where the game stands now" (``held_untold``
 marks what has not been told yet: ``held_of_seat``, ``told``, ``with_notice``).
+A seat's quiet hours (issue 21 item 1, ``quiet_until``) hold its mail the same way,
+collapsed, until they end; nobody is told, since the person chose them.
 """
 from __future__ import annotations
 
@@ -31,8 +33,27 @@ from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
 
 HOUR = timedelta(hours=1)
-#: Which cap held a row (``Outbox.held_why``).
-HELD_HOUR, HELD_STRANGER = "hour", "stranger"
+#: Which cap held a row (``Outbox.held_why``); ``quiet``: the seat's quiet hours
+#: (issue 21 item 1), the person's own choice, so nobody is told it was held.
+HELD_HOUR, HELD_STRANGER, HELD_QUIET = "hour", "stranger", "quiet"
+#: Mail that leaves in a seat's quiet hours all the same: what the person asked for
+#: just now (an answer to their reply, a fresh link), or what tells of the seat
+#: itself changing hands (its hours were the old person's).
+QUIET_EXEMPT_KINDS = frozenset({"link", "answer", "handed_over", "invitation"})
+
+
+def quiet_until(row: Outbox, calendars: Mapping[tuple[str, int], Any],
+                now: datetime) -> datetime | None:
+    """When ``row`` may leave if its seat is in its quiet hours now (None: it may leave
+    now). ``calendars``: the seats' calendars (``Calendar.mail_at``) of the batch."""
+    if row.conversation or row.kind in QUIET_EXEMPT_KINDS or row.game_id is None \
+            or row.seat is None:
+        return None
+    calendar = calendars.get((row.game_id, int(row.seat)))
+    if calendar is None:
+        return None
+    until = as_utc(calendar.mail_at(now))
+    return until if until > as_utc(now) else None
 
 
 def sent_in_last_hour(engine: Engine, to: str, now: datetime) -> list[datetime]:
@@ -139,7 +160,7 @@ def same_seat(row: Outbox) -> list[Any]:
 
 
 def hold(session: Session, row: Outbox, until: datetime, why: str,
-         words: str) -> tuple[dict[str, Any], int]:
+         words: str, *, tell: bool = True) -> tuple[dict[str, Any], int]:
     """Hold ``row`` until ``until``: what to write with the end of its lease (the
     caller's, in ``session``'s transaction), and how many older held rows it collapsed.
 
@@ -151,7 +172,7 @@ def hold(session: Session, row: Outbox, until: datetime, why: str,
     """
     assert row.id is not None
     values: dict[str, Any] = {"next_attempt_at": until, "held_until": until,
-                              "held_untold": True, "held_why": why, "last_error": words}
+                              "held_untold": tell, "held_why": why, "last_error": words}
     collapsed = 0
     if is_decision(row.announces):
         if not composed_at_send(row):

@@ -38,6 +38,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, select
 
 from app.clock import deadlines as dl
+from app.clock.calendar import Calendar
 from app import engine
 from app.gamelog import store
 from app.access import tokens
@@ -153,6 +154,11 @@ class Context:
     def replay(self) -> str:
         return f"{self.info.base_url}/games/{self.id}/replay"
 
+    def calendar(self, seat: int) -> Calendar:
+        """The seat's calendar (issue 21 item 1): its zone and quiet hours, as its mail
+        row holds them in this transaction, and the game's running days."""
+        return seat_calendar(self.unit.seat_row(_MARKS, self.id, seat), self.settings)
+
     @property
     def domain(self) -> str:
         return compose.mail_domain(self.sender)
@@ -201,6 +207,48 @@ def mail_row(unit: Unit, game_id: str, seat: int) -> Row:
         "last_acted_step": 0, "time_zone": "UTC"})
 
 
+def quiet_of(row: Any) -> tuple[int, int] | None:
+    """A seat's quiet hours as its mail row stores them (minutes after local midnight),
+    None when it has none."""
+    start, end = getattr(row, "quiet_start", None), getattr(row, "quiet_end", None)
+    if start is None or end is None or start == end:
+        return None
+    return int(start), int(end)
+
+
+def seat_calendar(row: Any, settings: dl.ClockSettings) -> Calendar:
+    """The calendar of a seat whose mail row is ``row`` (None: UTC, no quiet hours) in a
+    game with these clock ``settings``: the one way a seat's clock is counted (its
+    deadlines, its bank, when its mail may leave)."""
+    if row is None:
+        return settings.calendar()
+    return settings.calendar(row.time_zone, quiet_of(row))
+
+
+def calendar_of(session: Session, game_id: str, seat: int,
+                settings: dl.ClockSettings) -> Calendar:
+    """``seat_calendar`` for code outside a move (the seat's row read now, never made)."""
+    row = session.connection().execute(
+        sa_select(_MARKS.c.time_zone, _MARKS.c.quiet_start, _MARKS.c.quiet_end)
+        .where(_MARKS.c.game_id == str(game_id), _MARKS.c.seat == int(seat))).mappings().first()
+    return seat_calendar(Row(_MARKS, row) if row is not None else None, settings)
+
+
+def quiet_calendars(session: Session, seats: set[tuple[str, int]]) -> dict[tuple[str, int], Calendar]:
+    """The calendars of those ``(game, seat)`` that have quiet hours, for the sender
+    (when mail may leave: only the zone and the hours matter, not the running days)."""
+    if not seats:
+        return {}
+    games = sorted({game for game, _ in seats})
+    found = session.connection().execute(
+        sa_select(_MARKS.c.game_id, _MARKS.c.seat, _MARKS.c.time_zone, _MARKS.c.quiet_start,
+                  _MARKS.c.quiet_end)
+        .where(_MARKS.c.game_id.in_(games), _MARKS.c.quiet_start.is_not(None))).mappings()
+    return {(row["game_id"], row["seat"]): Calendar.of(row["time_zone"], quiet)
+            for row in found if (row["game_id"], row["seat"]) in seats
+            and (quiet := quiet_of(Row(_MARKS, row))) is not None}
+
+
 def zone_of(name: str | None) -> ZoneInfo:
     """A seat's time zone (UTC when unset or unknown)."""
     try:
@@ -246,6 +294,12 @@ def _wants(unit: Unit, ctx: Context, seat: int) -> str:
     if mode != NONE and address is not None and address_mode(unit, address) == NONE:
         return NONE
     return mode
+
+
+def wants(unit: Unit, ctx: Context, seat: int) -> bool:
+    """Whether the seat takes the game's notices at all: it has an address, and neither
+    the seat nor its address asked for no game mail."""
+    return ctx.address(seat) is not None and _wants(unit, ctx, seat) != NONE
 
 
 def mode_of(unit: Unit, ctx: Context, seat: int) -> str:
@@ -422,8 +476,14 @@ def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
     if to is None:
         return
     guard = invitations.guard_url(ctx.info.base_url, to, ctx.id, seat, ctx.secret)
+    rematch_of = None
+    if getattr(ctx.game, "rematch_of", None):  # (issue 21 item 6: one query, once a game)
+        rematch_of = unit.session.connection().execute(
+            sa_select(_GAMES.c.name).where(_GAMES.c.id == ctx.game.rematch_of)).scalar()
     mail = compose.invitation_mail(ctx.info, seat, link=ctx.link(seat), unsubscribe=guard,
-                                   deadline_hours=ctx.settings.deadline.total_seconds() / 3600)
+                                   deadline_hours=ctx.settings.deadline.total_seconds() / 3600,
+                                   clock=None if ctx.settings.plain else ctx.settings.words(),
+                                   rematch_of=rematch_of)
     queue(unit, game_id=ctx.id, seat=seat, kind="invitation", to=to,
           to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
           domain=ctx.domain, now=now, unsubscribe=guard, root=True)
@@ -625,11 +685,23 @@ def notice(unit: Unit, ctx: Context, seat: int, what: str, about: int | None,
               if state is not None and what in ("you_absent", "abandoned") else [])
     mail = compose.notice_mail(ctx.info, seat, what, about=about, link=ctx.link(seat),
                                unsubscribe=ctx.unsubscribe(seat),
-                               absent_after=ctx.settings.absent_after, played=played)
+                               absent_after=ctx.settings.absent_after, played=played,
+                               reason=abandoned_reason(ctx, state) if what == "abandoned"
+                               else None)
     # "X is away" must still be true when it leaves (X may be back already).
     announces = {"what": "absent", "seat": about} if about is not None else None
     _send(unit, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now,
           announces=announces)
+
+
+def abandoned_reason(ctx: Context, state: Any) -> str:
+    """Why no person plays a game any more, for its notice: everyone ``resigned``
+    (R48), everyone is ``away`` (R29), or some of each (``mixed``)."""
+    resigned = set(engine.status(state).get("resigned") or ()) if state is not None else set()
+    humans = ctx.human_seats()
+    if humans and all(h in resigned for h in humans):
+        return "resigned"
+    return "mixed" if resigned & set(humans) else "away"
 
 
 def played_for_seat(unit: Unit, ctx: Context, seat: int, state: Any) -> list[str]:
@@ -750,3 +822,4 @@ _OUTBOX: Table = table_of(Outbox)
 _MARKS: Table = table_of(SeatMail)
 _ADDRESSES: Table = table_of(AddressMail)
 _SEATS: Table = table_of(store.Seat)
+_GAMES: Table = table_of(store.Game)

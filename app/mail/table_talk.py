@@ -51,7 +51,9 @@ TALK_KIND = "talk"
 #: turn mails, the round's and the game's end, the notices. Not invitations (nobody sat
 #: down yet), not answers to replies (they answer one reply), not the fresh link.
 CARRIES_TALK = frozenset({"turn", "reminder", "digest", "round", "over", "absent",
-                          "you_absent", "abandoned", TALK_KIND})
+                          "you_absent", "abandoned", TALK_KIND,
+                          # the table's people (issue 21)
+                          "resigned", "took_over", "more_time", "vote", "voted"})
 #: The talk modes that get talk mails of their own.
 OWN_MAIL = (TALK_EVERY, TALK_HOURLY)
 #: The least a talk mail waits after the message that queued it, gathering the ones

@@ -46,7 +46,8 @@ def mail_trouble(session: Session, game_id: str, seat: int,
                          f"Share the seat's link another way.")
     held = session.exec(select(Outbox).where(
         col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
-        col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None))
+        col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None),
+        col(Outbox.held_why).is_distinct_from("quiet"))  # (the seat's own quiet hours)
         .order_by(col(Outbox.held_until))).first()
     if held is not None and held.held_until is not None:
         why = ("your address has not played a move here yet and got the most mails we send "

@@ -21,6 +21,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
+from app import engine
 from app.clock import deadlines as dl
 from app.gamelog import store
 from app.db.unit import Row, Unit
@@ -91,24 +92,35 @@ def went_away(unit: Unit, ctx: "notify.Context", game: Any, seat: int,
     played for it (its timeouts that led here): issue 17 item 2."""
     dl.close_open(unit, ctx.id, now, "away", seat=seat,
                   kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
-    humans = ctx.human_seats()
-    away = {each for each in humans
-            if (row := dl.clock_row(unit, ctx.id, each)) is not None and row.absent}
-    if humans and all(h in away for h in humans):
-        store.set_status(unit, game, "abandoned")
-        dl.close_open(unit, ctx.id, now, "abandoned",
-                      kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
-        for each in humans:
-            notify.notice(unit, ctx, each, "abandoned", None, now, step=step, state=state)
+    if nobody_left(unit, ctx, game, now, step=step, state=state, reason="away"):
         return True
     clock = dl.seat_clock(unit, ctx.id, seat)
     if clock.away_noticed:  # already told in this stretch: away/back toggles mail nothing
         return False
     unit.update(clock, away_noticed=True)
-    for each in humans:
+    for each in ctx.human_seats():
         notify.notice(unit, ctx, each, "you_absent" if each == seat else "absent",
                       seat, now, step=step, state=state)
     return False
+
+
+def nobody_left(unit: Unit, ctx: "notify.Context", game: Any, now: datetime, *, step: int,
+                state: Any, reason: str) -> bool:
+    """Stop the game as abandoned when no person plays it any more: every person is
+    away (R29) or resigned (R48), and at least one is away or ``reason`` says why
+    (``away``, ``resigned``). Every person is told once. Returns whether it stopped."""
+    humans = ctx.human_seats()
+    gone = set((engine.status(state).get("resigned") or ()) if state is not None else ())
+    away = {each for each in humans
+            if (row := dl.clock_row(unit, ctx.id, each)) is not None and row.absent}
+    if not humans or not all(h in away or h in gone for h in humans):
+        return False
+    store.set_status(unit, game, "abandoned",
+                     reason="resigned" if all(h in gone for h in humans) else reason)
+    dl.close_open(unit, ctx.id, now, "abandoned", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+    for each in humans:
+        notify.notice(unit, ctx, each, "abandoned", None, now, step=step, state=state)
+    return True
 
 
 def _end_vacation_early(unit: Unit, game_id: str, seat: int, clock: Row,

@@ -35,6 +35,7 @@ from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
 from app.mail import notify
 from app.mail import table_talk
+from app.mail import people as people_mail
 from app.mail.compose import Mail, decision_of
 from app.mail.models import PENDING, Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
@@ -65,14 +66,19 @@ def still_holds(row: Outbox) -> bool:
     ``decision``: the game runs, the seat has not acted since the mail's step,
     and it still faces the same decision in the same round. ``absent``: the
     seat is still away. ``talk``: the seat still wants talk mails and was not told
-    of some talk yet (issue 20 item 2: ``table_talk.still_holds``). Anything else
-    (or nothing announced): true.
+    of some talk yet (issue 20 item 2: ``table_talk.still_holds``). ``vote``: the vote
+    is open and the seat has not answered; ``more_time``: the decision given more time
+    still waits (issue 21: ``people.still_holds``). Anything else (or nothing
+    announced): true.
     """
     said = row.announces or {}
     what = said.get("what")
     if what == table_talk.TALK_KIND and row.game_id is not None:
         with read_session() as session:
             return table_talk.still_holds(session, row)
+    if what in people_mail.ANNOUNCED and row.game_id is not None:  # issue 21
+        with read_session() as session:
+            return people_mail.still_holds(session, row)
     if what not in ("decision", "absent") or row.game_id is None:
         return True
     seat = int(said.get("seat", -1))

@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from app.clock.time import as_utc
-from app.mail import bounces, holds, table_talk, trust
+from app.mail import bounces, holds, notify, table_talk, trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
@@ -112,6 +112,7 @@ class Sending(Runner[Outbox]):
         self.caps = holds.Caps(engine, self.now, per_address_hour, stranger_day)
         self.untold: set[str] = set()
         self.bouncing: dict[str, str] = {}
+        self.calendars: dict[tuple[str, int], Any] = {}
         self.broken: BaseException | None = None
 
     def claim(self, limit: int) -> list[Outbox]:
@@ -125,6 +126,10 @@ class Sending(Runner[Outbox]):
         self.untold = holds.untold_addresses(self.engine, {row.to for row in items})
         with Session(self.engine) as session:  # (one probe: nearly always empty)
             self.bouncing = bounces.bouncing_among(session, {row.to for row in items})
+            # issue 21 item 1: the quiet hours of the batch's seats (one query)
+            self.calendars = notify.quiet_calendars(
+                session, {(row.game_id, int(row.seat)) for row in items
+                          if row.game_id is not None and row.seat is not None})
         return self.backend
 
     def handle(self, row: Outbox) -> None:
@@ -142,6 +147,16 @@ class Sending(Runner[Outbox]):
             _finish(engine, row.id, owner, attempts=row.attempts, status=FAILED,
                     last_error=f"{bounces.NOT_TRIED} ({bounced})"[:500])
             report.failed += 1
+            return
+        quiet = holds.quiet_until(row, self.calendars, now)
+        if quiet is not None:  # the seat's quiet hours: held, collapsed, sent at their end
+            with Session(engine) as session:
+                values, collapsed = holds.hold(session, row, quiet, holds.HELD_QUIET,
+                                               "held for the seat's quiet hours", tell=False)
+                session.execute(OUTBOX.ended(row.id, owner, **values))
+                session.commit()
+            report.superseded += collapsed
+            report.held += 1
             return
         hold = self.caps.holds(row)
         if hold is not None:  # before composing: a held mail is composed when it leaves

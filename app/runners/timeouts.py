@@ -1,4 +1,5 @@
-"""What the clock does with a due deadline row: a timeout (R29), a reminder, a digest.
+"""What the clock does with a due deadline row: a timeout (R29), a reminder, a digest,
+a vote's expiry (issue 21: ``app.services.votes.expire``).
 
 Each is safe to run twice, at once or after a crash:
 - a reminder or digest closes its deadline row and enqueues its mail in one
@@ -18,7 +19,7 @@ from sqlalchemy import update
 from sqlmodel import col
 
 from app import engine, services
-from app.services import absence
+from app.services import absence, votes
 from app.gamelog import store
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
@@ -32,10 +33,13 @@ def fire(deadline_id: int, now: datetime) -> str:
     with read_session() as session:
         row = session.get(dl.Deadline, deadline_id)
         kind = row.kind if row is not None else None
+        ref = row.ref_id if row is not None else None
     if kind == dl.DECISION:
         return absence.auto_pass(deadline_id, now)
     if kind in (dl.REMINDER, dl.DIGEST):
         return remind(deadline_id, now)
+    if kind == dl.VOTE and ref is not None:  # issue 21: a vote's time is up
+        return f"vote {votes.expire(int(ref), now)}"
     return "gone"
 
 

@@ -64,6 +64,7 @@ from app.services.reading import (  # noqa: F401
     replay_index,
     replay_page,
     ReplayPage,
+    ended_words,
 )
 from app.services.games import (  # noqa: F401
     MIN_SEATS,
@@ -80,4 +81,5 @@ from app.services.moves import (  # noqa: F401
     submit_action,
     submit_actions,
     submit_by_link,
+    submit_now,
 )

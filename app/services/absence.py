@@ -18,6 +18,7 @@ from app.clock import deadlines as dl
 from app import engine
 from app.gamelog import store
 from app.db import read_session, write_session
+from app.mail import notify
 from app.presence.absence import MAX_DEFAULTS, MAX_RETRIES
 from app.services.results import Submitted
 
@@ -117,18 +118,7 @@ def mark_absent_if_due(game_id: str, seat: int) -> bool:
 
 def come_back(game_id: str, seat: int) -> "Submitted":
     """R29 "I'm back": logged as a ``back`` action; normal deadlines from the next decision."""
-    services = _services()
-    last: Any = None
-    for _ in range(MAX_RETRIES):
-        seq = services.game_info(game_id).seq
-        try:
-            return services.submit_action(game_id, seat, {"type": "back"}, seq, source="player")
-        except services.Conflict as exc:
-            if exc.details.get("reason") not in ("moved_on", "busy"):
-                raise
-            last = exc
-    assert last is not None
-    raise last
+    return _services().submit_now(game_id, seat, {"type": "back"}, source="player")
 
 
 def vacation_left(game_id: str, seat: int) -> int:
@@ -163,7 +153,8 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
                                     reason=game.status)
         if session.get(store.Seat, (game_id, seat)) is None:
             raise services.NotFound("There is no such seat in this game.")
-        allowed = dl.ClockSettings.from_options(game.options).vacation_days
+        settings = dl.ClockSettings.from_options(game.options)
+        allowed = settings.vacation_days
         clock = _clock_object(session, game_id, seat)
         left = allowed - clock.vacation_days_used
         if days > left:
@@ -175,10 +166,13 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
             until = dl.as_utc(away_until) + timedelta(days=days)
             for row in dl.open_rows(session, game_id, seat):
                 row.due_at = dl.as_utc(row.due_at) + timedelta(days=days)
+                if row.budget_seconds is not None:  # (a time bank: the pause is not paid)
+                    row.budget_seconds += days * 86400
                 session.add(row)
         else:
             until = now + timedelta(days=days)
-            dl.shift_open(session, game_id, seat, now, until)
+            dl.shift_open(session, game_id, seat, now, until,
+                          notify.calendar_of(session, game_id, seat, settings))
         clock.vacation_until = until
         clock.vacation_days_used += days
         session.add(clock)

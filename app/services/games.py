@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -126,6 +127,27 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
     asked for no more invitations, and a game that would take an address that never
     played over ``trust.STRANGER_MAILS_PER_DAY`` mails in a day.
     """
+    with unit_of_work() as unit:
+        return create_in(unit, players, options, name, seed, creator, per_hour, form_token_id,
+                         form_max_age, talk_spectators)
+
+
+@dataclass(frozen=True)
+class Series:
+    """Where a new game stands in a series of rematches (issue 21 item 6)."""
+
+    series_id: str
+    rematch_of: str
+    number: int
+
+
+def create_in(unit: Unit, players: list[dict[str, Any]], options: dict[str, Any] | None = None,
+              name: str = "", seed: str | None = None, creator: str | None = None,
+              per_hour: int | None = None, form_token_id: str | None = None,
+              form_max_age: int = 6 * 3600, talk_spectators: bool = True,
+              series: Series | None = None) -> Created:
+    """``create_game`` in the caller's unit of work (a rematch starts in the transaction
+    that closes its vote: ``app.services.votes``); ``series``: the rematch's place."""
     cleaned = _clean_players(players)
     try:
         options = game_options.validate(options, len(cleaned))
@@ -140,36 +162,38 @@ def create_game(players: list[dict[str, Any]], options: dict[str, Any] | None = 
         state = engine.new_game(len(cleaned), engine_int_seed(seed), options=engine_options(options))
     except (engine.IllegalAction, TypeError, ValueError) as exc:
         raise BadRequest(f"These game options cannot be used: {exc}") from exc
-    with unit_of_work() as unit:
-        session = unit.session
-        if creator and per_hour is not None:
-            if not store.lock_key(session, creator):
-                raise TooMany("The server is busy starting other games; please try again in "
-                              "a minute.")
-            since = store.utcnow() - timedelta(hours=1)
-            if store.games_created_by(session, creator, since) >= per_hour:
-                raise TooMany(f"Too many games were started from your address in the last "
-                              f"hour (at most {per_hour}). Please try again later.")
-        if form_token_id is not None and not store.use_form_token(
-                session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
-            raise BadRequest(FORM_USED)
-        strangers = _guard_invitees(session, cleaned)
-        game = store.Game(name=name or BRAND, options=options, seed=seed,
-                          commitment=commitment_of(seed), seats=len(cleaned),
-                          created_by=creator or None, rules_version=state.rules,
-                          talk_spectators=bool(talk_spectators))  # issue 20 item 1
-        session.add(game)
-        session.flush()
-        for index, player in enumerate(cleaned):
-            session.add(store.Seat(game_id=game.id, index=index, **player))
-        session.flush()
-        hooks.after_create(unit, game, state)
-        seats = store.load_seats(session, game.id)
-        seq, state, applied = _play_automatic(unit, game, 0, state, seats)
-        _finish(unit, game, None, seq, state, applied)
-        _within_stranger_mail(session, cleaned, strangers)
-        created = Created(Snapshot(_game_info(game, seats, seq), state),
-                          [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
+    session = unit.session
+    if creator and per_hour is not None:
+        if not store.lock_key(session, creator):
+            raise TooMany("The server is busy starting other games; please try again in "
+                          "a minute.")
+        since = store.utcnow() - timedelta(hours=1)
+        if store.games_created_by(session, creator, since) >= per_hour:
+            raise TooMany(f"Too many games were started from your address in the last "
+                          f"hour (at most {per_hour}). Please try again later.")
+    if form_token_id is not None and not store.use_form_token(
+            session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
+        raise BadRequest(FORM_USED)
+    strangers = _guard_invitees(session, cleaned)
+    game = store.Game(name=name or BRAND, options=options, seed=seed,
+                      commitment=commitment_of(seed), seats=len(cleaned),
+                      created_by=creator or None, rules_version=state.rules,
+                      talk_spectators=bool(talk_spectators))  # issue 20 item 1
+    if series is not None:  # issue 21 item 6
+        game.series_id, game.rematch_of = series.series_id, series.rematch_of
+        game.series_no = series.number
+    session.add(game)
+    session.flush()
+    for index, player in enumerate(cleaned):
+        session.add(store.Seat(game_id=game.id, index=index, **player))
+    session.flush()
+    hooks.after_create(unit, game, state)
+    seats = store.load_seats(session, game.id)
+    seq, state, applied = _play_automatic(unit, game, 0, state, seats)
+    _finish(unit, game, None, seq, state, applied)
+    _within_stranger_mail(session, cleaned, strangers)
+    created = Created(Snapshot(_game_info(game, seats, seq), state),
+                      [tokens.seat_token(game.id, s.index, s.token_version) for s in seats])
     return created
 
 
@@ -239,7 +263,8 @@ def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
 
     Bots choose with the engine's greedy bot, from an RNG seeded by the game's
     seed and the step, so the log does not depend on timing. Absent seats
-    (R29, decided by ``hooks.is_absent``) get the engine's default action.
+    (R29, decided by ``hooks.is_absent``) and resigned ones (R48) get the engine's
+    default action.
     """
     from app.engine import bots
 
@@ -257,7 +282,7 @@ def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
                 rng = random.Random(f"{game.seed}:{seq + 1}")
                 chosen = (seat, bots.choose(strategy, state, seat, rng), "system")
                 break
-            if hooks.is_absent(unit, game, seat):
+            if seat in (view.get("resigned") or ()) or hooks.is_absent(unit, game, seat):
                 default = engine.default_action(state, seat)
                 if default is not None:
                     chosen = (seat, default, "timeout")
@@ -346,4 +371,5 @@ def abandon_game(game_id: str) -> None:
         game = _get_game(session, game_id)
         if game.status == "running":
             game.status = "abandoned"
+            game.end_reason = "operator"
             session.add(game)

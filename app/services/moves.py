@@ -86,6 +86,30 @@ def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expec
     return _submit(lambda unit: (str(game_id), seat, None, checked, expected_seq), source)
 
 
+def submit_now(game_id: str, seat: int, action: dict[str, Any],
+               source: str = "player") -> Submitted:
+    """Log ``action`` for ``seat`` at the game's current step: an entry that means the
+    same whatever the position (R29 "I'm back", R48 a resignation), so when another move
+    lands first it is tried again at the new step, never refused as "the game moved on".
+    Anything else (the rules refuse it, the game is over) is raised as it is."""
+    last: Conflict | None = None
+    for _ in range(MAX_RETRIES):
+        with read_session() as session:
+            seq = store.last_seq(session, str(game_id))
+        try:
+            return submit_action(game_id, seat, action, seq, source=source)
+        except Conflict as exc:
+            if exc.details.get("reason") not in ("moved_on", "busy"):
+                raise
+            last = exc
+    assert last is not None
+    raise last
+
+
+#: How often ``submit_now`` tries again when other moves keep landing first.
+MAX_RETRIES = 5
+
+
 def submit_by_link(token: str, read_move: Any,
                    source: str = "player") -> tuple[SeatAccess, Submitted]:
     """A move sent with a seat link: the link checked and the move applied in one

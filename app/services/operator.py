@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import func, or_, update
 from sqlalchemy.engine import make_url
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.access import tokens
 from app.clock import deadlines as dl
@@ -234,31 +234,16 @@ def extend_deadline(game_id: str, by: timedelta, now: datetime,
         moved = []
         for row in rows:
             before = as_utc(row.due_at)
-            after = max(before, now) + by
-            # guarded by the lease: a clock that claimed the row since it was read wins
-            # (on PostgreSQL the UPDATE waits for its claim and then finds the lease)
-            if _unleased_update(session, row, now, due_at=after) != 1:
-                raise Conflict("The clock is playing this deadline right now: try again "
-                               "in a minute.")
-            for reminder in dl.open_rows(session, game.id, row.seat, dl.REMINDER):
-                _unleased_update(session, reminder, now, done_at=now, outcome="cancelled")
-            times = [at for at in settings.reminder_times(as_utc(row.opened_at), after)
-                     if at > now]
-            for at in times:
-                session.add(dl.Deadline(game_id=game.id, seat=row.seat, kind=dl.REMINDER,
-                                        due_at=at, opened_step=row.opened_step,
-                                        opened_at=row.opened_at))
+            # counted on the seat's calendar, and never due in its quiet hours (issue 21)
+            calendar = notify.calendar_of(session, game.id, row.seat, settings)
+            after = calendar.settle(max(before, now) + by)
+            try:
+                times = dl.move_decision(session, row, after, now, settings, calendar,
+                                         credit=calendar.used(before, after))
+            except dl.Busy as exc:
+                raise Conflict(str(exc)) from None
             moved.append(Moved(row.seat, before, after, times))
         return moved
-
-
-def _unleased_update(session: Session, row: dl.Deadline, now: datetime, **values: object) -> int:
-    """Change one deadline row unless a clock holds its lease now; how many rows changed."""
-    done = session.exec(update(dl.Deadline).where(
-        col(dl.Deadline.id) == row.id, col(dl.Deadline.done_at).is_(None),
-        or_(col(dl.Deadline.lease_until).is_(None), col(dl.Deadline.lease_until) < now))
-        .values(**values))
-    return int(done.rowcount or 0)
 
 
 # -- changing a seat's address ---------------------------------------------------------

@@ -36,16 +36,18 @@ from sqlmodel import Session
 from app import engine
 from app.db.unit import Unit
 
-from app.presence import absence
+from app.presence import absence, leaving
 from app.clock import deadlines as dl
 from app.mail import notify
 from app.engine.describe import AWAY, TIMED_OUT
+from app.presence.leaving import RESIGNED
 from app.mail.models import DIGEST as DIGEST_MODE
 
 #: Action sources of a move a person made: on their page, or by replying to a mail.
 OWN_SOURCES = ("player", "mail")
-#: Presence toggles (R29): logged by the seat, but not a move of the game.
-PRESENCE = ("away", "back")
+#: Presence toggles (R29) and the seat's people changing (R48 resign, R49 take-over):
+#: logged for the seat, but not a move of the game it played.
+PRESENCE = ("away", "back", "resign", "take_over")
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,11 @@ def after_action(unit: Unit, game: Any, seq: int, seat: int | None, action: dict
     if what.kind == "away" and seat is not None:
         if absence.went_away(unit, ctx, game, seat, now, step=seq, state=after):
             return  # abandoned: nobody is waited on any more
+    if what.kind == "resign" and seat is not None:
+        if leaving.resigned(unit, ctx, game, seat, now, step=seq, state=after):
+            return  # abandoned: no person plays any more
+    if what.kind == "take_over" and seat is not None:
+        leaving.took_over(unit, ctx, seat, action, now, step=seq, state=after)
     for each in sorted(what.waiting_after - what.waiting_before):
         decision_opened(unit, ctx, each, after, seq, now)
     for each in sorted(what.fresh_turns):
@@ -156,8 +163,9 @@ def actor_noted(unit: Unit, ctx: "notify.Context", what: Happened, now: datetime
     if what.source == "mail":  # what it asked for by replying is conversation (item 3)
         notify.note_reply(unit, ctx.id, what.seat)
     played = None
-    if what.source == "timeout":  # R29: the clock, or the seat is away
-        played = AWAY if absence.is_absent(unit, ctx.game, what.seat) else TIMED_OUT
+    if what.source == "timeout":  # R29: the clock, or the seat is away or resigned (R48)
+        played = (RESIGNED if what.seat in (what.after_status.get("resigned") or ())
+                  else AWAY if absence.is_absent(unit, ctx.game, what.seat) else TIMED_OUT)
     aimed = notify.seat_acted(unit, ctx.id, what.seat, what.seq, now, own=what.own,
                               played=played, aim=_mid_turn_aim(unit, ctx, what, now))
     absence.record_action(unit, ctx.id, what.seat, what.kind, what.source, now)
@@ -166,8 +174,13 @@ def actor_noted(unit: Unit, ctx: "notify.Context", what: Happened, now: datetime
 
 def turn_ended(unit: Unit, ctx: "notify.Context", seat: int, outcome: str,
                now: datetime, *, mail: bool = True) -> None:
-    """A seat no longer has the decision: its deadline and reminders close, and its
-    unsent mail is superseded (``mail`` False: it was re-aimed at the next one)."""
+    """A seat no longer has the decision: in a time-bank game the time it took past
+    the decision's allowance comes off its bank when it acted (or its time ran out;
+    not when another seat's move took the decision away), its deadline and reminders
+    close, and its unsent mail is superseded (``mail`` False: it was re-aimed at the
+    next one)."""
+    if outcome == "acted" and ctx.settings.banked and ctx.is_human(seat):
+        dl.charge_bank(unit, ctx.id, seat, now, ctx.settings, ctx.calendar(seat))
     dl.close_turn(unit, ctx.id, seat, now, outcome)
     if mail:
         notify.supersede_unsent(unit, ctx.id, seat, now)
@@ -191,9 +204,10 @@ def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
                     step: int, now: datetime, *, mail: bool = True) -> None:
     """A seat started waiting on a decision: a deadline (people only, present
     only), and its turn mail after the grace period, or the digest row."""
-    if not ctx.is_human(seat) or absence.is_absent(unit, ctx.game, seat):
+    if not ctx.is_human(seat) or plays_by_default(unit, ctx.game, seat, state):
         return
-    deadline = dl.open_decision(unit, ctx.id, seat, step, now, ctx.settings)
+    deadline = dl.open_decision(unit, ctx.id, seat, step, now, ctx.settings,
+                                calendar=ctx.calendar(seat))
     if not mail:
         return
     mode = notify.mode_of(unit, ctx, seat)
@@ -214,6 +228,7 @@ def _mid_turn_aim(unit: Unit, ctx: "notify.Context", what: Happened,
     if (seat is None or what.source != "player"
             or not (what.stopped_mid_turn or seat in what.fresh_turns)
             or _on_page(ctx, what) or not ctx.is_human(seat)
+            or seat in (what.after_status.get("resigned") or ())
             or absence.is_absent(unit, ctx.game, seat)
             or notify.mode_of(unit, ctx, seat) != notify.EVERY):
         return None
@@ -229,7 +244,7 @@ def stopped_mid_turn(unit: Unit, ctx: "notify.Context", what: Happened, state: A
     deadline is the one the turn opened with; nothing here reopens it."""
     seat = what.seat
     assert seat is not None
-    if not ctx.is_human(seat) or absence.is_absent(unit, ctx.game, seat):
+    if not ctx.is_human(seat) or plays_by_default(unit, ctx.game, seat, state):
         return
     notify.stopped_mid_turn(unit, ctx, seat, state, what.seq, now)  # (digest seats: none)
 
@@ -255,6 +270,12 @@ def _on_page(ctx: "notify.Context", what: Happened) -> bool:
 def is_absent(unit: Unit, game: Any, seat: int) -> bool:
     """Whether this seat is away (R29, ``app.presence.absence``): services apply its defaults at once."""
     return absence.is_absent(unit, game, seat)
+
+
+def plays_by_default(unit: Unit, game: Any, seat: int, state: Any) -> bool:
+    """Whether the rules' defaults play this seat's decisions at once: it is away (R29)
+    or it resigned (R48, ``state``'s ``resigned``)."""
+    return leaving.has_resigned(state, seat) or absence.is_absent(unit, game, seat)
 
 
 def _fresh_turn(view: dict, seat: int) -> bool:

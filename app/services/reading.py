@@ -58,11 +58,11 @@ def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
 
 
 def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
-    """The public page's reading in one read session: the game and ``read(session, game_id)``."""
+    """The public page's reading in one read session: the game and ``read(session, snap)``."""
     with read_session() as session:
         game, seq, state = _load_game(session, game_id)
         snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
-        return snap, read(session, game.id) if read is not None else None
+        return snap, read(session, snap) if read is not None else None
 
 
 def current_seq(game_id: str) -> int:
@@ -129,10 +129,46 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
     return _frames(log, seat, reveal, first, last)
 
 
+#: Why a game ended early, in words for its replay and pages (``Game.end_reason``).
+ENDED_WORDS = {
+    "agreement": "The game was abandoned by agreement: everyone still playing agreed to end it.",
+    "away": "The game was abandoned: every player was away.",
+    "resigned": "The game was abandoned: every player resigned.",
+    "operator": "The game was stopped by the server's operator.",
+}
+
+
+def ended_words(info: GameInfo) -> str | None:
+    """How a game that stopped before its end stopped, in a sentence (None: it runs, or
+    it was played to its end)."""
+    if info.status != "abandoned":
+        return None
+    return ENDED_WORDS.get(info.end_reason or "away", ENDED_WORDS["away"])
+
+
+def names_by_step(names: list[str], steps: list[tuple[int, int, dict[str, Any], str]]
+                  ) -> dict[int, list[str]]:
+    """The players' names as they were after each step at which they changed (R49: a
+    substitute took a seat over), and at step 0: the log's ``take_over`` entries say who
+    had each seat before (``was``), so the names of earlier steps are not today's."""
+    first = list(names)
+    for _, actor, action, _ in reversed(steps):
+        if action.get("type") == "take_over" and 0 <= actor < len(first):
+            first[actor] = str(action.get("was") or first[actor])
+    changes = {0: first}
+    current = list(first)
+    for seq, actor, action, _ in steps:
+        if action.get("type") == "take_over" and 0 <= actor < len(current):
+            current = list(current)
+            current[actor] = str(action.get("name") or current[actor])
+            changes[seq] = current
+    return changes
+
+
 def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
             last: int | None) -> dict[str, Any]:
     info = log.info
-    over = info.status == "over"
+    over = info.status != "running"  # over, or ended: nothing more can be played
     if reveal and not over:
         raise Forbidden("All cards are shown only once the game is over.", reason="running")
     if seat is not None and not 0 <= seat < len(info.seats):
@@ -146,6 +182,8 @@ def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
     last = info.seq if last is None else min(last, info.seq)
     first = max(0, first)
     state = log.dealt
+    named = names_by_step(info.names, log.steps)
+    names = named[0]
     frames: list[dict[str, Any]] = []
     if first == 0:
         frames.append({"step": 0, "seat": None, "source": None, "action": None,
@@ -154,6 +192,7 @@ def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
         if seq > last:
             break
         state, events = engine.apply_action(state, actor, action)
+        names = named.get(seq, names)
         if seq < first:
             continue
         shown = over or (seat is not None and actor == seat)
@@ -161,11 +200,13 @@ def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
             "step": seq, "seat": actor, "source": source,
             "action": action if shown else None,
             "events": events,
-            "text": [engine.describe(event, info.names) for event in events],
+            "text": [engine.describe(event, names) for event in events],
+            "names": names,
             "view": look(state),
         })
     result: dict[str, Any] = {"game": info.public(), "seat": seat, "reveal": reveal,
-                              "steps": info.seq, "frames": frames}
+                              "steps": info.seq, "frames": frames,
+                              "ended": ended_words(info)}
     if over:
         result["log"] = [[actor, action] for _, actor, action, _ in log.steps]
         result["how_to_verify"] = (
@@ -214,14 +255,17 @@ def _index(log: _Log) -> list[StepLine]:
     state = log.dealt
     lines = [StepLine(0, 1, None, "The cards are dealt.", False)]
     round_no, over = 1, False
+    named = names_by_step(log.info.names, log.steps)
+    names = named[0]
     for seq, actor, action, _ in log.steps:
         state, events = engine.apply_action(state, actor, action)
+        names = named.get(seq, names)
         for event in events:
             if event.get("type") == "round_start" and isinstance(event.get("round"), int):
                 round_no = event["round"]
             elif event.get("type") == "game_over":
                 over = True
-        text = " ".join(engine.describe(event, log.info.names) for event in events)
+        text = " ".join(engine.describe(event, names) for event in events)
         lines.append(StepLine(seq, round_no, actor, text, over))
     return lines
 
@@ -259,6 +303,6 @@ def replay_page(game_id: str, token: str | None, step_of: Callable[[int], int],
         lines = _index(log)
         step = step_of(lines[-1].step)
         extra = also(session, log.info, seat, step) if also is not None else None
-    reveal = reveal_asked and log.info.status == "over"
+    reveal = reveal_asked and log.info.status != "running"
     return ReplayPage(log.info, lines, step, reveal, seat, _frames(log, seat, reveal, step, step),
                       extra)

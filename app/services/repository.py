@@ -48,8 +48,12 @@ def _game_info(game: store.Game | Row, seats: Iterable[store.Seat | store.SeatRo
         options=dict(game.options or {}),
         seats=tuple(SeatInfo(s.index, s.name, s.kind) for s in seats),
         commitment=game.commitment,
-        seed=game.seed if game.status == "over" else None,
+        seed=game.seed if game.status != "running" else None,
         seq=seq, rules=game.rules_version,
+        end_reason=getattr(game, "end_reason", None),
+        series_id=getattr(game, "series_id", None),
+        rematch_of=getattr(game, "rematch_of", None),
+        series_no=int(getattr(game, "series_no", 1) or 1),
     )
 
 

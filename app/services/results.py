@@ -21,7 +21,8 @@ class SeatInfo:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """A game as anyone may see it. ``seed`` is None until the game is over."""
+    """A game as anyone may see it. ``seed`` is None while the game runs (it is shown
+    once it is over or was ended: nothing more can be played then)."""
 
     id: str
     name: str
@@ -34,6 +35,13 @@ class GameInfo:
     seq: int
     #: The rules version the game is played under (docs/rules.md, "Rules versions").
     rules: int = 1
+    #: Why it ended early (``away``, ``agreement``, ``resigned``, ``operator``; None).
+    end_reason: str | None = None
+    #: Its series of rematches (issue 21 item 6): the first game's id (None: no series
+    #: yet), the game it is a rematch of, its number in the series.
+    series_id: str | None = None
+    rematch_of: str | None = None
+    series_no: int = 1
 
     @property
     def names(self) -> list[str]:
@@ -46,7 +54,9 @@ class GameInfo:
             "created": self.created.isoformat(), "options": self.options,
             "seats": [{"index": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
             "names": self.names, "commitment": self.commitment, "seed": self.seed,
-            "seq": self.seq, "rules": self.rules,
+            "seq": self.seq, "rules": self.rules, "end_reason": self.end_reason,
+            "series_id": self.series_id, "rematch_of": self.rematch_of,
+            "series_no": self.series_no,
         }
 
 

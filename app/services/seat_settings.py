@@ -1,6 +1,7 @@
 """A seat's mail and clock settings, and an address's settings across games.
 
-- per seat: every decision, a digest, or none (but links asked for); its time zone;
+- per seat: every decision, a digest, or none (but links asked for); its time zone and
+  its quiet hours (issue 21 item 1: no mail then, and no deadline falls in them);
 - per address: "one digest a day across all my games" (``daily``), which
   gathers every game where that address is waited on into one mail; and
   whether it may be invited to new games at all (issue 17 item 7: the
@@ -9,6 +10,11 @@
 
 Changing them touches no game state and writes no action. One-click
 unsubscribe (RFC 8058) sets the seat's mode to ``none``.
+
+Long because: every setting a seat or its address changes lives here (the mail mode,
+the time zone and quiet hours, the table talk by mail, the mode across games, one-click
+unsubscribe, invitations), each short, so the page's one settings form, the JSON and
+the one-click links change them through one module and check them the same way.
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NO
                              AddressMail, SeatMail)
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
+from app.clock.calendar import Quiet
 
 MODE_WORDS = {
     EVERY: "a mail for every decision",
@@ -104,10 +111,74 @@ def check_zone(name: str) -> str:
 
 
 def set_time_zone(game_id: str, seat: int, name: str) -> str:
-    """Store the seat's time zone (deadlines in mails and pages are shown in it)."""
+    """Store the seat's time zone (deadlines in mails and pages are shown in it, and its
+    quiet hours and the game's running days are counted in it)."""
     name = check_zone(name)
     _store_seat(game_id, seat, time_zone=name)
+    with write_session() as session:
+        _settle_open(session, str(game_id), int(seat), dl.now())
     return name
+
+
+#: Quiet hours may not take more of a day than this: a seat must be reachable.
+QUIET_MAX_HOURS = 16
+
+
+def check_quiet(start: str | None, end: str | None) -> tuple[int, int] | None:
+    """Quiet hours as ``"22:00"``, ``"08:00"`` (local, may wrap midnight), checked:
+    ``(start, end)`` in minutes after midnight, or None for none (both empty)."""
+    start, end = (str(start or "").strip(), str(end or "").strip())
+    if not start and not end:
+        return None
+    if not start or not end:
+        raise services.BadRequest("Give both ends of your quiet hours (like 22:00 and "
+                                  "08:00), or neither for none.")
+    try:
+        quiet = Quiet.parse(start, end)
+    except ValueError as exc:
+        raise services.BadRequest(str(exc)) from None
+    if quiet.hours() > QUIET_MAX_HOURS:
+        raise services.BadRequest(f"Quiet hours can last at most {QUIET_MAX_HOURS} hours a "
+                                  f"day ({quiet.words()} is {quiet.hours():g}); the game "
+                                  "needs some of your day.")
+    return (quiet.start.hour * 60 + quiet.start.minute, quiet.end.hour * 60 + quiet.end.minute)
+
+
+def set_quiet(game_id: str, seat: int, start: str | None, end: str | None,
+              now: datetime | None = None) -> tuple[int, int] | None:
+    """Store the seat's quiet hours (issue 21 item 1; None: none): no mail or notice
+    leaves in them (held, collapsed, sent at their end) and no deadline of the seat
+    falls in them. A decision already waiting keeps its deadline unless it now falls
+    in them: then it moves to their end (never earlier: nobody loses time)."""
+    quiet = check_quiet(start, end)
+    now = dl.as_utc(now or dl.now())
+    with write_session() as session:
+        row = _seat_mail_row(session, game_id, seat)
+        row.quiet_start, row.quiet_end = quiet if quiet is not None else (None, None)
+        row.updated_at = now
+        session.add(row)
+        session.flush()
+        _settle_open(session, str(game_id), int(seat), now)
+    return quiet
+
+
+def _settle_open(session: Session, game_id: str, seat: int, now: datetime) -> None:
+    """Move the seat's waiting decision out of its quiet hours and off the days the
+    clock does not run, after a change of its hours or zone (later only)."""
+    game = session.get(store.Game, game_id)
+    if game is None or game.status != "running":
+        return
+    settings = dl.ClockSettings.from_options(game.options)
+    calendar = notify.calendar_of(session, game_id, seat, settings)
+    for deadline in dl.open_rows(session, game_id, seat, dl.DECISION):
+        due = dl.as_utc(deadline.due_at)
+        settled = calendar.settle(due)
+        if settled > due:
+            try:
+                dl.move_decision(session, deadline, settled, now, settings, calendar,
+                                 credit=calendar.used(due, settled))
+            except dl.Busy:
+                pass  # the clock is firing it right now: it is too late to move it
 
 
 def _store_seat(game_id: str, seat: int, **values: Any) -> None:
@@ -236,13 +307,24 @@ def status(game_id: str, seat: int, session: Session | None = None,
     for key in ("deadline", "vacation_until"):
         if clock.get(key) is not None:
             clock[key] = clock[key].astimezone(tz)
+    settings = dl.ClockSettings.from_options(game.options if game is not None else {})
+    quiet = notify.quiet_of(row) if row is not None else None
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
             "running": running, "time_zone": zone, "zones": _common_zones(zone),
+            # issue 21 item 1: the seat's quiet hours ("22:00", "08:00") and the game's clock
+            "quiet_start": _hhmm(quiet[0]) if quiet else "",
+            "quiet_end": _hhmm(quiet[1]) if quiet else "",
+            "clock_words": settings.words(),
+            "calendar_words": notify.seat_calendar(row, settings).describe(),
             "has_address": address is not None,
             "address_mode": address_mode,
             "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble,
             "talk_mode": row.talk_mode if row is not None else TALK_HOURLY,
             "talk_modes": TALK_MODE_WORDS, **clock}
+
+
+def _hhmm(minutes: int) -> str:
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def _common_zones(current: str) -> list[str]:

@@ -37,6 +37,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(talk.bp)
     from app.web import targets  # notice targets: Discord, Slack, ntfy... (issue 20)
     app.register_blueprint(targets.bp)
+    from app.web import people  # resign, more time, votes, rematch (issue 21)
+    app.register_blueprint(people.bp)
     if app.config["BENCH_ENDPOINTS"]:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)

@@ -263,9 +263,16 @@ def openapi_document(base_url: str) -> dict[str, Any]:
             "Game": {"type": "object", "properties": {
                 "id": {"type": "string"}, "name": {"type": "string"},
                 "status": {"type": "string", "enum": ["running", "over", "abandoned"]},
+                "end_reason": {"type": ["string", "null"],
+                               "enum": ["away", "agreement", "resigned", "operator", None],
+                               "description": "Why an abandoned game ended early"},
+                "series_id": {"type": ["string", "null"]},
+                "rematch_of": {"type": ["string", "null"]},
+                "series_no": {"type": "integer"},
                 "names": {"type": "array", "items": {"type": "string"}},
                 "commitment": {"type": "string", "description": "sha256 hex of the seed"},
-                "seed": {"type": ["string", "null"], "description": "Shown once over"},
+                "seed": {"type": ["string", "null"],
+                         "description": "Shown once the game is over or was ended"},
                 "seq": {"type": "integer"}}, "additionalProperties": True},
             "SeatState": {"type": "object", "properties": {
                 "game": {"$ref": "#/components/schemas/Game"}, "seat": {"type": "integer"},
@@ -301,8 +308,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         }},
     }
     # the routes of table talk and notice targets are described beside them (issue 20)
-    from app.web import talk, targets
-    for module in (talk, targets):
+    from app.web import people, talk, targets
+    for module in (talk, targets, people):
         document["paths"].update(module.OPENAPI_PATHS)
         document["components"]["schemas"].update(getattr(module, "OPENAPI_SCHEMAS", {}))
     return document

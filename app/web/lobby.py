@@ -109,6 +109,10 @@ def _creating_browser(link: CreatorLink) -> bool:
 
 # -- the form --------------------------------------------------------------------
 
+#: The weekdays of the running-days boxes (0 = Monday), as the form sends and shows them.
+DAY_VALUES = tuple(str(day) for day in range(7))
+DAY_WORDS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
 @dataclass
 class LobbyForm:
     """What the lobby form says, kept as typed so a rejected form is shown again as it was."""
@@ -120,6 +124,14 @@ class LobbyForm:
     deadline_unit: str = "days"
     reminders: str = "half, 2"
     absent_after: str = "3"
+    #: The clock (issue 21): a fixed time per move, or a time bank with an allowance.
+    clock_kind: str = "deadline"
+    bank_days: str = "5"
+    allowance_hours: str = "12"
+    #: The days the clock runs (0 = Monday), and how often a player may give another
+    #: one more day per round.
+    days: list[int] = field(default_factory=lambda: list(range(7)))
+    more_time: str = "1"
     memory: bool = False
     #: Spectators may read the table talk (issue 20 item 1): on unless unticked.
     talk_spectators: bool = True
@@ -139,6 +151,13 @@ class LobbyForm:
                    deadline_unit=form.get("deadline_unit", "days"),
                    reminders=form.get("reminders", "").strip(),
                    absent_after=form.get("absent_after", "").strip(),
+                   clock_kind="bank" if form.get("clock_kind") == "bank" else "deadline",
+                   bank_days=form.get("bank_days", "5").strip(),
+                   allowance_hours=form.get("allowance_hours", "12").strip(),
+                   # an unticked day sends nothing: only a form that showed them can say so
+                   days=(sorted({int(d) for d in form.getlist("days") if d in DAY_VALUES})
+                         if form.get("days_shown") else list(range(7))),
+                   more_time=form.get("more_time", "1").strip(),
                    memory=form.get("memory") in ("1", "on", "true"),
                    # an unticked box sends nothing: only a form that showed it can say no
                    talk_spectators=(form.get("talk_spectators") in ("1", "on", "true")
@@ -168,13 +187,31 @@ class LobbyForm:
         are ``app.services.options``' (the same for every way a game is made)."""
         options: dict[str, Any] = {"memory": self.memory,
                                    "simon": [p["simon"] for p in players]}
-        hours = _number(self.deadline)
-        if self.deadline_unit not in ("hours", "days"):
-            errors.append("Choose hours or days for the time to make a move.")
-        elif hours is None or hours <= 0:
-            errors.append("The time to make a move must be a number above zero.")
+        if self.clock_kind == "bank":  # issue 21 item 2
+            bank, allowance = _number(self.bank_days), _number(self.allowance_hours)
+            if bank is None or allowance is None:
+                errors.append("A time bank needs its days and the hours of each move, as "
+                              "numbers.")
+            else:
+                options["bank_days"], options["allowance_hours"] = bank, allowance
         else:
-            options["deadline_hours"] = hours * 24 if self.deadline_unit == "days" else hours
+            hours = _number(self.deadline)
+            if self.deadline_unit not in ("hours", "days"):
+                errors.append("Choose hours or days for the time to make a move.")
+            elif hours is None or hours <= 0:
+                errors.append("The time to make a move must be a number above zero.")
+            else:
+                options["deadline_hours"] = hours * 24 if self.deadline_unit == "days" else hours
+        if not self.days:
+            errors.append("Tick at least one day on which the clock runs.")
+        elif self.days != list(range(7)):
+            options["clock_days"] = list(self.days)
+        more = _number(self.more_time)
+        if not isinstance(more, int):
+            errors.append(f"Days of more time a player may give per round: a whole number "
+                          f"from 0 to {game_options.MORE_TIME_MAX_PER_ROUND}.")
+        else:
+            options["more_time_per_round"] = more
         leads: list[Any] = []
         for part in filter(None, (p.strip() for p in self.reminders.replace(";", ",").split(","))):
             if part.lower() in ("half", "halfway"):
@@ -185,7 +222,10 @@ class LobbyForm:
                 errors.append(f"“{part[:20]}” is not a number of hours for a reminder.")
             else:
                 leads.append(lead)
-        options["reminders"] = leads
+        if self.clock_kind == "bank" and self.reminders == LobbyForm.reminders:
+            pass  # the form's default is for a fixed time: a bank's are its own (24, 2)
+        else:
+            options["reminders"] = leads
         absent = _number(self.absent_after)
         if absent is None:
             errors.append(f"Missed deadlines before a player counts as away: a whole number "
@@ -214,7 +254,11 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
     """The form (again), always with a fresh token so the next press can succeed."""
     return render_template("lobby.html", form=form, errors=errors or [],
                            form_token=tokens.lobby_form_token(),
+                           day_names=DAY_WORDS,
                            limits={"deadline_max": game_options.DEADLINE_MAX_HOURS,
+                                   "bank_max": game_options.BANK_MAX_DAYS,
+                                   "allowance_max": game_options.ALLOWANCE_MAX_HOURS,
+                                   "more_time_max": game_options.MORE_TIME_MAX_PER_ROUND,
                                    "absent_max": game_options.ABSENT_AFTER_MAX,
                                    "max_reminders": game_options.MAX_REMINDERS,
                                    # issue 17 item 7: what a never-played address may get

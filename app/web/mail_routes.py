@@ -7,8 +7,8 @@
   creator (issue 17 item 7); ``POST .../undo`` and ``POST
   /my-games/<token>/invitations`` (the games page) change it back or again.
 - ``POST /play/<token>/prefs|back|vacation`` change a seat's mail preference
-  (its mode, its time zone, its address's mode across games), log "I'm back",
-  or pause its clock; each checks the seat's CSRF token.
+  (its mode, its time zone and quiet hours, its address's mode across games), log
+  "I'm back", or pause its clock; each checks the seat's CSRF token.
 - ``GET /dev/mail`` lists the file mailbox (``instance/mail``), only in DEBUG.
 """
 from __future__ import annotations
@@ -162,6 +162,9 @@ def prefs(token: str) -> Any:
     talk = form.get("talk_mode") or None  # (issue 20 item 2)
     if talk is not None and talk not in preferences.TALK_MODE_WORDS:
         raise services.BadRequest(preferences.TALK_MODE_REFUSAL)
+    quiet_asked = "quiet_start" in form or "quiet_end" in form  # (issue 21 item 1)
+    quiet = preferences.check_quiet(form.get("quiet_start"), form.get("quiet_end")) \
+        if quiet_asked else None
     said = []
     if "mode" in form:
         mode = preferences.set_mode(access.game_id, access.seat, form["mode"])
@@ -175,6 +178,11 @@ def prefs(token: str) -> Any:
     if talk is not None:
         preferences.set_talk_mode(access.game_id, access.seat, talk)
         said.append(f"table talk by mail: {preferences.TALK_MODE_WORDS[talk]}")
+    if quiet_asked:
+        preferences.set_quiet(access.game_id, access.seat, form.get("quiet_start"),
+                              form.get("quiet_end"))
+        said.append(f"quiet hours {form.get('quiet_start')}–{form.get('quiet_end')}"
+                    if quiet is not None else "no quiet hours")
     if not said:
         raise services.BadRequest("Nothing to save: choose a mail setting or a time zone.")
     flash(f"Mail settings saved: {'; '.join(said)}.", "success")

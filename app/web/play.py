@@ -84,6 +84,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
     groups = view_helpers.group_actions(buttons, view, me, names)
     if snap.game.status == "abandoned":
         context["pending"] = "This game was abandoned: no more moves can be made."
+        context["ended"] = services.ended_words(snap.game)
     mail = reads.get("mail")
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,

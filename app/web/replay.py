@@ -47,19 +47,19 @@ def show(game_id: str) -> Any:
 
     def talk_said(session: Any, info: services.GameInfo, seat: int | None, step: int) -> Any:
         """The table talk said up to this frame (issue 20 item 1), on the page's session."""
-        return talk.for_replay(session, game_id, seat, step, info.status == "over",
+        return talk.for_replay(session, game_id, seat, step, info.status != "running",
                                info.names)
 
     page = services.replay_page(game_id, token, _wanted_step,
                                 request.args.get("open", "") in ("1", "true", "yes", "on"),
                                 also=talk_said)
     info, lines, step, open_hand, seat = page.info, page.lines, page.step, page.reveal, page.seat
-    finished = info.status == "over"
+    finished = info.status != "running"
     last = lines[-1].step
     data = page.frames
     frame = data["frames"][0]
     view = frame["view"]
-    names = info.names
+    names = frame.get("names") or info.names  # (the names of that step: R49 take-overs)
     kinds = [s.kind for s in info.seats]
 
     keep: dict[str, Any] = {}
@@ -106,6 +106,7 @@ def show(game_id: str) -> Any:
         options_literal=repr(services.engine_options(info.options)),
         api_log_url=url_for("api.replay", game_id=game_id, reveal=1, _external=False),
         how_to_verify=data.get("how_to_verify"), no_referrer=bool(token),
+        ended=data.get("ended") if step == last else None,
         **({"known_word": "facedown", "known_title": "facedown at this moment",
             "known_legend": "facedown at this moment"} if open_hand
            else PUBLIC_WORDS if seat is None else {}),

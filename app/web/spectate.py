@@ -24,7 +24,7 @@ POLL_MS = 3000
 @bp.get("/games/<game_id>")
 def show(game_id: str) -> Any:
     """The table as the public sees it (``engine.view(state, None)``)."""
-    snap, (clocks, talk_box) = services.game_page(game_id, _public_reads)
+    snap, (clocks, talk_box, table) = services.game_page(game_id, _public_reads)
     view = snap.view(None)
     kinds = [s.kind for s in snap.game.seats]
     context = view_helpers.table_context(view, snap.game.names, kinds, None,
@@ -32,14 +32,20 @@ def show(game_id: str) -> Any:
     return render_template("spectate.html", **context, game=snap.game,
                            game_title=snap.game.name,
                            created=snap.game.created.strftime("%d %b %Y"), talk_box=talk_box,
-                           **PUBLIC_WORDS)
+                           table=table, **PUBLIC_WORDS)
 
 
-def _public_reads(session: Any, game_id: str) -> tuple[Any, dict[str, Any]]:
-    """What the public page reads besides the game, on its session: the clocks, and the
-    table talk (issue 20 item 1: shown unless the creator keeps it from spectators)."""
-    from app.services import talk
-    return table_clock.seat_clocks(session, game_id), talk.for_page(session, game_id, None, None)
+def _public_reads(session: Any, snap: services.Snapshot) -> tuple[Any, Any, dict[str, Any]]:
+    """What the public page reads besides the game, on its session: the clocks, the
+    table talk (issue 20 item 1: shown unless the creator keeps it from spectators), and
+    the table's people (issue 21: banks, time given, votes, the series) as anyone sees
+    them."""
+    from app.services import table, talk
+    game_id = snap.game.id
+    decisions = deadlines.open_rows(session, game_id, kind=deadlines.DECISION)
+    return (table_clock.seat_clocks(session, game_id, decisions),
+            talk.for_page(session, game_id, None, None),
+            table.read(session, snap.game, None, snap.state, decisions=decisions))
 
 
 @bp.get("/games/<game_id>/seq")

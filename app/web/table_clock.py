@@ -15,10 +15,12 @@ from app.clock import deadlines as dl
 from app import services
 
 
-def seat_clocks(session: Session, game_id: str) -> dict[int, dict[str, datetime]]:
-    """Per seat with an open decision: when it is due and since when it is waited for."""
+def seat_clocks(session: Session, game_id: str,
+                rows: list[dl.Deadline] | None = None) -> dict[int, dict[str, datetime]]:
+    """Per seat with an open decision: when it is due and since when it is waited for
+    (``rows``: the game's open decision rows, when the page read them already)."""
     clocks: dict[int, dict[str, datetime]] = {}
-    for row in dl.open_rows(session, game_id, kind=dl.DECISION):
+    for row in rows if rows is not None else dl.open_rows(session, game_id, kind=dl.DECISION):
         clocks.setdefault(row.seat, {"due": dl.as_utc(row.due_at),
                                      "since": dl.as_utc(row.opened_at)})
     return clocks
@@ -39,16 +41,21 @@ def seat_page_reads(session: Session, access: services.SeatAccess,
     from app.mail import notify
     from app.services import talk
     from app.services import notice_targets
+    from app.services import table
     marks = notify.marks_of_game(session, access.game_id)  # (read once for both)
     mail = mail_box(session, access, snap.view(access.seat), marks)
-    return {"clocks": seat_clocks(session, access.game_id),
+    decisions = dl.open_rows(session, access.game_id, kind=dl.DECISION)  # (clocks, people)
+    return {"clocks": seat_clocks(session, access.game_id, decisions),
             "mail": mail,
             "played": notify.played_steps(marks, access.game_id, len(snap.game.names), 0),
             # the table talk, its times in the seat's zone (issue 20 item 1)
             "talk": talk.for_page(session, access.game_id, snap.game.names, access.seat,
                                   mail.get("time_zone")),
             # the seat's notice targets, masked (issue 20 item 3)
-            "targets": notice_targets.status(session, access)}
+            "targets": notice_targets.status(session, access),
+            # the table's people and clocks: banks, time given, votes (issue 21)
+            "people": table.read(session, snap.game, access.seat, snap.state,
+                                   str(mail.get("time_zone") or "UTC"), decisions=decisions)}
 
 
 def span(delta_seconds: float) -> str:

@@ -64,6 +64,22 @@ def every_mail() -> dict[str, compose.Mail]:
             info, 0, notice, about=1 if notice == "absent" else None, link=LINK,
             unsubscribe=UNSUBSCRIBE)
     mails["talk"] = talk_mail(info)
+    # issue 21: what the people of a game did or ask (a vote, with its reply words), and
+    # the invitation of a rematch with a time bank on weekdays
+    mails["people"] = compose.people_mail(
+        info, 1, lead=f"{NAMES[0]} proposes {NAMES[2]} to take over Bob's seat",
+        lines=[f"{NAMES[0]} proposes {NAMES[2]} to take over Bob's seat in “{info.title}”: "
+               "they would get the seat's cards, what it has seen and its score, and a link "
+               "of their own; the seat's old links stop working.",
+               "It passes when everyone agrees, or at Thursday 3 December 2026, 12:00 UTC "
+               "unless someone vetoes it."],
+        link=LINK, button="Answer on your seat page", unsubscribe=UNSUBSCRIBE,
+        reply_hint="Or reply to this mail with VOTE YES or VOTE NO.", reply_to=REPLY)
+    mails["invitation_rematch"] = compose.invitation_mail(
+        info, 2, link=LINK, unsubscribe=UNSUBSCRIBE, deadline_hours=48,
+        clock="Each player has a time bank of 5 days, and 12 hours for each decision before "
+              "their bank starts to run; the clock runs Monday to Friday only",
+        rematch_of="The Thursday-evening-werewolf-hunting-league game")
     return mails
 
 

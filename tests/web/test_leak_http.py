@@ -123,9 +123,13 @@ class Table:
 
     # -- playing ------------------------------------------------------------------
 
-    def choose(self, page: SeatPage) -> tuple[dict[str, Any], dict[str, str]]:
-        """A button of the page, with the optional form fields a person might set."""
-        actions = page.actions()
+    def choose(self, page: SeatPage, seat: int) -> tuple[dict[str, Any], dict[str, str]]:
+        """A button of the page, with the optional form fields a person might set: one the
+        seat's legal actions list (a ticked card alone is a step only where the engine
+        takes it alone: an Underminer's pile card is its third step, not its first)."""
+        legal = self.get(seat, f"/api/play/{self.tokens[seat]}/actions",
+                         "api/actions").get_json()["legal_actions"]
+        actions = [a for a in page.actions() if a in legal] or page.actions()
         calls = [a for a in actions if a["type"] == "call"]
         if calls and self.rng.random() < 0.3:
             return calls[0], {}
@@ -141,9 +145,12 @@ class Table:
     def act(self, seat: int) -> None:
         before = ids_in_json(self.seat_view(seat))
         page = self.seat_page(seat)
-        action, extra = self.choose(page)
+        action, extra = self.choose(page, seat)
         answer = page.post(self.client, f"/play/{self.tokens[seat]}", action, **extra)
-        assert answer.status_code == 303, html.unescape(answer.get_data(as_text=True))[-2000:]
+        if answer.status_code != 303:
+            refused = re.search(r'class="flash error">(.*?)</li>', answer.get_data(as_text=True))
+            raise AssertionError(f"{action} refused ({answer.status_code}): "
+                                 f"{html.unescape(refused.group(1)) if refused else '?'}")
         # What the seat's own view shows now that it did not before: its private sight.
         self.look_public()
         peek = self.client.get(f"/api/play/{self.tokens[seat]}").get_json()["view"]
@@ -238,3 +245,51 @@ def test_a_whole_game_over_http_shows_no_seat_a_card_it_has_not_seen(client, mon
         for got in table.received:
             for running, what, body in got.texts:
                 assert order not in body.replace(" ", "").replace(",", ", "), what
+
+
+def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_saw(
+        app, client, monkeypatch):
+    """Issue 21 item 5: Cid walks away after sixty moves, the others hand his seat to Gus,
+    and the game is played to its end over HTTP. Everything either of them was sent on
+    that seat's links (Cid's until the hand-over, Gus's after) is scanned against what
+    the seat had seen (Gus inherits it, R49: no more, no less). Cid's link is refused
+    from the hand-over on, and his address gets no mail of the seat but the one that
+    says it was handed over (no card, no link)."""
+    from datetime import datetime, timezone
+
+    from app import services
+    from app.runners import sender
+    from app.services import votes
+    from tests.clock.conftest import Recorder
+
+    monkeypatch.setattr(services.secrets, "randbits", lambda bits: 5_551_212_0000)
+    table = sit_down(client, 2027)
+    play(table, 60)
+    gid = table.game_id
+    assert not table.over
+    services.submit_action(gid, 2, {"type": "away"}, services.game_info(gid).seq,
+                           source="system")
+    votes.start(gid, 0, "substitute", subject=2, name="Gus", email="gus@example.com")
+    votes.answer(gid, 1, None, True)
+    old = table.tokens[2]
+    table.tokens[2] = services.seat_tokens(gid)[2]
+    mailbox = Recorder()
+    sender.send_mail_due(app, datetime.now(timezone.utc), backend=mailbox)
+    goodbye = mailbox.to("cid@example.com")
+    assert [m.get_body(("plain",)).get_content().splitlines()[0] for m in goodbye][-1] == \
+        "Your seat was handed to another player"
+    assert "/play/" not in goodbye[-1].get_body(("plain",)).get_content()
+    mailbox.clear()
+    assert client.get(f"/play/{old}").status_code == 403
+    assert client.get(f"/api/play/{old}").status_code == 403
+    table.seat_view(2)   # Gus's first look: what the seat had seen
+    play(table, 2000)
+    assert table.over, "the game did not end"
+    problems = [f"{name}: {p}" for name, got in zip("Ann Bob Cid/Gus".split(), table.received)
+                for p in got.problems]
+    assert problems == []
+    sender.send_mail_due(app, datetime.now(timezone.utc), backend=mailbox)
+    assert mailbox.to("cid@example.com") == []
+    assert all(table.tokens[2] in m.get_body(("plain",)).get_content()
+               for m in mailbox.to("gus@example.com") if "/play/" in
+               m.get_body(("plain",)).get_content())

@@ -1,0 +1,389 @@
+"""What the people of a game decide together (issue 21 items 4-6): end it by agreement,
+hand a seat to a substitute, play a rematch.
+
+A vote is started by one seat, answered once by each seat it asks (on the page, by
+JSON, or by replying to its mail), and closed once: by the answer that decides it,
+by its proposer withdrawing it, or by the clock at its expiry (a ``vote`` deadline
+row, fired like any other: ``app.runners.timeouts``). Every change of a vote runs
+under the game's vote lock (``store.lock_key``), so two last answers cannot both
+miss each other; closing is one conditional UPDATE, so it happens once.
+
+Who is asked (``Asked``):
+
+- **abort**: every person still playing (not resigned, not away: a person who left
+  cannot hold the others hostage, and R29 already ends a game where everyone is
+  away). All must say yes; one no fails it; at its expiry (``ABORT_HOURS``) it
+  lapses. Passed: the game stops as abandoned by agreement, its seed is shown.
+- **substitute**: every person still playing but the seat handed over. One veto
+  fails it; everyone's yes, or ``SUBSTITUTE_HOURS`` without a veto, passes it
+  (the issue: "it passes after a day without a veto"). Passed: the new person takes
+  the seat over (``people.hand_over``: R49, in the same transaction).
+- **rematch**: every person of the game (a rematch has the same seats; bots always
+  accept). All must accept within ``REMATCH_DAYS``; one decline calls it off.
+  Passed: the new game starts in the same transaction (``games.create_in``).
+
+What a vote did is told by ``app.mail.people`` (vote opened: each person asked, after
+the grace period, while unanswered; vote closed: everyone asked but the one whose
+answer closed it, who is looking at the result).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from app import engine
+from app.clock import deadlines as dl
+from app.db.unit import Unit, unit_of_work
+from app.gamelog import store
+from app.mail import addresses, invitations, notify, trust
+from app.mail import people as people_mail
+from app.people.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
+                               VOTE_KINDS, WITHDRAWN, Ballot, Vote)
+from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
+from app.services.repository import _load_game
+
+log = logging.getLogger("app.services")
+
+#: How long each kind of vote stays open.
+ABORT_HOURS = 48
+SUBSTITUTE_HOURS = 24
+REMATCH_DAYS = 7
+LIFETIME = {ABORT: timedelta(hours=ABORT_HOURS), SUBSTITUTE: timedelta(hours=SUBSTITUTE_HOURS),
+            REMATCH: timedelta(days=REMATCH_DAYS)}
+#: Votes one seat may start in a game per day (each mails everyone it asks).
+STARTS_PER_DAY = 3
+#: The longest name a substitute may have (as a seat's: ``games.MAX_NAME_LENGTH``).
+NAME_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Who a vote asks, as the game stands: the seats whose answer counts."""
+
+    seats: tuple[int, ...]
+
+    def decide(self, vote: Vote, ballots: dict[int, bool], names: list[str],
+               expired: bool = False) -> tuple[str, str] | None:
+        """``(status, outcome in words)`` once the vote is decided, else None."""
+        said_no = [seat for seat in self.seats if ballots.get(seat) is False]
+        if said_no:
+            who = names[said_no[0]]
+            verb = {ABORT: "said no", SUBSTITUTE: "vetoed it", REMATCH: "declined"}[vote.kind]
+            return FAILED, f"{who} {verb}."
+        if all(ballots.get(seat) is True for seat in self.seats):
+            return PASSED, ("Everyone accepted." if vote.kind == REMATCH
+                            else "Everyone agreed.")
+        if expired:
+            if vote.kind == SUBSTITUTE:
+                return PASSED, "Nobody vetoed it within a day."
+            return EXPIRED, ("Not everyone accepted in time." if vote.kind == REMATCH
+                             else "Not everyone agreed in time.")
+        return None
+
+
+def asked(kind: str, seats: list[Any], state: Any, away: set[int],
+          subject: int | None = None) -> Asked:
+    """The seats a vote of ``kind`` asks (see the module docstring)."""
+    humans = [seat.index for seat in seats if seat.kind == "human"]
+    if kind == REMATCH:
+        return Asked(tuple(humans))
+    resigned = set(engine.status(state).get("resigned") or ())
+    playing = [h for h in humans if h not in resigned and h not in away]
+    if kind == SUBSTITUTE:
+        playing = [h for h in playing if h != subject]
+    return Asked(tuple(playing))
+
+
+# -- reading ----------------------------------------------------------------------------
+
+def open_vote(session: Session, game_id: str) -> Vote | None:
+    """The game's open vote, if any (one at a time)."""
+    return session.exec(select(Vote).where(Vote.game_id == str(game_id),
+                                           Vote.status == OPEN)).first()
+
+
+def ballots_of(session: Session, vote_id: int) -> dict[int, bool]:
+    """Each seat's answer to a vote so far."""
+    return {row.seat: row.yes for row in session.exec(
+        select(Ballot).where(Ballot.vote_id == vote_id))}
+
+
+def history(session: Session, game_id: str, limit: int = 20) -> list[Vote]:
+    """The game's votes, newest first."""
+    return list(session.exec(select(Vote).where(Vote.game_id == str(game_id))
+                             .order_by(col(Vote.id).desc()).limit(limit)))
+
+
+# -- the use cases -----------------------------------------------------------------------
+
+def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
+          name: str | None = None, email: str | None = None,
+          now: datetime | None = None) -> Vote:
+    """``seat`` starts a vote of ``kind`` (its own answer is yes); returns it, as it
+    stands after (a vote nobody else is asked by is decided at once)."""
+    if kind not in VOTE_KINDS:
+        raise BadRequest("A vote is about ending the game (abort), a substitute for a "
+                         "seat, or a rematch.")
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        session = unit.session
+        game, seats, state, away = _locked(unit, game_id)
+        _may_start(session, game, seats, state, away, seat, kind, subject, now)
+        if kind == SUBSTITUTE:
+            name, email = _substitute(session, game, seats, subject, name, email, now)
+        vote = Vote(game_id=game.id, kind=kind, seat=seat, subject_seat=subject, name=name,
+                    email=email, status=OPEN, step=int(engine.status(state).get("step") or 0),
+                    started_at=now, expires_at=now + LIFETIME[kind])
+        session.add(vote)
+        try:
+            session.flush()
+        except IntegrityError:  # (the lock makes this rare: another vote won the race)
+            raise Conflict("Another vote of this game is open: answer it first.",
+                           reason="vote_open") from None
+        assert vote.id is not None
+        session.add(Ballot(vote_id=vote.id, seat=seat, yes=True, at=now, source="page"))
+        dl.open_vote_expiry(session, game.id, seat, vote.id, vote.step, now, vote.expires_at)
+        who = asked(kind, seats, state, away, subject)
+        if not _settle(unit, game, seats, state, vote, who, now, closer=seat):
+            ctx = notify.Context.load(session, game)
+            for each in who.seats:
+                if each != seat:
+                    people_mail.vote_opened(ctx.unit, ctx, each, vote, now)
+        session.flush()
+        return _detached(session, vote)
+
+
+def answer(game_id: str, seat: int, vote_id: int | None, yes: bool, *, source: str = "page",
+           now: datetime | None = None) -> Vote:
+    """``seat`` answers the game's open vote (``vote_id``: the one it answers; None:
+    whichever is open, as a reply by mail says). Once: a second answer is refused with
+    words. Returns the vote as it stands after."""
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        session = unit.session
+        game, seats, state, away = _locked(unit, game_id)
+        vote = open_vote(session, game.id)
+        if vote is None or (vote_id is not None and vote.id != vote_id):
+            closed = session.get(Vote, vote_id) if vote_id is not None else None
+            if closed is not None and closed.game_id == game.id:
+                raise Conflict(f"This vote is over: {closed.outcome or closed.status}",
+                               reason="vote_closed")
+            raise NotFound("There is no open vote in this game.", reason="no_vote")
+        assert vote.id is not None
+        who = asked(vote.kind, seats, state, away, vote.subject_seat)
+        if seat not in who.seats:
+            raise Forbidden(_not_asked(vote, seat, seats), reason="not_asked")
+        if seat in ballots_of(session, vote.id):
+            raise Conflict("You answered this vote already; each person answers once.",
+                           reason="answered")
+        session.add(Ballot(vote_id=vote.id, seat=seat, yes=bool(yes), at=now, source=source))
+        session.flush()
+        _settle(unit, game, seats, state, vote, who, now, closer=seat)
+        session.flush()
+        return _detached(session, vote)
+
+
+def withdraw(game_id: str, seat: int, vote_id: int, now: datetime | None = None) -> Vote:
+    """The proposer withdraws its open vote; everyone asked is told."""
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        session = unit.session
+        game, seats, state, away = _locked(unit, game_id)
+        vote = open_vote(session, game.id)
+        if vote is None or vote.id != vote_id:
+            raise NotFound("There is no such open vote in this game.", reason="no_vote")
+        if vote.seat != seat:
+            raise Forbidden("Only the player who started a vote can withdraw it.",
+                            reason="not_proposer")
+        who = asked(vote.kind, seats, state, away, vote.subject_seat)
+        _close(unit, game, seats, vote, who, WITHDRAWN,
+               f"{seats[seat].name} withdrew it.", now, closer=seat)
+        return _detached(session, vote)
+
+
+def expire(vote_id: int, now: datetime) -> str:
+    """The clock: a vote's time is up. Decided as its kind says (a substitute nobody
+    vetoed passes; an abort or a rematch not everyone accepted lapses). Returns what
+    happened, for the clock's report."""
+    now = dl.as_utc(now)
+    with unit_of_work() as unit:
+        session = unit.session
+        found = session.get(Vote, vote_id)
+        if found is None:
+            return "gone"
+        game, seats, state, away = _locked(unit, found.game_id)
+        vote = session.get(Vote, vote_id, populate_existing=True)
+        if vote is None or vote.status != OPEN:
+            dl.close_vote_expiry(session, vote_id, now, "closed")
+            return "closed already"
+        assert vote.id is not None
+        who = asked(vote.kind, seats, state, away, vote.subject_seat)
+        decided = who.decide(vote, ballots_of(session, vote.id), [s.name for s in seats],
+                             expired=True)
+        assert decided is not None
+        _close(unit, game, seats, vote, who, *decided, now, closer=None)
+        return decided[0]
+
+
+# -- inside the vote's transaction --------------------------------------------------------
+
+def _locked(unit: Unit, game_id: str) -> tuple[Any, list[store.Seat], Any, set[int]]:
+    """The game under its vote lock: the game, its seats, its state, the seats away."""
+    session = unit.session
+    if not store.lock_key(session, f"vote:{game_id}"):
+        raise Conflict("The game is busy with another vote; please try again.", reason="busy")
+    game, _, state = _load_game(unit, str(game_id))
+    seats = store.load_seats(session, game.id)
+    away = {row.seat for row in session.exec(select(dl.SeatClock).where(
+        dl.SeatClock.game_id == game.id, col(dl.SeatClock.absent)))}
+    return game, seats, state, away
+
+
+def _may_start(session: Session, game: Any, seats: list[store.Seat], state: Any,
+               away: set[int], seat: int, kind: str, subject: int | None,
+               now: datetime) -> None:
+    """Refuse, in words, a vote this seat may not start now."""
+    if not 0 <= seat < len(seats) or seats[seat].kind != "human":
+        raise Forbidden("Only the game's people can start a vote.", reason="not_a_person")
+    resigned = set(engine.status(state).get("resigned") or ())
+    if kind == REMATCH:
+        if game.status != "over":
+            raise Conflict("A rematch can be offered once the game is over.", reason="running")
+        later = session.exec(select(store.Game.id).where(
+            col(store.Game.rematch_of) == game.id)).first()
+        if later is not None:
+            raise Conflict("The rematch of this game has started already.",
+                           reason="rematch_started", game_id=later)
+    else:
+        if game.status != "running":
+            raise Conflict(f"The game is {game.status}: there is nothing to vote on.",
+                           reason=game.status)
+        if kind == ABORT and (seat in resigned or seat in away):
+            raise Forbidden("Only a player still playing can ask to end the game; press "
+                            "“I'm back” first." if seat in away else
+                            "You resigned, so ending the game is for the others to decide.",
+                            reason="not_playing")
+        if kind == SUBSTITUTE:
+            if not isinstance(subject, int) or not 0 <= subject < len(seats) \
+                    or seats[subject].kind != "human":
+                raise BadRequest("Choose the seat to hand over: one of the people's seats.")
+            if subject not in resigned and subject not in away:
+                raise Conflict(f"{seats[subject].name} is still playing: only a seat that "
+                               "is away or resigned can be handed to someone else.",
+                               reason="still_playing")
+            if seat != subject and (seat in resigned or seat in away):
+                raise Forbidden("Only a player still playing (or the seat itself) can "
+                                "propose a substitute.", reason="not_playing")
+    if open_vote(session, game.id) is not None:
+        raise Conflict("Another vote of this game is open: answer it first.",
+                       reason="vote_open")
+    started = session.exec(select(Vote).where(
+        Vote.game_id == game.id, Vote.seat == seat,
+        col(Vote.started_at) > now - timedelta(days=1))).all()
+    if len(started) >= STARTS_PER_DAY:
+        raise TooMany(f"You started {len(started)} votes in this game in the last day, and "
+                      "each one mails everyone: please wait before starting another.",
+                      reason="votes")
+
+
+def _substitute(session: Session, game: Any, seats: list[store.Seat], subject: int | None,
+                name: str | None, email: str | None, now: datetime) -> tuple[str, str]:
+    """The substitute's name and address, checked as the lobby checks a player's."""
+    clean = " ".join(str(name or "").split())
+    if not clean:
+        raise BadRequest("Give the substitute's name.")
+    if len(clean) > NAME_LIMIT or any(ord(c) < 32 or ord(c) == 127 for c in clean):
+        raise BadRequest(f"The substitute's name: at most {NAME_LIMIT} characters, typed "
+                         "plainly.")
+    if any(s.name.casefold() == clean.casefold() for s in seats if s.index != subject):
+        raise BadRequest(f"Another player is called {clean}; please tell them apart.")
+    try:
+        address = addresses.normalise(str(email or ""))
+    except addresses.BadAddress as exc:
+        raise BadRequest(f"The substitute's address does not look right: {exc}") from None
+    if any(s.email and s.email.casefold() == address.casefold() for s in seats):
+        raise BadRequest(f"{address} already holds a seat of this game: one address holds "
+                         "one seat.")
+    if invitations.refused_at(session, address) is not None:
+        raise BadRequest(f"{address} asked for no more invitations, so it cannot be handed "
+                         "a seat.")
+    if not trust.has_acted(session, address) and \
+            trust.mails_in_day(session, address, now) >= trust.STRANGER_MAILS_PER_DAY:
+        raise BadRequest(f"{address} has not played here yet and had as much mail from us "
+                         "today as we send to a new address: try again tomorrow.")
+    return clean, address
+
+
+def _settle(unit: Unit, game: Any, seats: list[store.Seat], state: Any, vote: Vote,
+            who: Asked, now: datetime, closer: int | None) -> bool:
+    """Close the vote if its answers decide it; returns whether it closed."""
+    assert vote.id is not None
+    decided = who.decide(vote, ballots_of(unit.session, vote.id), [s.name for s in seats])
+    if decided is None:
+        return False
+    _close(unit, game, seats, vote, who, *decided, now, closer=closer)
+    return True
+
+
+def _close(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote, who: Asked,
+           status: str, outcome: str, now: datetime, closer: int | None) -> None:
+    """Close ``vote`` once, do what it decided, tell everyone asked but ``closer``."""
+    session = unit.session
+    won = session.exec(update(Vote).where(col(Vote.id) == vote.id, col(Vote.status) == OPEN)
+                       .values(status=status, outcome=outcome, closed_at=now)).rowcount
+    if won != 1:
+        return
+    session.refresh(vote)
+    assert vote.id is not None
+    dl.close_vote_expiry(session, vote.id, now, status)
+    if status == PASSED:
+        _carry_out(unit, game, seats, vote, now)
+    if status == PASSED and vote.kind in (SUBSTITUTE, REMATCH):
+        return  # told by what it did: the take-over notices, the rematch's invitations
+    ctx = notify.Context.load(session, game)
+    told = (s.index for s in seats if s.kind == "human") if vote.kind == ABORT \
+        and status == PASSED else (*who.seats, vote.seat)
+    for each in sorted(set(told)):
+        if each != closer:
+            people_mail.vote_closed(ctx.unit, ctx, each, vote, now)
+
+
+def _carry_out(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote,
+               now: datetime) -> None:
+    """What a vote that passed decided, in its transaction."""
+    from app.services import people, series  # (the use cases built on the votes)
+
+    if vote.kind == ABORT:
+        store.set_status(unit, game, "abandoned", reason="agreement")
+        dl.close_open(unit, game.id, now, "abandoned",
+                      kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+        unit.write()
+    elif vote.kind == SUBSTITUTE:
+        assert vote.subject_seat is not None and vote.name and vote.email
+        people.hand_over(unit, game.id, vote.subject_seat, vote.name, vote.email, now)
+    else:
+        created = series.rematch(unit, game, seats)
+        vote.new_game_id = created.game_id
+        unit.session.exec(update(Vote).where(col(Vote.id) == vote.id)
+                          .values(new_game_id=created.game_id))
+
+
+def _not_asked(vote: Vote, seat: int, seats: list[store.Seat]) -> str:
+    if vote.kind == SUBSTITUTE and seat == vote.subject_seat:
+        return "This vote is about your own seat: the others decide it."
+    return ("This vote asks the players still playing; you resigned or are away "
+            "(press “I'm back” to play again)." if vote.kind != REMATCH
+            else "This vote asks the game's people only.")
+
+
+def _detached(session: Session, vote: Vote) -> Vote:
+    session.refresh(vote)
+    session.expunge(vote)
+    return vote
+

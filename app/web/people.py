@@ -1,0 +1,372 @@
+"""The table's people on the web (issue 21 items 3-7): resign, give more time, votes
+(end by agreement, a substitute, a rematch), on the seat page without JavaScript and
+as JSON.
+
+Page forms (each checks the seat's CSRF token, then back to the page's "The table"
+box with what happened in words; a refusal shows the page again with the reason):
+
+- ``POST /play/<token>/resign`` (``confirm=yes``: the page asks first);
+- ``POST /play/<token>/more-time`` (``seat``: whose decision gets one more day);
+- ``POST /play/<token>/votes`` (``kind`` abort | substitute | rematch; a substitute's
+  ``seat``, ``name`` and ``email``);
+- ``POST /play/<token>/votes/<id>`` (``answer`` yes | no) and ``.../withdraw``.
+
+JSON: ``GET /api/play/<token>/table``, the same actions under ``/api/play/<token>/``,
+and ``POST /api/play/<token>/quiet`` (the seat's zone and quiet hours),
+described by ``OPENAPI_PATHS`` (merged into ``/api/openapi.json``). The seat page's box
+reads ``people.table`` with the page's one session (``table_clock.seat_page_reads``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from flask import Blueprint, flash, g, jsonify, redirect, request, url_for
+
+from app import services
+from app.services import people, table, votes
+from app.web import seat_forms
+from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
+
+bp = Blueprint("people", __name__)
+
+
+class NotJson(services.ServiceError):
+    """A POST to these JSON routes that is not JSON."""
+
+    status, code = 415, "unsupported_media_type"
+
+
+#: The kinds of vote a form or a body may name.
+KINDS = ("abort", "substitute", "rematch")
+#: Ids above this are no vote (PostgreSQL's integer could not hold them).
+MAX_ID = 2**31 - 1
+
+
+@bp.app_template_global("seat_table")
+def seat_table(token: str) -> dict[str, Any] | None:
+    """The seat page's "The table" box: what the page read with the rest of it."""
+    seat = g.get("seat")
+    reads = getattr(seat, "reads", None) or {}
+    access = getattr(seat, "access", None)
+    if access is None or access.token != token:
+        return None
+    return reads.get("people")
+
+
+def _back(token: str) -> Any:
+    return redirect(url_for("play.show", token=token) + "#people", code=303)
+
+
+def _seat_action(token: str, work: Callable[[services.SeatAccess], str]) -> Any:
+    """A form of the box: the link and its CSRF token checked, ``work`` done and said in
+    a flash; a refusal shows the page again with the reason (nothing changed)."""
+    from app.web import play, table_clock
+
+    access = services.open_seat(token)
+    seat_forms.check_csrf(access)
+    try:
+        said = work(access)
+    except (services.BadRequest, services.Conflict, services.TooMany, services.NotFound,
+            services.Illegal) as exc:
+        snapshot = services.seat_page(token, table_clock.seat_page_reads)
+        g.seat = play.SeatRequest(*snapshot)
+        return play.render_seat(g.seat, exc.message, exc.status)
+    flash(said, "success")
+    return _back(token)
+
+
+def _seat_arg(value: Any) -> int:
+    if isinstance(value, bool):
+        raise services.BadRequest("Choose a player.")
+    try:
+        seat = int(value)
+    except (TypeError, ValueError):
+        raise services.BadRequest("Choose a player.") from None
+    if not 0 <= seat < 8:
+        raise services.BadRequest("Choose a player of this game.")
+    return seat
+
+
+# -- page forms -----------------------------------------------------------------------
+
+@bp.post("/play/<token>/resign")
+def resign(token: str) -> Any:
+    """R48: resign, after the page's confirm."""
+    def work(access: services.SeatAccess) -> str:
+        if request.form.get("confirm") != "yes":
+            raise services.BadRequest("Press “Yes, resign” to resign: nothing was changed.")
+        people.resign(access.game_id, access.seat)
+        return ("You resigned: the rules' defaults play your seat from now on, and the others "
+                "are told. You can still read the table and talk.")
+    return _seat_action(token, work)
+
+
+@bp.post("/play/<token>/more-time")
+def more_time(token: str) -> Any:
+    """One more day for another seat's decision."""
+    def work(access: services.SeatAccess) -> str:
+        receiver = _seat_arg(request.form.get("seat"))
+        given = people.give_time(access.game_id, access.seat, receiver)
+        return f"You gave one more day: the move is now due {_when(access, given.after)}."
+    return _seat_action(token, work)
+
+
+@bp.post("/play/<token>/votes")
+def start_vote(token: str) -> Any:
+    """Start a vote (the proposer's own answer is yes)."""
+    def work(access: services.SeatAccess) -> str:
+        kind = request.form.get("kind", "")
+        if kind not in KINDS:
+            raise services.BadRequest("Choose what to vote on: ending the game, a substitute "
+                                      "or a rematch.")
+        subject = _seat_arg(request.form.get("seat")) if kind == "substitute" else None
+        vote = votes.start(access.game_id, access.seat, kind, subject=subject,
+                           name=request.form.get("name"), email=request.form.get("email"))
+        return _vote_said(vote, started=True)
+    return _seat_action(token, work)
+
+
+@bp.post("/play/<token>/votes/<vote_id>")
+def answer_vote(token: str, vote_id: str) -> Any:
+    """Answer the open vote: ``answer=yes`` or ``answer=no``."""
+    def work(access: services.SeatAccess) -> str:
+        yes = _answer(request.form.get("answer"))
+        vote = votes.answer(access.game_id, access.seat, _vote_id(vote_id), yes)
+        return _vote_said(vote, started=False)
+    return _seat_action(token, work)
+
+
+@bp.post("/play/<token>/votes/<vote_id>/withdraw")
+def withdraw_vote(token: str, vote_id: str) -> Any:
+    def work(access: services.SeatAccess) -> str:
+        votes.withdraw(access.game_id, access.seat, _vote_id(vote_id))
+        return "You withdrew your vote; everyone asked is told."
+    return _seat_action(token, work)
+
+
+def _answer(value: Any) -> bool:
+    if value not in ("yes", "no"):
+        raise services.BadRequest("Answer yes or no.")
+    return value == "yes"
+
+
+def _vote_id(raw: str) -> int:
+    """A vote's id from the path: ASCII digits of a number a vote can have."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or not 0 < int(raw) <= MAX_ID:
+        raise services.NotFound("There is no such vote in this game.", reason="no_vote")
+    return int(raw)
+
+
+def _vote_said(vote: Any, started: bool) -> str:
+    """What the person who started or answered a vote is told at once."""
+    if vote.status == "open":
+        return ("Your vote is open: everyone it asks is mailed, and the page shows who "
+                "answered." if started else "Your answer is in; the vote is still open.")
+    return f"The vote is decided ({vote.status}): {vote.outcome}"
+
+
+def _when(access: services.SeatAccess, moment: Any) -> str:
+    from app.mail.compose import local_time_words
+    from app.mail.notify import zone_of
+    from app.services import seat_settings
+
+    zone = seat_settings.status(access.game_id, access.seat)["time_zone"]
+    return local_time_words(moment, zone_of(zone))
+
+
+# -- JSON -----------------------------------------------------------------------------
+
+def _body() -> dict[str, Any]:
+    if not request.is_json:
+        raise NotJson('Send JSON with "Content-Type: application/json".')
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise services.BadRequest("The body is not a JSON object.")
+    return body
+
+
+def _table_json(token: str) -> dict[str, Any]:
+    """The table as the seat sees it, and its own zone and quiet hours: one read session."""
+    from app.services import seat_settings
+
+    def read(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
+        mine = seat_settings.status(access.game_id, access.seat, session)
+        me = {"time_zone": mine["time_zone"], "quiet_start": mine["quiet_start"] or None,
+              "quiet_end": mine["quiet_end"] or None, "calendar": mine["calendar_words"]}
+        return me, table.read(session, snap.game, access.seat, snap.state,
+                              mine["time_zone"])
+
+    access, snap, (me, seen) = services.seat_page(token, read)
+    return {"seat": access.seat, "seq": snap.seq, "game": snap.game.public(), "me": me,
+            **seen}
+
+
+@bp.get("/api/play/<token>/table")
+def api_table(token: str) -> Any:
+    """The table's people and clocks as this seat sees them."""
+    return jsonify(_table_json(token))
+
+
+@bp.post("/api/play/<token>/resign")
+def api_resign(token: str) -> Any:
+    access = services.open_seat(token)
+    body = _body()
+    if body.get("confirm") is not True:
+        raise services.BadRequest('Send {"confirm": true} to resign: nothing was changed.')
+    people.resign(access.game_id, access.seat)
+    return jsonify(_table_json(token))
+
+
+@bp.post("/api/play/<token>/more-time")
+def api_more_time(token: str) -> Any:
+    access = services.open_seat(token)
+    body = _body()
+    people.give_time(access.game_id, access.seat, _seat_arg(body.get("seat")))
+    return jsonify(_table_json(token))
+
+
+@bp.post("/api/play/<token>/votes")
+def api_start_vote(token: str) -> Any:
+    access = services.open_seat(token)
+    body = _body()
+    kind = body.get("kind")
+    if kind not in KINDS:
+        raise services.BadRequest('"kind" is one of "abort", "substitute", "rematch".')
+    subject = _seat_arg(body.get("seat")) if kind == "substitute" else None
+    for field in ("name", "email"):
+        if field in body and not isinstance(body[field], str):
+            raise services.BadRequest(f'"{field}" must be text.')
+    votes.start(access.game_id, access.seat, str(kind), subject=subject,
+                name=body.get("name"), email=body.get("email"))
+    answer_ = jsonify(_table_json(token))
+    answer_.status_code = 201
+    return answer_
+
+
+@bp.post("/api/play/<token>/votes/<vote_id>")
+def api_answer_vote(token: str, vote_id: str) -> Any:
+    access = services.open_seat(token)
+    body = _body()
+    if not isinstance(body.get("yes"), bool):
+        raise services.BadRequest('Send {"yes": true} or {"yes": false}.')
+    votes.answer(access.game_id, access.seat, _vote_id(vote_id), body["yes"], source="api")
+    return jsonify(_table_json(token))
+
+
+@bp.post("/api/play/<token>/quiet")
+def api_quiet(token: str) -> Any:
+    """The seat's zone and quiet hours: ``{"time_zone": "Europe/Berlin", "start": "22:00",
+    "end": "08:00"}`` (``start`` and ``end`` null: none; ``time_zone`` optional)."""
+    from app.services import seat_settings
+
+    access = services.open_seat(token)
+    body = _body()
+    for field in ("time_zone", "start", "end"):
+        if body.get(field) is not None and not isinstance(body[field], str):
+            raise services.BadRequest(f'"{field}" must be text, like "22:00", or null.')
+    if "start" not in body or "end" not in body:
+        raise services.BadRequest('Send {"start": "22:00", "end": "08:00"} (or both null).')
+    zone = seat_settings.check_zone(body["time_zone"]) if body.get("time_zone") else None
+    seat_settings.check_quiet(body["start"], body["end"])  # (all checked before storing)
+    if zone is not None:
+        seat_settings.set_time_zone(access.game_id, access.seat, zone)
+    seat_settings.set_quiet(access.game_id, access.seat, body["start"], body["end"])
+    return jsonify(_table_json(token))
+
+
+@bp.delete("/api/play/<token>/votes/<vote_id>")
+def api_withdraw_vote(token: str, vote_id: str) -> Any:
+    access = services.open_seat(token)
+    votes.withdraw(access.game_id, access.seat, _vote_id(vote_id))
+    return jsonify(_table_json(token))
+
+
+_TABLE = answer("Table", "The table's people and clocks, as this seat sees them")
+_VOTE_ID = {"name": "vote_id", "in": "path", "required": True,
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID}}
+_REFUSED = error("Not possible now (the message says why: the game is over, a vote is "
+                 "open already, the seat has no decision waiting...); nothing changed")
+
+
+def _post(summary: str, description: str, schema: str | None, ok: str = "200",
+          extra: dict[str, Any] | None = None, params: list[Any] | None = None) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "summary": summary, "description": description, "parameters": params or [TOKEN],
+        "responses": {ok: _TABLE, "400": error("Malformed body; nothing changed"),
+                      "403": BAD_LINK, "404": error("No such vote"), "409": _REFUSED,
+                      "413": error("The body is larger than 64 kB"),
+                      "415": error("Not JSON"), **(extra or {})}}
+    if schema is not None:
+        operation["requestBody"] = {"required": True, "content": {"application/json": {
+            "schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+    return operation
+
+
+#: OpenAPI path items of the JSON routes here (merged into /api/openapi.json).
+OPENAPI_PATHS: dict[str, Any] = {
+    "/api/play/{token}/table": {"get": {
+        "summary": "The table's people and clocks",
+        "description": "Each seat's deadline (and time bank), the days given, the open vote "
+                       "and the past ones, what this seat may do, the series score.",
+        "parameters": [TOKEN],
+        "responses": {"200": _TABLE, "400": error("Malformed input"), "403": BAD_LINK}}},
+    "/api/play/{token}/resign": {"post": _post(
+        "Resign (R48)", "From then on the rules' defaults play the seat and it ranks last; "
+        "the others are told. Needs {\"confirm\": true}.", "Resign",
+        extra={"429": error("Said away/back/resign too often this hour")})},
+    "/api/play/{token}/more-time": {"post": _post(
+        "Give another seat one more day", "Moves the deadline of that seat's current "
+        "decision one day of its running time later; limited per round and giver.",
+        "MoreTime", extra={"429": error("This seat gave its days for this round")})},
+    "/api/play/{token}/votes": {"post": _post(
+        "Start a vote", "abort (end as abandoned by agreement: everyone still playing says "
+        "yes), substitute (hand an away or resigned seat to a new address: passes unless "
+        "vetoed within a day), rematch (once over: everyone accepts).", "VoteStart",
+        ok="201", extra={"429": error("Too many votes started by this seat today")})},
+    "/api/play/{token}/quiet": {"post": _post(
+        "Set the seat's zone and quiet hours", "No mail or notice leaves in them (it is "
+        "held and sent at their end) and no deadline of the seat falls in them; a "
+        "decision waiting now moves out of them, never earlier. At most 16 hours.",
+        "Quiet")},
+    "/api/play/{token}/votes/{vote_id}": {
+        "post": _post("Answer the open vote", "Once per seat.", "VoteAnswer",
+                      params=[TOKEN, _VOTE_ID]),
+        "delete": _post("Withdraw a vote you started", "Everyone asked is told.", None,
+                        params=[TOKEN, _VOTE_ID])},
+}
+
+#: The schemas those paths name.
+OPENAPI_SCHEMAS: dict[str, Any] = {
+    "Resign": {"type": "object", "required": ["confirm"],
+               "properties": {"confirm": {"type": "boolean", "const": True}}},
+    "MoreTime": {"type": "object", "required": ["seat"],
+                 "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3}}},
+    "VoteStart": {"type": "object", "required": ["kind"], "properties": {
+        "kind": {"type": "string", "enum": list(KINDS)},
+        "seat": {"type": "integer", "minimum": 0, "maximum": 3,
+                 "description": "substitute: the seat handed over"},
+        "name": {"type": "string", "maxLength": 60, "description": "substitute: their name"},
+        "email": {"type": "string", "maxLength": 320,
+                  "description": "substitute: their address"}}},
+    "Quiet": {"type": "object", "required": ["start", "end"], "properties": {
+        "time_zone": {"type": ["string", "null"], "description": "An IANA zone, like "
+                                                                  "Europe/Berlin"},
+        "start": {"type": ["string", "null"], "pattern": "^\\d{1,2}:\\d{2}$"},
+        "end": {"type": ["string", "null"], "pattern": "^\\d{1,2}:\\d{2}$"}}},
+    "VoteAnswer": {"type": "object", "required": ["yes"],
+                   "properties": {"yes": {"type": "boolean"}}},
+    "Table": {"type": "object", "additionalProperties": True, "properties": {
+        "seat": {"type": "integer"}, "seq": {"type": "integer"},
+        "game": {"type": "object", "additionalProperties": True},
+        "clock": {"type": "object", "additionalProperties": True},
+        "seats": {"type": "array", "items": {"type": "object", "properties": {
+            "seat": {"type": "integer"}, "name": {"type": "string"},
+            "due": {"type": ["string", "null"], "format": "date-time"},
+            "bank": {"type": ["object", "null"]}, "resigned": {"type": "boolean"},
+            "away": {"type": "boolean"}}, "additionalProperties": True}},
+        "gifts": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
+        "vote": {"type": ["object", "null"], "additionalProperties": True},
+        "votes": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
+        "rematch": {"type": "object", "additionalProperties": True},
+        "series": {"type": ["object", "null"], "additionalProperties": True}}},
+}
