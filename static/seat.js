@@ -71,12 +71,13 @@
   }
 
   /* Keep the page current: ask the cheap /seq endpoint (ETag) every few seconds and,
-     when the game moved (or something was said at the table), swap in the new page
+     when the game moved (or something was said at the table, or the people voted or
+     gave time), swap in the new page
      without navigating away, keeping a message being typed. */
   function initLive() {
     var live = document.getElementById("live");
     if (!live || !window.fetch) return;
-    var url = live.dataset.seqUrl, seq = live.dataset.seq, talk = live.dataset.talk, etag = null, every = 3000, busy = false;
+    var url = live.dataset.seqUrl, seq = live.dataset.seq, talk = live.dataset.talk, people = live.dataset.people, etag = null, every = 3000, busy = false;
     function refresh() {
       var side = document.getElementById("more"), sideOpen = side && side.open;
       var chat = document.getElementById("talk"), chatOpen = chat && chat.open;
@@ -97,7 +98,7 @@
         if (box && typed) box.value = typed;
         if (box && caret) { box.focus(); box.setSelectionRange(caret[0], caret[1]); }
         var now = document.getElementById("live");
-        if (now) { seq = now.dataset.seq; talk = now.dataset.talk; }
+        if (now) { seq = now.dataset.seq; talk = now.dataset.talk; people = now.dataset.people; }
         initChoice();
         openSide();
         if (sideOpen && document.getElementById("more")) document.getElementById("more").open = true;
@@ -115,7 +116,9 @@
       }).then(function (data) {
         if (data && data.poll_ms) every = data.poll_ms;
         if (data && (String(data.seq) !== String(seq) ||
-                     (talk !== undefined && data.talk !== undefined && String(data.talk) !== String(talk)))) return refresh();
+                     (talk !== undefined && data.talk !== undefined && String(data.talk) !== String(talk)) ||
+                     /* a vote opened, answered or closed, a day given (issue 21) */
+                     (people !== undefined && data.people !== undefined && String(data.people) !== String(people)))) return refresh();
       }).catch(function () {}).then(function () { busy = false; });
     }
     setInterval(tick, every);

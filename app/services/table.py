@@ -18,6 +18,7 @@ from app.clock import deadlines as dl
 from app.gamelog import store
 from app.mail import notify
 from app.mail import people as people_mail
+from app.people import store as people_store
 from app.people.models import Gift
 from app.services import people, votes
 from app.services.series import series_score
@@ -128,6 +129,8 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
         "rematch": rematch,
         "series": series.public() if series is not None else None,
         "ended": info.end_reason,
+        # what the /seq probe counts: an open page redraws itself when it grows
+        "news": people_store.news(session, game_id),
     }
 
 

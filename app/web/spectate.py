@@ -53,16 +53,18 @@ def seq(game_id: str) -> Any:
     """How far the game is, for open pages that update themselves (cheap; ETag'd).
 
     The step number is public (every page shows it), and so is the newest table talk's
-    id (a page showing the talk reloads when something is said). A page that already
-    has both gets ``304 Not Modified`` with no body.
+    id (a page showing the talk reloads when something is said) and the count of the
+    people's doings (a vote opened, answered or closed, a day given: issue 21). A page
+    that already has all three gets ``304 Not Modified`` with no body.
     """
     from app.services import talk
-    step, said = talk.news(game_id)  # the newest table talk too (issue 20 item 1)
-    etag = f'"seq-{step}-talk-{said}"'
+    # the newest table talk too (issue 20 item 1), and the people's news (issue 21)
+    step, said, people = talk.news(game_id)
+    etag = f'"seq-{step}-talk-{said}-people-{people}"'
     if etag in request.headers.get("If-None-Match", ""):
         answer = current_304()
     else:
-        answer = jsonify(seq=step, talk=said, poll_ms=POLL_MS)
+        answer = jsonify(seq=step, talk=said, people=people, poll_ms=POLL_MS)
     answer.headers["ETag"] = etag
     answer.headers["Cache-Control"] = "no-cache"
     return answer

@@ -65,7 +65,7 @@ def open_side(page: Any) -> None:
     """Unfold the side panel ("Scores, this round's log, mail and game details")."""
     page.evaluate("() => { const more = document.getElementById('more'); "
                   "if (more) more.open = true; "
-                  "document.querySelectorAll('details.confirm-call').forEach(d => d.open = true); }")
+                  "document.querySelectorAll('details.confirm-call, details.confirm-step').forEach(d => d.open = true); }")
 
 
 def test_every_new_form_has_no_serious_accessibility_problem(live, browser):
@@ -103,16 +103,17 @@ def test_a_person_gives_a_day_answers_the_vote_and_resigns(live, browser):
     with page.expect_navigation():
         page.locator("#vote").get_by_role("button", name="No").click()
     assert "Bob said no." in page.content()
-    assert services.game_info(table.game_id).status == "running"
-    page.locator("#more > summary").click()
+    assert in_app(live, lambda: services.game_info(table.game_id).status) == "running"
+    # the answer lands on the page's "#people" anchor: the folded side panel opens at it
     people_box = page.locator("#people")
+    people_box.wait_for(state="visible")
     assert "Ann gave Bob one more day" in people_box.inner_text()
     page.select_option("#people form[action$=more-time] select[name=seat]", label="Ann")
     with page.expect_navigation():
         people_box.get_by_role("button", name="Give a day").click()
     assert "You gave one more day" in page.content()
-    page.locator("#more > summary").click()
-    page.get_by_text("Resign…").click()
+    people_box.wait_for(state="visible")
+    page.locator("#people summary", has_text="Resign…").click()
     with page.expect_navigation():
         page.get_by_role("button", name="Yes, resign").click()
     assert "You resigned" in page.content()
@@ -123,13 +124,11 @@ def test_a_person_gives_a_day_answers_the_vote_and_resigns(live, browser):
 def test_quiet_hours_are_set_from_the_seat_page(live, browser):
     table = running_table(live)
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    page.goto(f"{live.base}/play/{table.tokens[0]}")
-    page.locator("#more > summary").click()
+    page.goto(f"{live.base}/play/{table.tokens[0]}")      # (wide: the side panel is open)
     page.select_option("select[name=time_zone]", "Europe/Berlin")
     page.fill("input[name=quiet_start]", "22:00")
     page.fill("input[name=quiet_end]", "08:00")
     with page.expect_navigation():
         page.get_by_role("button", name="Save mail settings").click()
     assert "quiet hours 22:00–08:00" in page.content()
-    page.locator("#more > summary").click()
     assert "quiet 22:00–08:00 (Europe/Berlin)" in page.locator("#mail-and-clock").inner_text()

@@ -101,3 +101,27 @@ def test_a_time_bank_decision_given_a_day_keeps_its_bank(new_game):
         clock = session.exec(select(dl.SeatClock).where(dl.SeatClock.game_id == gid,
                                                         dl.SeatClock.seat == 1)).one()
         assert clock.bank_used_seconds == 4 * 3600
+
+
+def test_an_open_page_hears_of_a_vote_and_a_day_given_through_the_seq_probe(client, new_game):
+    """The /seq probe's answer grows when a vote opens, is answered or closes, or a day is
+    given: an open page (seat.js) redraws itself, as when the game moves."""
+    from app.services import votes
+
+    with dl.at(T0):
+        created = new_game(seats=3)
+    url = f"/games/{created.game_id}/seq"
+    first = client.get(url)
+    assert first.get_json()["people"] == 0
+    page = client.get(f"/play/{created.tokens[1]}").get_data(as_text=True)
+    assert 'data-people="0"' in page
+    seen = [first.headers["ETag"]]
+    for change in (lambda: people.give_time(created.game_id, 0, 1, now=T0 + hours(1)),
+                   lambda: votes.start(created.game_id, 0, "abort", now=T0 + hours(1)),
+                   lambda: votes.answer(created.game_id, 1, None, True, now=T0 + hours(1)),
+                   lambda: votes.answer(created.game_id, 2, None, False, now=T0 + hours(1))):
+        change()
+        answer = client.get(url, headers={"If-None-Match": seen[-1]})
+        assert answer.status_code == 200, "the probe did not change"
+        seen.append(answer.headers["ETag"])
+    assert client.get(url, headers={"If-None-Match": seen[-1]}).status_code == 304

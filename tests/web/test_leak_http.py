@@ -247,24 +247,69 @@ def test_a_whole_game_over_http_shows_no_seat_a_card_it_has_not_seen(client, mon
                 assert order not in body.replace(" ", "").replace(",", ", "), what
 
 
+def mail_problems(mails: list[Any], allowed: set[int], who: str) -> list[str]:
+    """Every card a mail names (its label, in the text and the HTML) that the seat has not
+    seen; labels are unique per card (``cards.label``), so a label is an identity."""
+    from app.engine import cards
+    from tests.mail.test_game_mail import LABEL_RE
+
+    known = {cards.label(c) for c in allowed}
+    found = []
+    for mail in mails:
+        for part in ("plain", "html"):
+            body = mail.get_body((part,))
+            text = html.unescape(re.sub(r"<[^>]+>", " ", body.get_content())) if body else ""
+            found += [f"mail {mail['Subject']!r} to {who} names {label}, never seen"
+                      for label in LABEL_RE.findall(text) if label not in known]
+    return found
+
+
 def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_saw(
         app, client, monkeypatch):
     """Issue 21 item 5: Cid walks away after sixty moves, the others hand his seat to Gus,
     and the game is played to its end over HTTP. Everything either of them was sent on
-    that seat's links (Cid's until the hand-over, Gus's after) is scanned against what
-    the seat had seen (Gus inherits it, R49: no more, no less). Cid's link is refused
-    from the hand-over on, and his address gets no mail of the seat but the one that
-    says it was handed over (no card, no link)."""
-    from datetime import datetime, timezone
+    that seat's links (Cid's until the hand-over, Gus's after), and every mail to either
+    address while the game runs (delivered every ten moves, an hour on so that no grace
+    holds it), is scanned against what the seat had seen (Gus inherits it, R49: no more,
+    no less). Cid's link is refused from the hand-over on, and his address gets no mail
+    of the seat but the one that says it was handed over (no card, no link)."""
+    from datetime import datetime, timedelta, timezone
 
     from app import services
     from app.runners import sender
     from app.services import votes
     from tests.clock.conftest import Recorder
 
+    mailbox = Recorder()
+    mailed: dict[str, int] = {"cid@example.com": 0, "gus@example.com": 0}
+    mail_found: list[str] = []
+    named = 0   # card labels the mails named at all: proof the mail scan reads cards
+
+    def deliver(chunks: int, address: str) -> None:
+        """Play ``chunks`` times ten moves, delivering the mail after each ten."""
+        nonlocal named
+        for _ in range(chunks):
+            if table.over:
+                return
+            play(table, 10)
+            table.look_public()
+            if table.over:
+                return
+            sender.send_mail_due(app, datetime.now(timezone.utc) + timedelta(hours=1),
+                                 backend=mailbox)
+            for who in mailed:
+                got = mailbox.to(who)
+                mailed[who] += len(got)
+                if who == address:
+                    mail_found.extend(mail_problems(got, table.allowed(2), who))
+                    named += len(mail_problems(got, set(), who))
+                else:
+                    assert got == [], f"{who} was mailed while the seat was not theirs"
+            mailbox.clear()
+
     monkeypatch.setattr(services.secrets, "randbits", lambda bits: 5_551_212_0000)
     table = sit_down(client, 2027)
-    play(table, 60)
+    deliver(6, "cid@example.com")
     gid = table.game_id
     assert not table.over
     services.submit_action(gid, 2, {"type": "away"}, services.game_info(gid).seq,
@@ -273,22 +318,24 @@ def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_
     votes.answer(gid, 1, None, True)
     old = table.tokens[2]
     table.tokens[2] = services.seat_tokens(gid)[2]
-    mailbox = Recorder()
     sender.send_mail_due(app, datetime.now(timezone.utc), backend=mailbox)
     goodbye = mailbox.to("cid@example.com")
     assert [m.get_body(("plain",)).get_content().splitlines()[0] for m in goodbye][-1] == \
         "Your seat was handed to another player"
     assert "/play/" not in goodbye[-1].get_body(("plain",)).get_content()
+    mail_found.extend(mail_problems(mailbox.to("gus@example.com"), table.allowed(2), "gus"))
     mailbox.clear()
     assert client.get(f"/play/{old}").status_code == 403
     assert client.get(f"/api/play/{old}").status_code == 403
     table.seat_view(2)   # Gus's first look: what the seat had seen
-    play(table, 2000)
+    deliver(200, "gus@example.com")
     assert table.over, "the game did not end"
     problems = [f"{name}: {p}" for name, got in zip("Ann Bob Cid/Gus".split(), table.received)
                 for p in got.problems]
-    assert problems == []
-    sender.send_mail_due(app, datetime.now(timezone.utc), backend=mailbox)
+    assert problems + mail_found == []
+    assert mailed["cid@example.com"] > 0 and mailed["gus@example.com"] > 0, mailed
+    assert named > 0, "no mail named a card: the mail scan could not have failed"
+    sender.send_mail_due(app, datetime.now(timezone.utc) + timedelta(hours=1), backend=mailbox)
     assert mailbox.to("cid@example.com") == []
     assert all(table.tokens[2] in m.get_body(("plain",)).get_content()
                for m in mailbox.to("gus@example.com") if "/play/" in
