@@ -72,14 +72,17 @@ def test_more_time_is_refused_in_words_where_it_means_nothing(client, new_game):
     assert mine.status_code == 400 and "vacation" in mine.get_json()["message"]
     bad = client.post(f"/api/play/{other.tokens[0]}/more-time", json={"seat": "x"})
     assert bad.status_code == 400
-    # a seat with no decision waiting: Fay peeks, then has nothing until her turn
+    # a seat with no decision waiting: the seat that does not start peeks, then has
+    # nothing to do until its turn
+    from app import engine
     snap = services.snapshot(other.game_id)
-    if 1 in snap.view(None)["to_act"] and snap.view(None)["current"] != 1:
-        from app import engine
-        services.submit_action(other.game_id, 1, engine.legal_actions(snap.state, 1)[0],
-                               snap.seq)
-        none = client.post(f"/api/play/{other.tokens[0]}/more-time", json={"seat": 1})
-        assert none.status_code == 409 and "no decision waiting" in none.get_json()["message"]
+    start = snap.view(None)["current"]
+    waiter = 1 - start
+    assert waiter in snap.view(None)["to_act"]
+    services.submit_action(other.game_id, waiter, engine.legal_actions(snap.state, waiter)[0],
+                           snap.seq)
+    none = client.post(f"/api/play/{other.tokens[start]}/more-time", json={"seat": waiter})
+    assert none.status_code == 409 and "no decision waiting" in none.get_json()["message"]
 
 
 def test_a_time_bank_decision_given_a_day_keeps_its_bank(new_game):
