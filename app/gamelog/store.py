@@ -137,6 +137,13 @@ class Seat(SQLModel, table=True):
                                    sa_column_kwargs={"server_default": "0"})
 
 
+#: Action sources that a person made themselves (not the clock, not the server): an
+#: address that has such a move is a known player (``app.mail.trust``), and such a move
+#: resets a seat's run of timeouts (``app.services.reactions``).
+OWN_SOURCES = ("player", "mail")
+_OWN = sa.text("source IN ('player', 'mail')")
+
+
 class Action(SQLModel, table=True):
     """One applied action. Inserted once, never updated, never deleted."""
 
@@ -144,6 +151,8 @@ class Action(SQLModel, table=True):
     __table_args__ = (
         sa.UniqueConstraint("game_id", "seq", name="uq_action_game_seq"),
         sa.Index("ix_action_created", "created"),
+        #: one probe per seat for "did this address ever move itself" (issue 30)
+        sa.Index("ix_action_own", "game_id", "seat", postgresql_where=_OWN, sqlite_where=_OWN),
     )
 
     id: int | None = Field(default=None, primary_key=True)

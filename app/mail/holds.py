@@ -56,25 +56,30 @@ def quiet_until(row: Outbox, calendars: Mapping[tuple[str, int], Any],
     return until if until > as_utc(now) else None
 
 
-def sent_in_last_hour(engine: Engine, to: str, now: datetime) -> list[datetime]:
+def sent_in_last_hour(engine: Engine, to: str, now: datetime, *,
+                      newest: int | None = None) -> list[datetime]:
     """When mails to ``to`` that the hourly cap counts went out in the hour before
-    ``now`` (oldest first): conversation mail (issue 17 item 3) is not among them."""
-    return sent_since(engine, to, as_utc(now) - HOUR, conversation=False)
+    ``now`` (oldest first): conversation mail (issue 17 item 3) is not among them.
+    ``newest``: only the newest that many (what a cap needs)."""
+    return sent_since(engine, to, as_utc(now) - HOUR, conversation=False, newest=newest)
 
 
 def sent_since(engine: Engine, to: str, since: datetime, *,
-               conversation: bool | None = None) -> list[datetime]:
+               conversation: bool | None = None, newest: int | None = None) -> list[datetime]:
     """When mails to ``to`` went out after ``since`` (oldest first); ``conversation``
-    False/True: only rows that are not / are conversation (None: all)."""
+    False/True: only rows that are not / are conversation (None: all). ``newest``: only
+    the newest that many, so a cap's check reads at most the cap's rows of an address
+    however much it was sent (``ix_outbox_to_sent`` read backwards, issue 30)."""
     query = select(Outbox.sent_at).where(col(Outbox.to) == to, col(Outbox.status) == SENT,
                                          col(Outbox.sent_at) > as_utc(since))
     if conversation is not None:
         query = query.where(col(Outbox.conversation) == conversation)
+    query = query.order_by(col(Outbox.sent_at).desc())
+    if newest is not None:
+        query = query.limit(newest)
     with Session(engine) as session:
-        rows = session.exec(query.order_by(col(Outbox.sent_at))).all()
-    return [as_utc(at) for at in rows if at is not None]
-
-
+        rows = session.exec(query).all()
+    return [as_utc(at) for at in reversed(rows) if at is not None]
 
 
 @dataclass
@@ -102,15 +107,15 @@ class Caps:
         """``(until, why, words)`` when a cap holds ``row`` now; None: it may leave."""
         held: list[tuple[datetime, str, str]] = []
         if self.per_address_hour is not None and not row.conversation:
-            times = self.hour.setdefault(row.to, sent_in_last_hour(self.engine, row.to,
-                                                                   self.now))
+            times = self.hour.setdefault(row.to, sent_in_last_hour(
+                self.engine, row.to, self.now, newest=self.per_address_hour))
             if len(times) >= self.per_address_hour:
                 held.append((times[len(times) - self.per_address_hour] + HOUR, HELD_HOUR,
                              f"held back: {len(times)} mails to this address in the last "
                              f"hour (at most {self.per_address_hour})"))
         if self.stranger_day is not None and not self._acted(row.to):
-            times = self.day.setdefault(row.to, sent_since(self.engine, row.to,
-                                                           self.now - trust.DAY))
+            times = self.day.setdefault(row.to, sent_since(
+                self.engine, row.to, self.now - trust.DAY, newest=self.stranger_day))
             if len(times) >= self.stranger_day:
                 held.append((times[len(times) - self.stranger_day] + trust.DAY, HELD_STRANGER,
                              f"held back: this address never played and got {len(times)} "

@@ -155,7 +155,9 @@ class AddressMail(SQLModel, table=True):
     """Mail preferences that belong to an address across all its games."""
 
     __tablename__ = "address_mail"
-    __table_args__ = (UniqueConstraint("address", name="uq_address_mail"),)
+    __table_args__ = (UniqueConstraint("address", name="uq_address_mail"),
+                      #: case-folded lookups, one probe (issue 30)
+                      Index("ix_address_mail_lower", func.lower(column("address"))))
 
     id: int | None = Field(default=None, primary_key=True)
     #: The normalised address (as stored on seats).

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, literal, select
 from sqlmodel import Session, col
 
 from app.gamelog import store
@@ -27,20 +27,33 @@ from app.mail.models import SUPERSEDED, Outbox
 #: Mails one never-acted address may be sent (or queued for) in 24 hours.
 STRANGER_MAILS_PER_DAY = 20
 #: Action sources that a person made themselves (not the clock, not the server).
-OWN_SOURCES = ("player", "mail")
+OWN_SOURCES = store.OWN_SOURCES
 DAY = timedelta(hours=24)
 
 
 def has_acted(session: Session, address: str) -> bool:
-    """Whether any seat at ``address`` (as stored on seats: normalised) ever moved itself."""
+    """Whether any seat at ``address`` (as stored on seats: normalised) ever moved itself.
+
+    Seat first (``ix_seat_email``), then one probe of ``ix_action_own`` per seat of the
+    address, stopping at the first move found: the cost is the address's seats, never
+    the log's length (issue 30 item 1; joined the other way round, a store that had
+    lived was scanned whole for every stranger). On PostgreSQL the probe is a
+    ``LATERAL ... LIMIT 1``, which the planner cannot turn into a hash join over the
+    log whatever its statistics say; SQLite runs the correlated EXISTS as a probe."""
     if not address:
         return False
-    moved = (select(col(store.Action.id))
-             .join(store.Seat, (col(store.Seat.game_id) == col(store.Action.game_id))
-                   & (col(store.Seat.index) == col(store.Action.seat)))
-             .where(func.lower(col(store.Seat.email)) == address.lower(),
-                    col(store.Action.source).in_(OWN_SOURCES)))
-    return bool(session.execute(select(exists(moved))).scalar())
+    seat, action = store.Seat, store.Action
+    own = (select(literal(1)).where(col(action.game_id) == col(seat.game_id),
+                                    col(action.seat) == col(seat.index),
+                                    col(action.source).in_(OWN_SOURCES)))
+    of_address = func.lower(col(seat.email)) == address.lower()
+    if session.get_bind().dialect.name == "postgresql":
+        probe = own.limit(1).lateral("own")
+        query = select(literal(1)).select_from(seat).join(probe, literal(True)) \
+            .where(of_address).limit(1)
+        return session.execute(query).first() is not None
+    return bool(session.execute(select(exists(
+        select(literal(1)).select_from(seat).where(of_address, exists(own))))).scalar())
 
 
 def mails_in_day(session: Session, address: str, now: datetime) -> int:

@@ -100,6 +100,8 @@ class DeadlineRunner(Runner[int]):
     within this one. One that raised keeps its lease and is tried again when
     the lease runs out: one bad game must not stop the clock."""
 
+    lease = DEADLINES
+
     limit = BATCH
 
     def __init__(self, engine: Any, now: datetime, owner: str) -> None:

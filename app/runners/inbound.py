@@ -108,6 +108,8 @@ class Applying(Runner[int]):
     """One batch of the inbox: each leased row to ``worker.apply_row``; one that raised
     is written down by ``worker.failed`` (retried after a wait, or dead-lettered)."""
 
+    lease = INBOX
+
     drain = False
 
     def __init__(self, engine: Engine, now: datetime, owner: str, *, limit: int,

@@ -109,6 +109,8 @@ def apprise_send(url: str, title: str, body: str) -> str | None:
 class Notices(Runner[NoticeDelivery]):
     """One ``send_due`` run over the notice queue."""
 
+    lease = DELIVERIES
+
     limit = 50
 
     def __init__(self, engine: Engine, now: datetime, owner: str, *, send: Send,

@@ -92,6 +92,8 @@ class Sending(Runner[Outbox]):
     told of (one probe), and whether the mail server broke (then the rest of the
     batch is put back without hammering it)."""
 
+    lease = OUTBOX
+
     def __init__(self, engine: Engine, backend: MailBackend, now: datetime, *, sender: str,
                  owner: str, limit: int, drain: bool,
                  on_sent: Callable[[Outbox], None] | None,

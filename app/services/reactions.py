@@ -40,11 +40,12 @@ from app.presence import absence, leaving
 from app.clock import deadlines as dl
 from app.mail import notify
 from app.engine.describe import AWAY, TIMED_OUT
+from app.gamelog import store
 from app.presence.leaving import RESIGNED
 from app.mail.models import DIGEST as DIGEST_MODE
 
 #: Action sources of a move a person made: on their page, or by replying to a mail.
-OWN_SOURCES = ("player", "mail")
+OWN_SOURCES = store.OWN_SOURCES
 #: Presence toggles (R29) and the seat's people changing (R48 resign, R49 take-over):
 #: logged for the seat, but not a move of the game it played.
 PRESENCE = ("away", "back", "resign", "take_over")
