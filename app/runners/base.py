@@ -113,6 +113,17 @@ class Lease:
                 .where(self.id == row_id, col(self.model.lease_owner) == owner)
                 .values(lease_owner=None, lease_until=None, **values))
 
+    def release_all(self, engine: Engine, owner: str) -> int:
+        """End every lease ``owner`` holds (a worker known dead: its heartbeat went
+        stale), so its rows are taken now, not when each lease runs out; how many."""
+        with Session(engine) as session:
+            released = session.exec(
+                update(self.model).where(col(self.model.lease_owner) == owner)
+                .values(lease_owner=None, lease_until=None)
+                .execution_options(synchronize_session=False)).rowcount
+            session.commit()
+        return int(released or 0)
+
     def end(self, engine: Engine, row_id: int, owner: str, **values: Any) -> None:
         """``ended`` in a transaction of its own."""
         with Session(engine) as session:

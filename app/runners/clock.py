@@ -148,7 +148,10 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
         inbound.apply_pending(app, now)  # replies the receiver stored (issue 11)
         digests.send_daily(now)
         if send_mail is None:
-            send_mail = not heartbeats.alive(engine, heartbeats.SENDER)
+            beat = heartbeats.read(engine).get(heartbeats.SENDER)
+            send_mail = beat is None or not beat.fresh
+            if beat is not None and not beat.fresh:  # its claims go now (issue 30 item 3)
+                sending.release_stale_sender(engine, beat.detail)
         report.sent_mail = send_mail
         if send_mail:
             report.mail = send_mail_due(app, now, backend=backend)

@@ -172,13 +172,6 @@ def read(engine: Engine, now: datetime | None = None,
     return found
 
 
-def alive(engine: Engine, name: str, now: datetime | None = None) -> bool:
-    """Whether ``name`` beat recently: what the clock asks before leaving mail to the
-    sender thread (issue 17 item 1: a heartbeat, not "a thread object exists")."""
-    beat = read(engine, now).get(name)
-    return beat is not None and beat.fresh
-
-
 # -- mail that should have left --------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -14,10 +14,12 @@
 from __future__ import annotations
 
 import logging
+import os
 import select as select_module
 import smtplib
 import threading
 import time
+import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -130,14 +132,17 @@ def mail_backend(app: Any) -> MailBackend:
 
 def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None,
                   on_sent: Callable[[Outbox], None] | None = None,
-                  notice_send: notices.Send | None = None) -> sending.SendReport:
+                  notice_send: notices.Send | None = None,
+                  owner: str | None = None) -> sending.SendReport:
     """Send every due outbox row, batch after batch; ``on_sent(row)`` after each
     mail handed over (the sender thread counts it as progress, issue 17 item 1).
     Then the notices those mails wrote for the seats' targets, and any other due
     (issue 20 item 3; ``notice_send``: how, default apprise), so the clock's own
-    sending, when the sender thread is stale, sends them too."""
+    sending, when the sender thread is stale, sends them too. ``owner``: whose
+    claims the rows carry (a sender thread's own, named in its heartbeat)."""
     with app.app_context():
         report = sending.send_due(get_engine(app), backend or mail_backend(app), now,
+                                  owner=owner,
                                   sender=str(setting("MAIL_FROM", DEFAULT_MAIL_FROM)),
                                   drain=True, still_holds=still_holds,
                                   compose_late=compose_late,
@@ -198,6 +203,10 @@ class Waker:
         self._check_put_off = False
         self._probed_at = 0.0
         self._beater = heartbeats.Beater(get_engine(app), heartbeats.SENDER)
+        #: whose claims this thread's rows carry; its heartbeat names it, so a clock
+        #: that finds the heartbeat stale gives them back (``sending.release_stale_sender``)
+        self.owner = f"sender-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._beater.detail["owner"] = self.owner
 
     # -- PostgreSQL LISTEN --------------------------------------------------------
 
@@ -264,7 +273,7 @@ class Waker:
         now = datetime.now(timezone.utc)
         if upcoming is not None and upcoming <= now:
             report = send_mail_due(self.app, now, backend=self.backend,
-                                   on_sent=self._sent)
+                                   on_sent=self._sent, owner=self.owner)
             if report.claimed:
                 self.reports.append(report)
                 log.info("mail: %s", report)
@@ -346,7 +355,9 @@ class Waker:
 
     def _sent(self, _row: Outbox) -> None:
         self.progress = time.monotonic()
-        self._beater.detail["last_send"] = datetime.now(timezone.utc).isoformat()
+        # (at most every few seconds) a sender busy with a long batch stays fresh, so
+        # nobody takes its claims from it while it works
+        self._beater.beat(last_send=datetime.now(timezone.utc))
 
     def run(self) -> None:
         """Loop until ``stop`` is set: send what is due, sleep until the next is.
