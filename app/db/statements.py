@@ -34,7 +34,8 @@ class Insert:
     """New rows of ``table``. ``conflict``: columns of a unique key; a row whose key is
     there already is not inserted (``ON CONFLICT DO NOTHING``). ``key``: the id of
     this (one) row can be named by later writes (``Ref(key)``). ``wake``: a
-    PostgreSQL channel to notify when the row is written (a sender listens)."""
+    PostgreSQL channel to notify when the row is written (a sender listens); the
+    notification says when the earliest row written is due (``wake_payload``)."""
 
     table: sa.Table
     rows: list[dict[str, Any]]
@@ -44,6 +45,39 @@ class Insert:
     #: Columns a row whose key is there already overwrites (``ON CONFLICT DO UPDATE``)
     #: instead of being dropped.
     replace: tuple[str, ...] = ()
+
+
+#: The column of a table whose inserts wake a listener (``Insert.wake``) that says when
+#: the row is due: the notification carries it (``wake_payload``), so a listener that
+#: has nothing due before then keeps sleeping instead of asking the database (issue 30
+#: item 4: the mail sender read the outbox once for every mail queued).
+WAKE_DUE = "next_attempt_at"
+
+
+def wake_payload(due: Any) -> Any:
+    """The text a wake-up carries: the epoch seconds of ``due`` (an aggregate or a
+    column), '' when there is none (the listener then looks at once)."""
+    return sa.func.coalesce(sa.cast(sa.func.extract("epoch", due), sa.Text), "")
+
+
+def wake_due(payload: str) -> float | None:
+    """When a wake-up said its rows are due (epoch seconds); None: it did not say."""
+    try:
+        return float(payload)
+    except ValueError:
+        return None
+
+
+def _woken_returning(table: sa.Table) -> tuple[Any, Any]:
+    return table.c.id, table.c[WAKE_DUE]
+
+
+def _wake(woken: list[tuple[str, Any]]) -> Any:
+    """``pg_notify(channel, <earliest due of the rows the woken inserts wrote>)``."""
+    due = sa.union_all(*(sa.select(cte.c[WAKE_DUE].label("due")) for _, cte in woken)
+                       ).subquery("due")
+    return sa.func.pg_notify(woken[0][0], wake_payload(
+        sa.select(sa.func.min(due.c.due)).scalar_subquery()))
 
 
 #: A condition on one column of the written row, as data (so a statement can be built
@@ -298,7 +332,8 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
                     set_={c: statement.excluded[c] for c in replace})
             elif conflict:
                 statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
-            cte = (statement.returning(table.c.id) if keyed or wake else statement).cte(
+            cte = (statement.returning(*_woken_returning(table)) if wake
+                   else statement.returning(table.c.id) if keyed else statement).cte(
                 f"w{number}")
             if wake:
                 woken.append((wake, cte))
@@ -311,7 +346,8 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
                 list(names), sa.select(*(each.c[n] for n in names)))
             if conflict:
                 statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
-            cte = (statement.returning(table.c.id) if wake else statement).cte(f"w{number}")
+            cte = (statement.returning(*_woken_returning(table)) if wake
+                   else statement).cte(f"w{number}")
             if wake:
                 woken.append((wake, cte))
         elif shape[0] == "update":
@@ -334,10 +370,10 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
 
 def _final(ctes: list[Any], woken: list[tuple[str, Any]], answer: Any) -> Any:
     if answer is not None:
-        final = sa.select(answer.c.id, *(sa.func.pg_notify(channel, "") for channel, _ in woken[:1]))
+        final = sa.select(answer.c.id, *([_wake(woken)] if woken else []))
     elif woken:
         ids = sa.union_all(*(sa.select(cte.c.id) for _, cte in woken)).subquery("woken")
-        final = sa.select(sa.func.pg_notify(woken[0][0], "")).select_from(ids)
+        final = sa.select(_wake(woken)).select_from(ids).limit(1)
     else:
         final = sa.select(sa.literal(1))
     return final.add_cte(*ctes)
@@ -362,8 +398,9 @@ def _built(writes: list[Write], answer: str | None = None) -> Any:
             for part, row in enumerate(write.rows[:1] if len(write.rows) > 1 else write.rows):
                 statement = (insert(write, "postgresql", row) if len(write.rows) == 1
                              else rows_insert(write))
-                if write.wake is not None and write.key is None:
-                    statement = statement.returning(write.table.c.id)
+                if write.wake is not None:  # (a keyed insert returns its id already)
+                    statement = statement.returning(*_woken_returning(write.table)[
+                        1 if write.key is not None else 0:])
                 cte = statement.cte(f"{name}_{part}")
                 if write.key is not None:
                     keyed[write.key] = cte
@@ -382,11 +419,10 @@ def _built(writes: list[Write], answer: str | None = None) -> Any:
         ctes.append(cte)
     if answer is not None:
         cte = keyed[answer]
-        final = sa.select(cte.c.id, *(sa.func.pg_notify(channel, "") for channel, _ in woken[:1]))
+        final = sa.select(cte.c.id, *([_wake(woken)] if woken else []))
     elif woken:
-        channel = woken[0][0]
         ids = sa.union_all(*(sa.select(cte.c.id) for _, cte in woken)).subquery("woken")
-        final = sa.select(sa.func.pg_notify(channel, "")).select_from(ids)
+        final = sa.select(_wake(woken)).select_from(ids).limit(1)
     else:
         final = sa.select(sa.literal(1))
     return final.add_cte(*ctes)

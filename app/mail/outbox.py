@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.clock.time import as_utc
+from app.db.statements import wake_payload
 from app.mail.compose import Mail, thread_headers
 from app.mail.models import PENDING, Outbox
 from app.gamelog.store import insert_for
@@ -54,8 +55,10 @@ def _insert_once(dialect: str) -> Any:
               .values({c.key: bindparam(c.key, type_=c.type) for c in table.columns
                        if c.key != "id"})
               .on_conflict_do_nothing(index_elements=["idempotency"])
-              .returning(table.c.id).cte("queued"))
-    return select(queued.c.id, func.pg_notify(CHANNEL, "")).select_from(queued)
+              .returning(table.c.id, table.c.next_attempt_at).cte("queued"))
+    # the wake-up says when the row is due: a sender with nothing due before sleeps on
+    return select(queued.c.id, func.pg_notify(CHANNEL, wake_payload(queued.c.next_attempt_at))
+                  ).select_from(queued)
 
 
 #: The PostgreSQL channel a committing transaction notifies when it wrote mail.

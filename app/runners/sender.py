@@ -33,6 +33,7 @@ from app.runners import sending
 from app.runners import notices  # (issue 20 item 3)
 from app.gamelog import store
 from app.db import get_engine, read_session
+from app.db.statements import wake_due
 from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
 from app.mail import notify
@@ -50,8 +51,12 @@ log = logging.getLogger("app.runners.sender")
 DEFAULT_PER_ADDRESS_PER_HOUR = 60
 #: SQLite has no LISTEN: the waker polls the due index this often (seconds).
 POLL_SECONDS = 0.1
-#: The longest a waker sleeps without looking (a missed NOTIFY costs at most this).
-MAX_SLEEP_SECONDS = 30.0
+#: The longest a waker sleeps without looking (a missed NOTIFY costs at most this); well
+#: inside the heartbeat's freshness (``HEARTBEAT_STALE_SECONDS``, 30 s), since each
+#: look beats: a sender idle this long is still seen alive, and keeps its claims.
+MAX_SLEEP_SECONDS = 10.0
+#: While it sleeps on ``LISTEN``, the waker sees ``stop`` within this (no query).
+STOP_CHECK_SECONDS = 1.0
 #: A quiet LISTEN connection is pinged this often (seconds), so a dead one is found.
 LISTEN_PING_SECONDS = 30.0
 #: A failed sender step is retried after 0.5 s, then 1 s, 2 s, ... at most 5 s: a
@@ -240,7 +245,15 @@ class Waker:
                 pass
 
     def _wait(self, seconds: float) -> None:
-        """Sleep up to ``seconds``; a NOTIFY (PostgreSQL) or ``stop`` ends it early.
+        """Sleep up to ``seconds``; ``stop``, or a NOTIFY of mail due before then
+        (PostgreSQL), ends it early.
+
+        A NOTIFY says when the mail it announces is due (``statements.wake_payload``):
+        mail due later than this sleep's end (a turn mail in its grace period) moves
+        nothing, and mail due sooner shortens the sleep to its due time, without a
+        query either way (issue 30 item 4: a read of the outbox for every mail queued
+        cost the clock process more per move than the move's own web worker). A NOTIFY
+        that says nothing wakes the sender at once.
 
         A ``LISTEN`` connection that broke (the server restarted, the backend was
         terminated) is dropped here and opened again by the next step; one that
@@ -252,15 +265,25 @@ class Waker:
             self.stop.wait(min(seconds, self.poll if get_engine(self.app).dialect.name
                                != "postgresql" else 1.0))
             return
+        until = time.monotonic() + seconds
         try:
-            ready, _, _ = select_module.select([conn.fileno()], [], [], min(seconds, 1.0))
-            if ready:
-                for _ in conn.notifies(timeout=0):
-                    pass
-                self._listened_at = time.monotonic()
-            elif time.monotonic() - self._listened_at > LISTEN_PING_SECONDS:
-                conn.execute("SELECT 1")
-                self._listened_at = time.monotonic()
+            while not self.stop.is_set():
+                left = until - time.monotonic()
+                if left <= 0:
+                    return
+                ready, _, _ = select_module.select([conn.fileno()], [], [],
+                                                   min(left, STOP_CHECK_SECONDS))
+                if ready:
+                    self._listened_at = time.monotonic()
+                    said = [wake_due(note.payload) for note in conn.notifies(timeout=0)]
+                    dues = [due for due in said if due is not None]
+                    if len(dues) < len(said):
+                        return
+                    if dues:
+                        until = min(until, time.monotonic() + min(dues) - time.time())
+                elif time.monotonic() - self._listened_at > LISTEN_PING_SECONDS:
+                    conn.execute("SELECT 1")
+                    self._listened_at = time.monotonic()
         except Exception as exc:  # noqa: BLE001 - psycopg.OperationalError, OSError, ...
             log.warning("the mail sender's LISTEN connection was lost (%s); reconnecting",
                         exc)

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
+import pytest
+import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from tests.mail.conftest import lead_of
 from app import engine, services
 from app.runners import sender
-from app.db import get_engine
+from app.db import get_engine, write_session
+from app.mail import compose, outbox
 from app.mail.models import SENT, Outbox
 
 from tests.clock.conftest import Recorder
+from tests.conftest import TEST_DATABASE_URL
 
 GIVE_UP_SECONDS = 60.0
 
@@ -94,3 +98,50 @@ def test_the_waker_sleeps_until_the_next_due_mail_and_leaves_the_rest(app, new_g
     assert sorted("invited" in lead_of(m) for _, m in mailbox.sent) == [True, True]
     later = sender.next_due(app)
     assert later is not None and later > datetime.now(timezone.utc)
+
+
+@pytest.mark.skipif(not TEST_DATABASE_URL, reason="LISTEN/NOTIFY is PostgreSQL's")
+def test_a_notify_of_mail_due_later_costs_the_sleeping_waker_no_query(app, new_game):
+    """Issue 30 item 4: every move queues a turn mail due after its grace period, and
+    the sender used to read the outbox for each NOTIFY. The NOTIFY says when the mail is
+    due; the waker sleeps on while that is later than it means to wake, and mail due
+    now still leaves at once."""
+    app.config["TURN_MAIL_DELAY_SECONDS"] = 3600
+    mailbox = Signalling()
+    waker = sender.Waker(app, backend=mailbox)
+    asked: list[str] = []
+
+    def note(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
+        if threading.current_thread().name == "mail-waker":
+            asked.append(statement)
+
+    sa.event.listen(get_engine(app), "before_cursor_execute", note)
+    thread = waker.start()
+    try:
+        game = new_game(seats=2)
+        assert mailbox.wait_for(2), "the invitations, due at once, left"
+        time.sleep(1.5)  # (the steps after sending: the waker now sleeps for the hour)
+        asked.clear()
+        with write_session() as session:
+            for n in range(5):
+                outbox.enqueue(session, game_id=game.game_id, seat=0, kind="test",
+                               to="ann@example.com", to_name="Ann",
+                               mail=compose.Mail(subject=f"later {n}", text="t", html=None),
+                               idempotency=f"later:{n}", domain="silver-eye.test",
+                               now=datetime.now(timezone.utc),
+                               due=datetime.now(timezone.utc) + timedelta(hours=1))
+        time.sleep(2.5)
+        assert asked == [], "no read for mail that is not due"
+
+        with write_session() as session:
+            outbox.enqueue(session, game_id=None, seat=None, kind="test",
+                           to="bob@example.com", to_name="Bob",
+                           mail=compose.Mail(subject="now", text="t", html=None),
+                           idempotency="now:1", domain="silver-eye.test",
+                           now=datetime.now(timezone.utc))
+        assert mailbox.wait_for(3), "mail due now wakes it"
+        assert mailbox.sent[-1][1]["Subject"] == "now"
+    finally:
+        waker.stop.set()
+        thread.join(timeout=GIVE_UP_SECONDS)
+        sa.event.remove(get_engine(app), "before_cursor_execute", note)
