@@ -133,14 +133,42 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def outbox_throughput(engine: Any, port: int, mails: int, now: datetime,
+                      **send: Any) -> tuple[int, float]:
+    """Queue ``mails`` turn mails to ``p<n>@example.com`` in ``engine``'s outbox, then send
+    them (``sending.send_due``, batch after batch, ``send``: its keywords) to the SMTP
+    server on ``port``: ``(mails sent, seconds spent sending)``."""
+    from app.db import write_session
+    from app.mail import compose, outbox
+    from app.mail.backends import SmtpBackend, SmtpSettings
+    from app.runners import sending
+
+    tag = uuid.uuid4().hex[:8]
+    with write_session(engine) as session:
+        for n in range(mails):
+            mail = compose.Mail(subject=f"Silver Eye · bench: round 1, your turn ({n})",
+                                text="Your village: ? ? ? ?\n" * 20,
+                                html="<p>Your village</p>" * 20)
+            outbox.enqueue(session, game_id=f"g{n % 100}", seat=n % 4, kind="turn",
+                           to=f"p{n}@example.com", to_name=f"Player {n}", mail=mail,
+                           idempotency=f"bench:{tag}:{n}", domain="bench.test", now=now,
+                           unsubscribe=f"http://bench.test/unsubscribe/{n}")
+    backend = SmtpBackend(SmtpSettings.from_url(f"smtp://127.0.0.1:{port}"))
+    start = time.perf_counter()
+    sent = 0
+    while True:
+        report = sending.send_due(engine, backend, now, sender="post@bench.test", **send)
+        sent += report.sent
+        if report.claimed == 0:
+            break
+    return sent, time.perf_counter() - start
+
+
 def mails_per_second() -> None:
     from aiosmtpd.controller import Controller
 
     from app.db import make_engine, upgrade
-    from app.mail import compose, outbox
-    from app.runners import sending
-    from app.mail.backends import SmtpBackend, SmtpSettings
-    from app.db import write_session
+    from app.mail import compose
 
     class Sink:
         count = 0
@@ -157,24 +185,7 @@ def mails_per_second() -> None:
             url = f"sqlite:///{folder}/bench.db"
             upgrade(url)
             engine = make_engine(url)
-            with write_session(engine) as session:
-                for n in range(MAILS):
-                    mail = compose.Mail(subject=f"Silver Eye · bench: round 1, your turn ({n})",
-                                        text="Your village: ? ? ? ?\n" * 20,
-                                        html="<p>Your village</p>" * 20)
-                    outbox.enqueue(session, game_id=f"g{n % 100}", seat=n % 4, kind="turn",
-                                   to=f"p{n}@example.com", to_name=f"Player {n}", mail=mail,
-                                   idempotency=f"bench:{n}", domain="bench.test", now=T0,
-                                   unsubscribe=f"http://bench.test/unsubscribe/{n}")
-            backend = SmtpBackend(SmtpSettings.from_url(f"smtp://127.0.0.1:{port}"))
-            start = time.perf_counter()
-            sent = 0
-            while True:
-                report = sending.send_due(engine, backend, T0, sender="post@bench.test")
-                sent += report.sent
-                if report.claimed == 0:
-                    break
-            through_outbox = time.perf_counter() - start
+            sent, through_outbox = outbox_throughput(engine, port, MAILS, T0)
             engine.dispose()
 
             message = compose.build_message(to="p@example.com", to_name="P", subject="s",

@@ -100,20 +100,31 @@ class CpuMeter:
 
 @contextmanager
 def gunicorn(env: dict[str, str], args: list[str], ready: Callable[[int], bool],
-             startup_seconds: float = 30) -> Iterator[tuple[int, subprocess.Popen[Any]]]:
-    """``gunicorn args 'app:create_app()'`` on a free port, once ``ready(port)``."""
+             startup_seconds: float = 30, output: Path | None = None,
+             ) -> Iterator[tuple[int, subprocess.Popen[Any]]]:
+    """``gunicorn args 'app:create_app()'`` on a free port, once ``ready(port)``;
+    ``output``: a file for what it writes (its access lines), instead of ours."""
     port = free_port()
+    sink = open(output, "wb") if output is not None else None
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", *args, "--bind", f"{HOST}:{port}",
          "--log-level", "warning", "app:create_app()"],
-        cwd=ROOT, env=dict(env, BASE_URL=f"http://{HOST}:{port}"))
+        cwd=ROOT, env=dict(env, BASE_URL=f"http://{HOST}:{port}"), stdout=sink,
+        stderr=None if sink is None else subprocess.STDOUT)
+    if sink is not None:
+        sink.close()  # the child holds its own
     try:
         wait_until_ready(lambda: ready(port), server, startup_seconds,
                          lambda: f"gunicorn {' '.join(args)} did not start")
         yield port, server
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
+
+
+def stop(process: subprocess.Popen[Any], seconds: float = 15) -> None:
+    """SIGTERM, and SIGKILL if it is still there after ``seconds``."""
+    process.terminate()
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
