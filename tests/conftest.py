@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -28,18 +29,16 @@ def url_with_schema(url: str, schema: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-@pytest.fixture
-def database_url(tmp_path) -> Iterator[str]:
-    """A database nobody else uses, empty (not yet migrated)."""
-    if not TEST_DATABASE_URL:
-        yield f"sqlite:///{tmp_path / 'test.db'}"
-        return
-    schema = f"test_{uuid.uuid4().hex[:16]}"
-    admin = make_engine(TEST_DATABASE_URL, poolclass=sa.pool.NullPool)
+@contextmanager
+def fresh_schema(server_url: str, prefix: str = "test") -> Iterator[str]:
+    """A new, empty schema of the PostgreSQL server at ``server_url`` (its URL), dropped
+    afterwards."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    admin = make_engine(server_url, poolclass=sa.pool.NullPool)
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     try:
-        yield url_with_schema(TEST_DATABASE_URL, schema)
+        yield url_with_schema(server_url, schema)
     finally:
         with admin.begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
@@ -47,8 +46,50 @@ def database_url(tmp_path) -> Iterator[str]:
 
 
 @pytest.fixture
-def app(database_url, tmp_path) -> Iterator[Any]:
-    """The app on a freshly migrated store, with an app context pushed."""
+def database_url(tmp_path) -> Iterator[str]:
+    """A database nobody else uses, empty (not yet migrated)."""
+    if not TEST_DATABASE_URL:
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+        return
+    with fresh_schema(TEST_DATABASE_URL) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory) -> str:
+    """A SQLite file migrated from empty with Alembic, once per session (and xdist worker):
+    the ``app`` fixture gives each test a copy of it (issue 31: migrating ~1,300 stores one
+    by one cost about a tenth of ``make test``). tests/web/test_migrations.py still
+    migrates from empty, step by step, in its own tests."""
+    path = tmp_path_factory.mktemp("migrated") / "migrated.db"
+    upgrade(f"sqlite:///{path}")
+    return str(path)
+
+
+def migrated_copy(template: str, database_url: str) -> bool:
+    """Copy the migrated ``template`` to the SQLite file of ``database_url`` (the SQLite
+    backup API: a consistent copy, WAL included); False when that URL is no SQLite file."""
+    import sqlite3
+
+    parsed = sa.engine.make_url(database_url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return False
+    source, target = sqlite3.connect(template), sqlite3.connect(parsed.database)
+    try:
+        source.backup(target)
+    finally:
+        target.close()
+        source.close()
+    return True
+
+
+@pytest.fixture
+def app(database_url, tmp_path, request) -> Iterator[Any]:
+    """The app on a freshly migrated store, with an app context pushed (on SQLite a copy
+    of ``migrated_sqlite``; a PostgreSQL schema is migrated for the test)."""
+    if TEST_DATABASE_URL or not migrated_copy(request.getfixturevalue("migrated_sqlite"),
+                                              database_url):
+        upgrade(database_url)
     app = create_app({
         "TESTING": True,
         "DATABASE_URL": database_url,
@@ -56,7 +97,6 @@ def app(database_url, tmp_path) -> Iterator[Any]:
         "BASE_URL": "http://silver-eye.test",
         "INSTANCE_PATH": str(tmp_path / "instance"),
     })
-    upgrade(database_url)
     with app.app_context():
         yield app
     get_engine(app).dispose()
@@ -166,3 +206,26 @@ def statements_sent(app: Any, work: Callable[[], Any]) -> list[str]:
     finally:
         sa.event.remove(engine, "before_cursor_execute", note)
     return sent
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    """On PostgreSQL (``TEST_DATABASE_URL`` set) run only the tests that touch a store.
+
+    Every store a test can reach comes from the ``database_url`` fixture (``app``,
+    ``client``, ``db``, ``new_game`` and the rest depend on it); a test without it (the
+    engine's rules, templates, parsers, the architecture check, a test with its own
+    SQLite file) runs exactly as it does on SQLite, so the PostgreSQL suite leaves it to
+    the SQLite one (issue 31: that suite was ~550 s, much of it repeated). Tests marked
+    ``postgres`` always run there, whatever fixtures they take; browser tests (``e2e``,
+    their own SQLite server) are left to their own target."""
+    if not TEST_DATABASE_URL:
+        return
+    keep, skip = [], []
+    for item in items:
+        touches_store = ("database_url" in getattr(item, "fixturenames", ())
+                         or item.get_closest_marker("postgres") is not None
+                         or item.get_closest_marker("e2e") is not None)
+        (keep if touches_store else skip).append(item)
+    if skip:
+        config.hook.pytest_deselected(items=skip)
+        items[:] = keep
