@@ -213,6 +213,7 @@ def test_a_sender_thread_that_dies_is_restarted_and_mail_still_leaves(app, monke
     assert supervisor.deaths(heartbeats.SENDER) == 1
 
 
+@pytest.mark.slow  # a real clock process that must die
 def test_a_sender_thread_that_keeps_dying_makes_the_clock_exit_non_zero(app, database_url,
                                                                         tmp_path):
     # A game is waiting for its invitations when the clock starts.

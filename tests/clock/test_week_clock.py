@@ -13,6 +13,7 @@ from email.message import EmailMessage
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
+import pytest
 from sqlmodel import select
 
 from app import engine, services
@@ -171,6 +172,7 @@ def test_quiet_hours_are_checked_in_words(new_game):
             raise AssertionError(f"{start}–{end} was accepted")
 
 
+@pytest.mark.slow  # whole game at all hours
 def test_a_berlin_seat_with_quiet_hours_gets_no_mail_in_them_over_a_whole_game(
         new_game, tick, mailbox):
     """Ann (Berlin, 22:00–08:00) and Bob (no quiet hours) play a whole game at all hours:
@@ -268,6 +270,7 @@ def open_window(gid: str, seat: int) -> tuple[datetime, datetime]:
         return dl.as_utc(row.opened_at), dl.as_utc(row.due_at)
 
 
+@pytest.mark.slow  # whole game
 def test_a_time_bank_over_a_whole_game(new_game, tick, client):
     """Bank 1 day, 2 hours per decision, reminders when 3 and 1 hours are left. Ann
     always answers 5 hours after her decision opens: 3 hours come off her bank each

@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import random
 
+import pytest
+
 from app import engine as E
 from app.engine import bots
 
@@ -38,6 +40,7 @@ def bent(action: dict, rng: random.Random) -> dict:
     return bad
 
 
+@pytest.mark.slow  # self-play fuzz: forty games, three bent actions a step
 def test_bent_actions_are_accepted_or_refused_in_words_and_never_change_the_state():
     rng = random.Random(2024)
     refused = 0

@@ -107,6 +107,7 @@ def test_made_up_addresses_at_our_domain_are_refused_at_rcpt(game, ann, inbound,
     assert db.count("inbox") == 0
 
 
+@pytest.mark.slow  # a thousand connections and a real idle timeout
 def test_a_thousand_idle_connections_get_the_cap_then_are_closed_and_a_reply_gets_through(
         mail_app, game, ann, smtp, deliver, db):
     mail_app.config["INBOUND_IDLE_SECONDS"] = 5

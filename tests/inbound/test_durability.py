@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from app import services
@@ -48,6 +49,7 @@ def _until(check, what: str, attempts: int = 400) -> None:
     raise AssertionError(f"gave up waiting for {what}")
 
 
+@pytest.mark.slow  # real receiver processes, one killed
 def test_a_reply_stored_by_a_killed_receiver_is_applied_once_after_a_restart(
         mail_app, new_game, deliver, smtp, db, database_url, tmp_path):
     created = new_game(seats=2)

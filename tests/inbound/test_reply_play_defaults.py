@@ -34,6 +34,7 @@ def outbox_rows(app) -> list[Outbox]:
         return list(session.exec(select(Outbox).order_by(Outbox.id)))
 
 
+@pytest.mark.slow  # whole game over real SMTP
 def test_a_whole_game_by_replies_against_two_bots_with_the_default_settings(
         mail_app, smtp, inbound, db):
     assert mail_app.config["TURN_MAIL_DELAY_SECONDS"] == DEFAULTS["TURN_MAIL_DELAY_SECONDS"]

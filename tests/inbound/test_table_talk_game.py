@@ -25,6 +25,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import pytest
+
 from app import services
 from app.runners import clock
 from tests.conftest import PEOPLE
@@ -34,6 +36,8 @@ from tests.web.test_talk_page import form_post, page, say
 SEED = "20261202"
 NAMES = [name for name, _ in PEOPLE[:3]]
 HIDDEN_WORDS = "hidden by the creator"
+
+pytestmark = pytest.mark.slow  # a whole game over real SMTP (make test-slow)
 
 
 def turn_mail(player: Player) -> Any:

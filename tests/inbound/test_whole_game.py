@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 import sqlalchemy as sa
 
 from app import services
@@ -18,6 +19,8 @@ from tests.conftest import PEOPLE
 from tests.inbound.conftest import Player
 
 SEED = "20261201"
+
+pytestmark = pytest.mark.slow  # a whole game over real SMTP (make test-slow)
 
 
 def _players(smtp) -> list[Player]:

@@ -7,6 +7,8 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Any
 
+import pytest
+
 from app import engine, services
 from app.runners import clock
 from app.engine import bots, cards
@@ -53,6 +55,7 @@ def village_line(view: dict, seat: int) -> str:
     return "   ".join(parts)
 
 
+@pytest.mark.slow  # whole game over real SMTP
 def test_each_seat_gets_exactly_its_mails_each_showing_only_what_it_has_seen(
         mail_app, smtp, client, new_game):
     created = new_game(seats=3, seed="2024")

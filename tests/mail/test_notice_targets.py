@@ -186,6 +186,7 @@ def test_a_player_who_plays_from_the_page_quickly_gets_no_notice(notice_app, new
     assert set(ann_mails(mailbox)) <= {"invitation"}
 
 
+@pytest.mark.slow  # whole game against bots
 def test_a_player_who_waits_gets_one_notice_per_waiting_stretch_with_the_link(
         notice_app, new_game, sink, monkeypatch, caplog):
     caplog.set_level(logging.DEBUG)

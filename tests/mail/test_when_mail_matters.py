@@ -191,6 +191,7 @@ def test_a_player_against_bots_who_waits_gets_one_mail_per_waiting_stretch(grace
     assert mailbox.stale == [] and mailbox.checked == len(mails)
 
 
+@pytest.mark.slow  # whole game by links, every mail checked
 def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_decision(
         graced, client, new_game):
     gid = new_game(seats=3, seed="77").game_id
@@ -244,6 +245,7 @@ def _fresh(view: dict, seat: int) -> bool:
             and seat not in view["peeks_pending"])
 
 
+@pytest.mark.slow  # three whole games
 @pytest.mark.parametrize("seed", ["11", "12", "13"])
 def test_every_mail_sent_in_whole_games_still_held_when_it_left(graced, new_game, seed):
     """Random waits around the grace period, reminders and timeouts on a short

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from sqlmodel import select
 
 from app import engine, services
@@ -113,6 +114,7 @@ def test_a_rematch_is_offered_only_once_the_game_is_over(client, new_game):
     assert answer.status_code == 409 and "once the game is over" in answer.get_json()["message"]
 
 
+@pytest.mark.slow  # three whole games
 def test_a_series_of_three_counts_rounds_and_wins_across_its_games(new_game):
     """A rematch of a rematch stays in the first game's series; the score sums them."""
     old = finished(new_game, seats=2)

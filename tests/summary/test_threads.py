@@ -13,6 +13,8 @@ import random
 import re
 from datetime import datetime, timezone
 
+import pytest
+
 from app import services
 from app.engine import bots
 from app.runners import clock
@@ -45,6 +47,7 @@ def play_a_whole_game(mail_app, new_game, seed: str = "2024") -> str:  # noqa: F
         clock.send_mail_due(mail_app, datetime.now(timezone.utc))
 
 
+@pytest.mark.slow  # whole game over real SMTP
 def test_every_mail_of_a_game_to_a_seat_is_one_conversation_that_says_what_it_asks_first(
         mail_app, smtp, new_game):  # noqa: F811
     play_a_whole_game(mail_app, new_game)

@@ -61,6 +61,7 @@ def strategies(operation: Any, real: dict[str, list[str]]) -> Any:
     return st.one_of(mixed)
 
 
+@pytest.mark.slow  # schemathesis fuzz: hundreds of generated requests
 def test_the_api_never_answers_5xx_and_always_answers_as_documented(app, real_ids, capsys):
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
     counts: dict[str, collections.Counter] = {}

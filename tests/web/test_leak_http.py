@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+import pytest
+
 from tests.web.test_pages import CARD_ID, SeatPage, create_in_lobby
 
 #: How many cards one own action may newly show its seat, at most (None: any, e.g.
@@ -213,6 +215,20 @@ def test_the_scan_catches_a_page_that_shows_too_much(client, monkeypatch):
     assert any("never seen" in p for got in table.received for p in got.problems)
 
 
+def test_the_first_moves_over_http_show_no_seat_a_card_it_has_not_seen(client, monkeypatch):
+    """The whole-game test below in the quick set (issue 31): the same scan over the first
+    moves of the same deal (peeks, draws, the first replay frames and table talk)."""
+    from app import services
+
+    monkeypatch.setattr(services.secrets, "randbits", lambda bits: 8_675_309_1234)
+    table = sit_down(client, 2026)
+    play(table, 24)
+    assert not table.over and table.step >= 20
+    assert [p for got in table.received for p in got.problems] == []
+    assert all(len(got.texts) > 10 for got in table.received)
+
+
+@pytest.mark.slow  # whole game over HTTP, every page scanned (quick: the first moves)
 def test_a_whole_game_over_http_shows_no_seat_a_card_it_has_not_seen(client, monkeypatch):
     from app import services
 
@@ -264,6 +280,7 @@ def mail_problems(mails: list[Any], allowed: set[int], who: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # whole game over HTTP, every page and mail scanned
 def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_saw(
         app, client, monkeypatch):
     """Issue 21 item 5: Cid walks away after sixty moves, the others hand his seat to Gus,

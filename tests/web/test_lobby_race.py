@@ -14,6 +14,8 @@ import multiprocessing
 import threading
 from typing import Any
 
+import pytest
+
 from app.access import tokens
 from app.config import DEFAULTS
 from tests.conftest import TEST_SECRET_KEY
@@ -53,6 +55,7 @@ def worker(database_url: str, instance: str, barrier: Any, results: Any) -> None
     results.put(statuses)
 
 
+@pytest.mark.slow  # real processes (spawned), racing
 def test_sixty_creations_at_once_from_one_address_make_exactly_the_limit(app, db,
                                                                         database_url, tmp_path):
     context = multiprocessing.get_context("spawn")

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -163,6 +164,7 @@ def _scrape(port: int) -> tuple[str, str]:
     return response.getheader("X-Metrics-Pid") or "", body
 
 
+@pytest.mark.slow  # a real gunicorn with two workers
 def test_two_gunicorn_workers_are_summed_whichever_answers_the_scrape(
         app, database_url, new_game, tmp_path):
     created = new_game()

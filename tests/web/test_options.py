@@ -97,6 +97,7 @@ def test_short_deadlines_drop_the_default_reminders_that_would_come_too_close(ap
     [("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human"),
      ("", "", "bot"), ("", "", "bot")],
 ], ids=["one-player-and-a-bot", "two-players-and-two-bots"])
+@pytest.mark.slow  # a week of clock ticks every 15 minutes
 def test_a_week_of_the_worst_accepted_options_stays_within_the_daily_mail_bound(
         app, client, db, seats):
     with dl.at(T0):
