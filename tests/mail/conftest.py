@@ -9,7 +9,7 @@ from __future__ import annotations
 import email
 import re
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from html.parser import HTMLParser
@@ -27,6 +27,10 @@ class Received:
     message: EmailMessage
     #: The envelope sender (MAIL FROM): where a bounce of this mail would go.
     mail_from: str = ""
+    #: Headers already parsed (the message is never changed once received; parsing one,
+    #: by ``email.policy.default``, was a third of a whole game played by replies, whose
+    #: players look through every mail they got before each reply: issue 31).
+    _parsed: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def to(self) -> str:
@@ -34,11 +38,14 @@ class Received:
 
     @property
     def subject(self) -> str:
-        return str(self.message["Subject"])
+        return str(self.header("Subject"))
 
     def header(self, name: str) -> str | None:
-        value = self.message[name]
-        return None if value is None else str(value)
+        key = name.lower()
+        if key not in self._parsed:
+            value = self.message[name]
+            self._parsed[key] = None if value is None else str(value)
+        return self._parsed[key]
 
     @property
     def text(self) -> str:
