@@ -11,6 +11,8 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel
 
+from app.db.wake import notify, woken_returning
+
 
 def table_of(model: type[SQLModel]) -> sa.Table:
     """The table a SQLModel table model maps (what ``model.__table__`` is at run time,
@@ -45,39 +47,6 @@ class Insert:
     #: Columns a row whose key is there already overwrites (``ON CONFLICT DO UPDATE``)
     #: instead of being dropped.
     replace: tuple[str, ...] = ()
-
-
-#: The column of a table whose inserts wake a listener (``Insert.wake``) that says when
-#: the row is due: the notification carries it (``wake_payload``), so a listener that
-#: has nothing due before then keeps sleeping instead of asking the database (issue 30
-#: item 4: the mail sender read the outbox once for every mail queued).
-WAKE_DUE = "next_attempt_at"
-
-
-def wake_payload(due: Any) -> Any:
-    """The text a wake-up carries: the epoch seconds of ``due`` (an aggregate or a
-    column), '' when there is none (the listener then looks at once)."""
-    return sa.func.coalesce(sa.cast(sa.func.extract("epoch", due), sa.Text), "")
-
-
-def wake_due(payload: str) -> float | None:
-    """When a wake-up said its rows are due (epoch seconds); None: it did not say."""
-    try:
-        return float(payload)
-    except ValueError:
-        return None
-
-
-def _woken_returning(table: sa.Table) -> tuple[Any, Any]:
-    return table.c.id, table.c[WAKE_DUE]
-
-
-def _wake(woken: list[tuple[str, Any]]) -> Any:
-    """``pg_notify(channel, <earliest due of the rows the woken inserts wrote>)``."""
-    due = sa.union_all(*(sa.select(cte.c[WAKE_DUE].label("due")) for _, cte in woken)
-                       ).subquery("due")
-    return sa.func.pg_notify(woken[0][0], wake_payload(
-        sa.select(sa.func.min(due.c.due)).scalar_subquery()))
 
 
 #: A condition on one column of the written row, as data (so a statement can be built
@@ -332,7 +301,7 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
                     set_={c: statement.excluded[c] for c in replace})
             elif conflict:
                 statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
-            cte = (statement.returning(*_woken_returning(table)) if wake
+            cte = (statement.returning(*woken_returning(table)) if wake
                    else statement.returning(table.c.id) if keyed else statement).cte(
                 f"w{number}")
             if wake:
@@ -346,7 +315,7 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
                 list(names), sa.select(*(each.c[n] for n in names)))
             if conflict:
                 statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
-            cte = (statement.returning(*_woken_returning(table)) if wake
+            cte = (statement.returning(*woken_returning(table)) if wake
                    else statement).cte(f"w{number}")
             if wake:
                 woken.append((wake, cte))
@@ -370,10 +339,10 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
 
 def _final(ctes: list[Any], woken: list[tuple[str, Any]], answer: Any) -> Any:
     if answer is not None:
-        final = sa.select(answer.c.id, *([_wake(woken)] if woken else []))
+        final = sa.select(answer.c.id, *([notify(woken)] if woken else []))
     elif woken:
         ids = sa.union_all(*(sa.select(cte.c.id) for _, cte in woken)).subquery("woken")
-        final = sa.select(_wake(woken)).select_from(ids).limit(1)
+        final = sa.select(notify(woken)).select_from(ids).limit(1)
     else:
         final = sa.select(sa.literal(1))
     return final.add_cte(*ctes)
@@ -399,7 +368,7 @@ def _built(writes: list[Write], answer: str | None = None) -> Any:
                 statement = (insert(write, "postgresql", row) if len(write.rows) == 1
                              else rows_insert(write))
                 if write.wake is not None:  # (a keyed insert returns its id already)
-                    statement = statement.returning(*_woken_returning(write.table)[
+                    statement = statement.returning(*woken_returning(write.table)[
                         1 if write.key is not None else 0:])
                 cte = statement.cte(f"{name}_{part}")
                 if write.key is not None:
@@ -419,10 +388,10 @@ def _built(writes: list[Write], answer: str | None = None) -> Any:
         ctes.append(cte)
     if answer is not None:
         cte = keyed[answer]
-        final = sa.select(cte.c.id, *([_wake(woken)] if woken else []))
+        final = sa.select(cte.c.id, *([notify(woken)] if woken else []))
     elif woken:
         ids = sa.union_all(*(sa.select(cte.c.id) for _, cte in woken)).subquery("woken")
-        final = sa.select(_wake(woken)).select_from(ids).limit(1)
+        final = sa.select(notify(woken)).select_from(ids).limit(1)
     else:
         final = sa.select(sa.literal(1))
     return final.add_cte(*ctes)

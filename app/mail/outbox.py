@@ -18,7 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.clock.time import as_utc
-from app.db.statements import wake_payload
+from app.db.wake import wake_payload
 from app.mail.compose import Mail, thread_headers
 from app.mail.models import PENDING, Outbox
 from app.gamelog.store import insert_for

@@ -1,5 +1,10 @@
 """The mail sender: delivers due outbox rows within seconds, each once, never stale.
 
+Long because: what the sender asks of each row before it leaves (``still_holds``,
+``compose_late``) and the thread that sends it (``Waker``: LISTEN and its wake-ups, an
+SMTP outage, backoff, the heartbeat that names its claims) are one loop's parts, and
+the tests and the clock reach both here.
+
 - ``send_mail_due`` sends what is due now (``app.runners.sending``), asking
   ``still_holds`` of each row that announces something (a decision, an absence)
   and holding back rows over the per-address hourly cap
@@ -33,7 +38,7 @@ from app.runners import sending
 from app.runners import notices  # (issue 20 item 3)
 from app.gamelog import store
 from app.db import get_engine, read_session
-from app.db.statements import wake_due
+from app.db.wake import wake_due
 from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
 from app.mail import notify
@@ -203,6 +208,8 @@ class Waker:
         self.progress = time.monotonic()
         self.failures = 0
         self._listener: Any = None
+        #: the schema this sender's mail is written in (wake-ups of others are not its)
+        self._schema: str | None = None
         self._listened_at = 0.0
         self._unreachable_since: float | None = None
         self._check_put_off = False
@@ -230,11 +237,17 @@ class Waker:
                                connect_timeout=10)
         try:
             conn.execute(f"LISTEN {outbox.CHANNEL}")
+            self._schema = self._schema_of(engine)
         except BaseException:
             conn.close()
             raise
         self._listener = conn
         self._listened_at = time.monotonic()
+
+    @staticmethod
+    def _schema_of(engine: Any) -> str | None:
+        with engine.connect() as conn:
+            return conn.exec_driver_sql("SELECT current_schema()").scalar()
 
     def _unlisten(self) -> None:
         conn, self._listener = self._listener, None
@@ -275,7 +288,8 @@ class Waker:
                                                    min(left, STOP_CHECK_SECONDS))
                 if ready:
                     self._listened_at = time.monotonic()
-                    said = [wake_due(note.payload) for note in conn.notifies(timeout=0)]
+                    said = [wake_due(note.payload, self._schema)
+                            for note in conn.notifies(timeout=0)]
                     dues = [due for due in said if due is not None]
                     if len(dues) < len(said):
                         return
