@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run test test-pg test-e2e bench setup migrate clean
+.PHONY: run test test-slow test-sqlite test-pg test-e2e test-all coverage bench setup migrate clean
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) on PATH"; exit 1; }
@@ -26,16 +26,52 @@ run: migrate
 # file, or a PostgreSQL schema: tests/conftest.py) and the ports it listens on are free
 # ones, so tests of any folder may run side by side (`make test XDIST=` runs them in one process)
 XDIST ?= -n 2
+PYTEST := $(BIN)/python -m pytest -q $(XDIST)
+PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+# The suites (issue 31; README "Tests" says what each runs and how long it takes):
+#   quick   every kind of test (engine, web, mail, clock, inbound, people) but what is
+#           slow by nature: `make test`
+#   slow    whole games over real SMTP or HTTP, self-play of thousands of games, real
+#           processes started and killed (@pytest.mark.slow): the rest of the SQLite suite
+#   pg      the store-touching tests on PostgreSQL (tests/conftest.py leaves the others out)
+#   e2e     the browser
+QUICK := -m "not slow and not postgres and not e2e"
+SLOW  := -m "slow and not postgres and not e2e"
 
 # the type checker first (pyproject.toml [tool.mypy], over app/): seconds, and a wrong
-# type stops the run before the tests
+# type stops the run before the tests. The quick set runs a move's PostgreSQL write path
+# too when a server answers at QUICK_PG_URL (tests/web/test_move_writes_postgres.py)
 test: setup
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q $(XDIST) -m "not postgres and not e2e"
+	$(PYTEST) $(QUICK)
+
+test-slow: setup
+	$(PYTEST) $(SLOW)
+
+# the whole SQLite suite, slow tests included, in one run
+test-sqlite: setup
+	$(PYTEST) -m "not postgres and not e2e"
 
 test-pg: setup
-	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test} \
-	  $(BIN)/python -m pytest -q $(XDIST) -m "not e2e" --ignore=tests/engine
+	TEST_DATABASE_URL=$${TEST_DATABASE_URL:-$(PG_URL)} $(PYTEST) -m "not e2e"
+
+# everything: mypy and the quick set, the slow SQLite tests, PostgreSQL, the browser
+# (make -k test-all goes on past a failing suite)
+test-all: test test-slow test-pg test-e2e
+
+# line coverage of app/ by the quick set and by the whole SQLite suite (quick + slow
+# combined: each test runs once). Fails when the quick set is more than 3 points below.
+COVERAGE := $(BIN)/coverage
+coverage: setup
+	rm -f .coverage .coverage.*
+	COVERAGE_FILE=.coverage.quick $(PYTEST) --cov=app --cov-report= $(QUICK)
+	COVERAGE_FILE=.coverage.slow $(PYTEST) --cov=app --cov-report= $(SLOW)
+	$(COVERAGE) combine --keep --data-file=.coverage.full .coverage.quick .coverage.slow >/dev/null
+	@quick=$$($(COVERAGE) report --data-file=.coverage.quick --format=total --precision=1); \
+	 full=$$($(COVERAGE) report --data-file=.coverage.full --format=total --precision=1); \
+	 echo "line coverage of app/: quick set (make test) $$quick%, full SQLite suite $$full%"; \
+	 awk -v q=$$quick -v f=$$full 'BEGIN { if (f - q > 3) { print "the quick set is more than 3 points below the full suite"; exit 1 } }'
 
 # axe-core (the accessibility check) comes from npm into tests/e2e/node_modules (git-ignored)
 AXE := tests/e2e/node_modules/axe-core/axe.min.js
@@ -51,4 +87,4 @@ bench: setup
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .coverage .coverage.* htmlcov
