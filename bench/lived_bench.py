@@ -180,7 +180,8 @@ def measure(url: str, schema: str, admin: sa.Engine, store: str) -> dict[str, An
                 delta = {t: v[0] - before.get(t, (0, 0))[0] for t, v in after.items()}
                 scans = {t: v[1] - before.get(t, (0, 0))[1] for t, v in after.items()}
                 figures.update(moves=moves["rate"], move_p50=moves["p50"], move_p99=moves["p99"],
-                               move_load=_load(), moves_made=moves["count"],
+                               move_load=f"load {moves['load'][0]:.2f} -> {moves['load'][1]:.2f}",
+                               moves_made=moves["count"],
                                fetched=sum(delta.values()) / moves["count"],
                                fetched_by=sorted(((v / moves["count"], t) for t, v in
                                                   delta.items() if v), reverse=True)[:4],
@@ -315,7 +316,7 @@ def report(measured: dict[str, list[dict[str, Any]]]) -> None:
             for one, other, ratio in zip(measured["fresh"], measured["lived"], ratios))
         print(f"    {label:<18} median {statistics.median(ratios):.2f}  (fresh vs lived: "
               f"{values})")
-    for store in ("fresh", "lived"):
+    for store in ("fresh", "lived"):  # the load (1 min) as each section began
         runs = measured[store]
         print(f"    {store}: rows fetched per move " + ", ".join(
             f"{r['fetched']:,.1f}" for r in runs) + "; load at the moves " + ", ".join(

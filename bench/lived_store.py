@@ -44,7 +44,7 @@ autovacuum, and so its auto-analyze, off for the store's tables first;
 
 Reuse (the bench): ``lived_url(base_url)`` returns the URL of the schema
 ``bench_lived_v1``, building it first when it is missing or its fingerprint (this
-file's text, the migrations' head, the sizes) differs; the fingerprint and the marks
+file's text, every migration's text, the sizes) differs; the fingerprint and the marks
 of what the build left (highest id of every table, the build's end time) are the
 comment of its ``game`` table. A measured run adds its games and mail to it, and
 ``reset(engine)`` deletes them again (every row above the marks; the action log's
@@ -417,13 +417,13 @@ def build(engine: sa.Engine, *, games: int = 10_000, outbox_rows: int = 250_000,
 # -- the bench's reused store --------------------------------------------------------------
 
 def fingerprint(**sizes: int) -> str:
-    """What the store was built by: this file, the migrations' head and the sizes."""
-    from app.db import alembic_config
-    from alembic.script import ScriptDirectory
-
-    head = ScriptDirectory.from_config(alembic_config(None)).get_current_head()
+    """What the store was built by: this file, every migration's text (a migration
+    changed in place, an index added to it, builds again) and the sizes."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(json.dumps([head, sorted(sizes.items())]).encode())
+    versions = Path(__file__).resolve().parent.parent / "migrations" / "versions"
+    for migration in sorted(versions.glob("*.py")):
+        digest.update(migration.name.encode() + migration.read_bytes())
+    digest.update(json.dumps(sorted(sizes.items())).encode())
     return digest.hexdigest()[:16]
 
 
