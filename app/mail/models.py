@@ -157,7 +157,11 @@ class AddressMail(SQLModel, table=True):
     __tablename__ = "address_mail"
     __table_args__ = (UniqueConstraint("address", name="uq_address_mail"),
                       #: case-folded lookups, one probe (issue 30)
-                      Index("ix_address_mail_lower", func.lower(column("address"))))
+                      Index("ix_address_mail_lower", func.lower(column("address"))),
+                      #: who wants a daily digest now: the clock asks every tick (issue 30)
+                      Index("ix_address_mail_daily", "last_digest_at",
+                            postgresql_where=text("mode = 'daily'"),
+                            sqlite_where=text("mode = 'daily'")))
 
     id: int | None = Field(default=None, primary_key=True)
     #: The normalised address (as stored on seats).

@@ -8,6 +8,9 @@
   asked by the sender for every batch and by the lobby) is one probe per seat of the
   address; it joined the whole action log (27.5 M rows read in one benchmark run).
   Partial: only the moves people made themselves, a share of the log.
+- ``ix_address_mail_daily``: the clock's tick asks which addresses want their daily
+  digest now; it read every address the server ever mailed, twice a minute. Partial:
+  the addresses that chose the digest.
 
 Revision ID: 0019
 Revises: 0018
@@ -25,14 +28,18 @@ branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
 OWN = "source IN ('player', 'mail')"
+DAILY = "mode = 'daily'"
 
 
 def upgrade() -> None:
     op.create_index("ix_address_mail_lower", "address_mail", [sa.text("lower(address)")])
     op.create_index("ix_action_own", "action", ["game_id", "seat"],
                     postgresql_where=sa.text(OWN), sqlite_where=sa.text(OWN))
+    op.create_index("ix_address_mail_daily", "address_mail", ["last_digest_at"],
+                    postgresql_where=sa.text(DAILY), sqlite_where=sa.text(DAILY))
 
 
 def downgrade() -> None:
+    op.drop_index("ix_address_mail_daily", table_name="address_mail")
     op.drop_index("ix_action_own", table_name="action")
     op.drop_index("ix_address_mail_lower", table_name="address_mail")

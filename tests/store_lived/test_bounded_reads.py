@@ -10,7 +10,8 @@ gave up for it are read from PostgreSQL's own counters (``pg_stat_user_tables``:
 tuples fetched through an index plus tuples read by sequential scans), and every
 statement of it is planned with ``EXPLAIN (FORMAT JSON)``. Before issue 30 a move's
 read joined the outbox as a merge join over all of ``outbox_pkey`` and the sender's
-trust check scanned the action log: rows read grew with every mail kept.
+trust check scanned the action log: rows read grew with every mail kept. The clock's
+tick after the moves (their mail sent, deadlines, digests) is held to a bound too.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import sqlalchemy as sa
 from app import engine as rules
 from app import services
 from app.db import get_engine
+from app.runners import clock
 from bench import lived_store
 from tests.conftest import TEST_DATABASE_URL
 
@@ -38,6 +40,9 @@ PAGES = 4
 #: PostgreSQL 15: about 35-40 and 170-180; issue 30 item 2).
 MOST_PER_MOVE = 100
 MOST_PER_PAGE = 400
+#: What the clock's tick after those moves may read: their mail sent (about 15 mails),
+#: the open deadlines, the daily digests' addresses.
+MOST_PER_TICK = 1_000
 #: A table of at most this many pages (8 kB each, as of its last VACUUM or ANALYZE)
 #: may be scanned whole.
 SMALL_PAGES = 16
@@ -149,19 +154,27 @@ class Stage:
         for n in range(PAGES):
             assert self.client.get(f"/play/{self.game.tokens[n % 3]}").status_code == 200
 
+    def tick(self) -> None:
+        """The clock's tick, sending the game's mail (the sender's claim and its checks:
+        trust, caps, quiet hours, still true), the due deadlines, replies, digests."""
+        clock.tick(self.app, send_mail=True)
+
     def measure(self) -> dict[str, Any]:
         sa.event.listen(self.engine, "before_cursor_execute", self._listen)
         try:
             moves = cost(self.engine, self.schema, self.play)
             pages = cost(self.engine, self.schema, self.pages)
+            ticks = cost(self.engine, self.schema, self.tick)
         finally:
             sa.event.remove(self.engine, "before_cursor_execute", self._listen)
         return {"move": sum(moves.values()) / MOVES, "page": sum(pages.values()) / PAGES,
+                "tick": sum(ticks.values()), "tick by table": ticks,
                 "move by table": moves, "pages by table": pages,
                 "whole scans": sorted(set(whole_scans(self.engine, self.statements)))}
 
 
 def test_a_move_and_a_seat_page_read_as_many_rows_at_250000_mails_as_at_1000(app):
+    app.config["TURN_MAIL_DELAY_SECONDS"] = 0  # (the tick sends every turn mail)
     engine = get_engine(app)
     with engine.connect() as conn:
         schema = conn.exec_driver_sql("SELECT current_schema()").scalar_one()
@@ -192,4 +205,5 @@ def test_a_move_and_a_seat_page_read_as_many_rows_at_250000_mails_as_at_1000(app
         assert big["whole scans"] == [], f"{label}: {figures}"
         # and bounded by the game itself: a few rows of each of its tables
         assert big["move"] <= MOST_PER_MOVE and big["page"] <= MOST_PER_PAGE, figures
+        assert big["tick"] <= MOST_PER_TICK, f"the clock's tick, {label}: {figures}"
     assert small["whole scans"] == [], figures
