@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import exists, func, literal, select
+from sqlalchemy import Text, exists, func, literal, select
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlmodel import Session, col
 
 from app.gamelog import store
@@ -54,6 +55,31 @@ def has_acted(session: Session, address: str) -> bool:
         return session.execute(query).first() is not None
     return bool(session.execute(select(exists(
         select(literal(1)).select_from(seat).where(of_address, exists(own))))).scalar())
+
+
+def acted_among(session: Session, addresses: list[str]) -> set[str]:
+    """Which of ``addresses`` ever moved themselves (``has_acted`` of each), as given.
+
+    On PostgreSQL one statement for a sending batch's addresses, each probed as
+    ``has_acted`` probes (``LATERAL ... LIMIT 1``: its seats, then one move of its
+    own): a round trip per batch, not per mail. SQLite answers in process: one probe
+    each."""
+    if session.get_bind().dialect.name != "postgresql":
+        return {address for address in addresses if has_acted(session, address)}
+    wanted = {address.lower(): address for address in addresses if address}
+    if not wanted:
+        return set()
+    each = func.unnest(literal(sorted(wanted), type_=ARRAY(Text))).table_valued(
+        "address").render_derived(name="each")
+    seat, action = store.Seat, store.Action
+    own = (select(literal(1)).where(col(action.game_id) == col(seat.game_id),
+                                    col(action.seat) == col(seat.index),
+                                    col(action.source).in_(OWN_SOURCES)).limit(1)
+           .lateral("own"))
+    found = (select(literal(1)).select_from(seat).join(own, literal(True))
+             .where(func.lower(col(seat.email)) == each.c.address).limit(1).lateral("found"))
+    query = select(each.c.address).select_from(each).join(found, literal(True))
+    return {wanted[address] for address in session.execute(query).scalars()}
 
 
 def mails_in_day(session: Session, address: str, now: datetime) -> int:

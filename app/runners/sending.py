@@ -141,6 +141,7 @@ class Sending(Runner[Outbox]):
     def batch(self, items: list[Outbox]) -> AbstractContextManager[Any]:
         self.broken = None
         self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
+        self.caps.prefetch({row.to for row in items})
         self.untold = holds.untold_addresses(self.engine, {row.to for row in items})
         with Session(self.engine) as session:  # (one probe: nearly always empty)
             self.bouncing = bounces.bouncing_among(session, {row.to for row in items})
