@@ -167,6 +167,7 @@ def outbox_throughput(engine: Any, port: int, mails: int, now: datetime,
 def mails_per_second() -> None:
     from aiosmtpd.controller import Controller
 
+    from app import create_app
     from app.db import make_engine, upgrade
     from app.mail import compose
 
@@ -185,7 +186,11 @@ def mails_per_second() -> None:
             url = f"sqlite:///{folder}/bench.db"
             upgrade(url)
             engine = make_engine(url)
-            sent, through_outbox = outbox_throughput(engine, port, MAILS, T0)
+            # (the bounce address of each mail is signed with the app's key: an app context)
+            app = create_app({"DATABASE_URL": url, "SECRET_KEY": "bench-secret",
+                              "INSTANCE_PATH": f"{folder}/instance"})
+            with app.app_context():
+                sent, through_outbox = outbox_throughput(engine, port, MAILS, T0)
             engine.dispose()
 
             message = compose.build_message(to="p@example.com", to_name="P", subject="s",
