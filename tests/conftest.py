@@ -1,9 +1,10 @@
 """Shared fixtures (Flask tutorial style): ``app``, ``client``, ``runner``, ``db``.
 
-Every test gets a store of its own, migrated from empty with Alembic: a SQLite
-file in the test's tmp dir by default, or, when ``TEST_DATABASE_URL`` points at
-PostgreSQL, a fresh schema of that database (selected with ``search_path``)
-dropped afterwards.
+Every test gets a store of its own, migrated with Alembic: a SQLite file in the
+test's tmp dir by default (a copy of one migrated from empty once per worker), or, when
+``TEST_DATABASE_URL`` points at PostgreSQL, a fresh schema of that database (selected
+with ``search_path``), migrated for the test and dropped afterwards. On PostgreSQL only
+the tests that touch a store are collected (``pytest_collection_modifyitems``).
 """
 from __future__ import annotations
 
