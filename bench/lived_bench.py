@@ -53,7 +53,7 @@ from typing import Any, Iterator
 import sqlalchemy as sa
 
 from bench import http_bench, lived_store
-from bench.processes import ROOT, gunicorn, stop
+from bench.processes import ROOT, CpuMeter, backends, gunicorn, stop, tree
 
 GAMES = http_bench.GAMES
 SEATS = http_bench.SEATS
@@ -168,13 +168,23 @@ def measure(url: str, schema: str, admin: sa.Engine, store: str) -> dict[str, An
                     "GET", "/api/openapi.json")[0] == 200,
                     output=workdir / "gunicorn.log") as (port, server), \
                     clock_process(dict(env, DATABASE_URL=_named(url, clock_name)),
-                                  workdir / "clock.log"):
+                                  workdir / "clock.log") as clock:
                 time.sleep(STATS_SETTLE_SECONDS)
                 before = _table_stats(admin, schema)
                 section = http_bench.Section(server.pid, admin, server_name)
+                # issue 30 item 4: what the clock costs while nothing of it is due
+                clock_cpu = CpuMeter(lambda: tree(clock.pid))
+                clock_db = CpuMeter(lambda: backends(admin, clock_name))
+                clock_cpu.start()
+                clock_db.start()
                 moves = section.run(f"{store}: moves (one request a move, clock running)", [
                     lambda g=g: http_bench.play_game(port, played[g].tokens, g, one_request=True)
                     for g in range(GAMES)])
+                made = max(moves["count"], 1)
+                figures.update(clock_ms=1000 * clock_cpu.stop() / made,
+                               clock_db_ms=1000 * clock_db.stop() / made)
+                print(f"      the clock process: {figures['clock_ms']:.3f} ms CPU a move, its "
+                      f"PostgreSQL backends {figures['clock_db_ms']:.3f} ms")
                 time.sleep(STATS_SETTLE_SECONDS)
                 after = _table_stats(admin, schema)
                 delta = {t: v[0] - before.get(t, (0, 0))[0] for t, v in after.items()}
