@@ -17,6 +17,7 @@ limit that ``ANN@`` and ``Ann@`` could each spend would be no limit.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Text, exists, func, literal, select
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -43,18 +44,20 @@ def has_acted(session: Session, address: str) -> bool:
     log whatever its statistics say; SQLite runs the correlated EXISTS as a probe."""
     if not address:
         return False
-    seat, action = store.Seat, store.Action
-    own = (select(literal(1)).where(col(action.game_id) == col(seat.game_id),
-                                    col(action.seat) == col(seat.index),
-                                    col(action.source).in_(OWN_SOURCES)))
-    of_address = func.lower(col(seat.email)) == address.lower()
     if session.get_bind().dialect.name == "postgresql":
-        probe = own.limit(1).lateral("own")
-        query = select(literal(1)).select_from(seat).join(probe, literal(True)) \
-            .where(of_address).limit(1)
-        return session.execute(query).first() is not None
-    return bool(session.execute(select(exists(
-        select(literal(1)).select_from(seat).where(of_address, exists(own))))).scalar())
+        return bool(acted_among(session, [address]))
+    seat = store.Seat
+    return bool(session.execute(select(exists(select(literal(1)).select_from(seat).where(
+        func.lower(col(seat.email)) == address.lower(), exists(_own_move()))))).scalar())
+
+
+def _own_move() -> Any:
+    """A move the seat in the enclosing query made itself (correlated to ``seat``):
+    one probe of ``ix_action_own``."""
+    action, seat = store.Action, store.Seat
+    return select(literal(1)).where(col(action.game_id) == col(seat.game_id),
+                                    col(action.seat) == col(seat.index),
+                                    col(action.source).in_(OWN_SOURCES))
 
 
 def acted_among(session: Session, addresses: list[str]) -> set[str]:
@@ -71,11 +74,8 @@ def acted_among(session: Session, addresses: list[str]) -> set[str]:
         return set()
     each = func.unnest(literal(sorted(wanted), type_=ARRAY(Text))).table_valued(
         "address").render_derived(name="each")
-    seat, action = store.Seat, store.Action
-    own = (select(literal(1)).where(col(action.game_id) == col(seat.game_id),
-                                    col(action.seat) == col(seat.index),
-                                    col(action.source).in_(OWN_SOURCES)).limit(1)
-           .lateral("own"))
+    seat = store.Seat
+    own = _own_move().limit(1).lateral("own")
     found = (select(literal(1)).select_from(seat).join(own, literal(True))
              .where(func.lower(col(seat.email)) == each.c.address).limit(1).lateral("found"))
     query = select(each.c.address).select_from(each).join(found, literal(True))

@@ -237,17 +237,14 @@ class Waker:
                                connect_timeout=10)
         try:
             conn.execute(f"LISTEN {outbox.CHANNEL}")
-            self._schema = self._schema_of(engine)
+            # (the URL's search_path: the schema this sender's mail is written in)
+            found = conn.execute("SELECT current_schema()").fetchone()
+            self._schema = found[0] if found else None
         except BaseException:
             conn.close()
             raise
         self._listener = conn
         self._listened_at = time.monotonic()
-
-    @staticmethod
-    def _schema_of(engine: Any) -> str | None:
-        with engine.connect() as conn:
-            return conn.exec_driver_sql("SELECT current_schema()").scalar()
 
     def _unlisten(self) -> None:
         conn, self._listener = self._listener, None
@@ -261,7 +258,7 @@ class Waker:
         """Sleep up to ``seconds``; ``stop``, or a NOTIFY of mail due before then
         (PostgreSQL), ends it early.
 
-        A NOTIFY says when the mail it announces is due (``statements.wake_payload``):
+        A NOTIFY says when the mail it announces is due (``app.db.wake``):
         mail due later than this sleep's end (a turn mail in its grace period) moves
         nothing, and mail due sooner shortens the sleep to its due time, without a
         query either way (issue 30 item 4: a read of the outbox for every mail queued
