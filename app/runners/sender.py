@@ -236,10 +236,11 @@ class Waker:
         conn = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True,
                                connect_timeout=10)
         try:
-            conn.execute(f"LISTEN {outbox.CHANNEL}")
-            # (the URL's search_path: the schema this sender's mail is written in)
+            # (the URL's search_path: the schema this sender's mail is written in; asked
+            # first, so that LISTEN stays the connection's last word, as operators see it)
             found = conn.execute("SELECT current_schema()").fetchone()
             self._schema = found[0] if found else None
+            conn.execute(f"LISTEN {outbox.CHANNEL}")
         except BaseException:
             conn.close()
             raise
