@@ -23,7 +23,7 @@ seat mail and clock rows, state caches and outbox rows. Then set-based SQL
   ``p0@example.com``..., so trust, caps and quiet hours meet their history), distinct
   within a game; ``action``: the template's log, its times stretched over the game's span;
 - ``seat_mail``, ``seat_clock``, ``deadline`` (every one closed), ``state_cache``;
-  ``address_mail``: one row per person (a few with quiet hours, a few daily digests);
+  ``person``: one row per person (a few with quiet hours, a few daily digests);
 - ``outbox``: ``outbox_rows`` rows spread evenly over the games and over each template
   game's mails (invitations, turns, round ends, game over): turn mails 60% sent, 30%
   superseded, 6% notified (to notice targets only), the rest failed; other mails 97%
@@ -50,7 +50,7 @@ comment of its ``game`` table. A measured run adds its games and mail to it, and
 ``reset(engine)`` deletes them again (every row above the marks; the action log's
 append-only trigger is bypassed for that delete only, with
 ``session_replication_role = replica``), so each run starts from the same store.
-What a run changes in rows of the history itself (an ``address_mail`` row of
+What a run changes in rows of the history itself (a ``person`` row of
 ``p0@example.com`` touched by a live game) is not undone.
 """
 from __future__ import annotations
@@ -75,11 +75,11 @@ GAME_SPAN_HOURS = 48
 #: The reused store of the bench.
 SCHEMA = "bench_lived_v1"
 #: Tables whose rows a measured run may add, by integer id (``reset`` deletes above the marks).
-ID_TABLES = ("action", "outbox", "seat_mail", "seat_clock", "address_mail", "deadline", "inbox",
-             "talk", "vote", "ballot", "clock_gift", "notice_target", "notice_delivery")
+ID_TABLES = ("action", "outbox", "seat_mail", "seat_clock", "person", "tenure", "deadline",
+             "inbox", "talk", "vote", "ballot", "clock_gift", "notice_target", "notice_delivery")
 #: Every table the history fills (autovacuum, statistics, counts).
-TABLES = ("game", "seat", "action", "state_cache", "seat_mail", "seat_clock", "address_mail",
-          "deadline", "inbox", "talk", "outbox")
+TABLES = ("game", "seat", "tenure", "action", "state_cache", "seat_mail", "seat_clock",
+          "person", "deadline", "inbox", "talk", "outbox")
 
 log = logging.getLogger("bench.lived_store")
 
@@ -218,6 +218,11 @@ INSERT INTO seat (game_id, index, name, email, token_version, kind, preferences,
 SELECT lv_s.id, lv_s.index, initcap(split_part(lv_s.email, '@', 1)), lv_s.email, 1, 'human',
        '{}'::json, 4
 FROM lv_s""",
+    "tenure": """
+INSERT INTO tenure (game_id, seat, from_step, to_step, name, address, started_at)
+SELECT lv_s.id, lv_s.index, 0, NULL, initcap(split_part(lv_s.email, '@', 1)), lv_s.email,
+       lv_g.start_at
+FROM lv_s JOIN lv_g USING (id)""",
     "action": f"""
 INSERT INTO action (game_id, seq, seat, action, source, created)
 SELECT lv_g.id, a.seq, a.seat, a.action,
@@ -246,8 +251,8 @@ INSERT INTO seat_clock (game_id, seat, consecutive_timeouts, absent, vacation_da
                         vacation_until, away_noticed, bank_used_seconds)
 SELECT lv_s.id, lv_s.index, 0, false, (lv_g.g + lv_s.index) % 7 / 6, NULL, false, 0
 FROM lv_s JOIN lv_g USING (id)""",
-    "address_mail": """
-INSERT INTO address_mail (address, mode, updated_at, soft_bounces, by_mail, last_digest_at)
+    "person": """
+INSERT INTO person (address, mode, updated_at, soft_bounces, by_mail, last_digest_at)
 SELECT 'p' || n || '@example.com', CASE WHEN n % 50 = 49 THEN 'daily' ELSE 'per_game' END,
        :now - make_interval(days => n % :days), 0, true,
        CASE WHEN n % 50 = 49 THEN :now - make_interval(hours => 20) END

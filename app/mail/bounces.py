@@ -10,7 +10,7 @@ common non-standard formats (qmail, Exim, Postfix text...).
 
 What it does is recorded as the message is stored (``app.inbound.inbox``), in the
 transaction that keeps it, and nothing ever answers a bounce. The state lives on the
-address's row of address-wide settings (``AddressMail``), so it holds in every game:
+address's row of address-wide settings (``Person``), so it holds in every game:
 a hard bounce, a refusal of the address at send time, or ``BOUNCE_SOFT_LIMIT`` soft
 ones mark the address bouncing; the sender then tries no mail to it (each row fails
 at once, with words, so the creator's page says so, as of any refusal); its seat
@@ -32,7 +32,8 @@ from sqlmodel import Session, col, select
 from app.access import tokens
 from app.access.reply_address import mail_domain
 from app.config import setting
-from app.mail.models import FAILED, AddressMail, Outbox
+from app.mail.models import FAILED, Outbox
+from app.people.models import Person
 
 LOCAL_PREFIX = "bounce+"
 HARD, SOFT = "hard", "soft"
@@ -109,20 +110,20 @@ def _delivery_status(message: Message) -> Bounce | None:
 
 # -- what a bounce does to the address (across every game) -----------------------
 
-def _address_row(session: Session, address: str) -> AddressMail:
+def _address_row(session: Session, address: str) -> Person:
     """The address's row of address-wide mail state, made on first use (by its
     stored form, as on seats; a racing insert is read back)."""
-    found = session.exec(select(AddressMail).where(
-        func.lower(col(AddressMail.address)) == address.lower())).first()
+    found = session.exec(select(Person).where(
+        func.lower(col(Person.address)) == address.lower())).first()
     if found is not None:
         return found
     try:
         with session.begin_nested():
-            row = AddressMail(address=address)
+            row = Person(address=address)
             session.add(row)
         return row
     except IntegrityError:
-        found = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+        found = session.exec(select(Person).where(Person.address == address)).first()
         assert found is not None
         return found
 
@@ -166,9 +167,9 @@ def bouncing_among(session: Session, addresses: set[str]) -> dict[str, str]:
     if not addresses:
         return {}
     lowered = {address.lower(): address for address in addresses}
-    rows = session.exec(select(AddressMail.address, AddressMail.bounce_reason).where(
-        func.lower(col(AddressMail.address)).in_(sorted(lowered)),
-        col(AddressMail.bouncing_since).is_not(None))).all()
+    rows = session.exec(select(Person.address, Person.bounce_reason).where(
+        func.lower(col(Person.address)).in_(sorted(lowered)),
+        col(Person.bouncing_since).is_not(None))).all()
     return {lowered[address.lower()]: reason or "it bounced" for address, reason in rows
             if address.lower() in lowered}
 
@@ -184,8 +185,8 @@ def page_words(address: str, reason: str | None) -> str:
 def clear(session: Session, address: str) -> bool:
     """A reply from ``address`` was accepted: it reads its mail, so mail goes to it
     again and its soft bounces start from 0. True when it had been bouncing."""
-    result = session.execute(update(AddressMail).where(
-        func.lower(col(AddressMail.address)) == address.lower(),
-        or_(col(AddressMail.bouncing_since).is_not(None), col(AddressMail.soft_bounces) > 0))
+    result = session.execute(update(Person).where(
+        func.lower(col(Person.address)) == address.lower(),
+        or_(col(Person.bouncing_since).is_not(None), col(Person.soft_bounces) > 0))
         .values(bouncing_since=None, bounce_reason=None, soft_bounces=0))
     return bool(getattr(result, "rowcount", 0))

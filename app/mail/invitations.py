@@ -26,7 +26,7 @@ from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from app.access import tokens
-from app.mail.models import AddressMail
+from app.people.models import Person
 
 #: The first field of an invitation guard token (the unsubscribe salt is shared
 #: with the seat and digest links; the field keeps the three apart).
@@ -75,11 +75,11 @@ def refused_at(session: Session, address: str) -> datetime | None:
     if not address:
         return None
     return session.exec(
-        select(AddressMail.no_invitations_at)
-        .where(or_(col(AddressMail.address) == address,
-                   func.lower(col(AddressMail.address)) == address.lower()),
-               col(AddressMail.no_invitations_at).is_not(None))
-        .order_by(col(AddressMail.no_invitations_at))).first()
+        select(Person.no_invitations_at)
+        .where(or_(col(Person.address) == address,
+                   func.lower(col(Person.address)) == address.lower()),
+               col(Person.no_invitations_at).is_not(None))
+        .order_by(col(Person.no_invitations_at))).first()
 
 
 def refused_words(name: str, index: int, address: str) -> str:

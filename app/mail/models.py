@@ -14,6 +14,13 @@ from typing import Any
 from sqlalchemy import DateTime, JSON, Column, Index, Text, UniqueConstraint, column, func, text
 from sqlmodel import Field, SQLModel
 
+#: Address-wide preferences (each game as the seat chose, one daily digest, or no game
+#: mail at all) belong to the person: ``app.people.models.Person`` (issue 32).
+from app.people.models import ADDRESS_MODES as ADDRESS_MODES
+from app.people.models import DAILY as DAILY
+from app.people.models import NONE as NONE
+from app.people.models import PER_GAME as PER_GAME
+
 #: Outbox row states. ``pending`` rows are sent when due; ``failed`` rows were
 #: refused for good by the mail server (a bad address) and are kept for reading;
 #: ``superseded`` rows announced a decision that was gone by their send time
@@ -22,7 +29,7 @@ PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
 
 #: Seat mail preferences: a mail for every decision, one digest mail per
 #: period, or nothing but invitations and links the player asked for.
-EVERY, DIGEST, NONE = "every", "digest", "none"
+EVERY, DIGEST = "every", "digest"
 MAIL_MODES = (EVERY, DIGEST, NONE)
 
 #: How table talk reaches a seat by mail (``SeatMail.talk_mode``, issue 20 item 2).
@@ -143,49 +150,3 @@ class SeatMail(SQLModel, table=True):
     by_mail: bool = True
 
 
-#: Address-wide preferences: each game as the seat chose, one digest a day
-#: gathering every game where the address is waited on, or no game mail at
-#: all (but links asked for: the digest's one-click unsubscribe). Invitations to
-#: new games are refused separately (``AddressMail.no_invitations_at``).
-PER_GAME, DAILY = "per_game", "daily"
-ADDRESS_MODES = (PER_GAME, DAILY, NONE)
-
-
-class AddressMail(SQLModel, table=True):
-    """Mail preferences that belong to an address across all its games."""
-
-    __tablename__ = "address_mail"
-    __table_args__ = (UniqueConstraint("address", name="uq_address_mail"),
-                      #: case-folded lookups, one probe (issue 30)
-                      Index("ix_address_mail_lower", func.lower(column("address"))),
-                      #: who wants a daily digest now: the clock asks every tick (issue 30)
-                      Index("ix_address_mail_daily", "last_digest_at",
-                            postgresql_where=text("mode = 'daily'"),
-                            sqlite_where=text("mode = 'daily'")))
-
-    id: int | None = Field(default=None, primary_key=True)
-    #: The normalised address (as stored on seats).
-    address: str = Field(max_length=320)
-    mode: str = Field(default=PER_GAME, max_length=16)
-    #: When the last daily digest went out (one a day at most).
-    last_digest_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
-    updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
-    #: When the address asked for no more invitations (issue 17 item 7: the one-click
-    #: link of an invitation, or its games page); None: invitations are welcome. Every
-    #: creator's next game seating this address is refused with words
-    #: (``app.mail.invitations``); the address can undo it from its games page.
-    no_invitations_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
-    #: Bounces (issue 19 item 3), across every game of the address: when the address
-    #: was marked bouncing (a hard bounce, a refusal at send time, or too many soft
-    #: bounces in a row) and why, in words; None: mail goes to it. The sender tries
-    #: no mail to a bouncing address (each such row fails at once with the reason,
-    #: so the game's creator is told, as of a refusal); an accepted reply from the
-    #: address clears it (``app.mail.bounces``).
-    bouncing_since: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
-    bounce_reason: str | None = Field(default=None, max_length=300)
-    #: Soft bounces (mailbox full, server busy) since the last clear; at
-    #: ``BOUNCE_SOFT_LIMIT`` the address counts as bouncing.
-    soft_bounces: int = Field(default=0)
-    #: False: the address takes the notices of all its games on its targets instead of
-    #: by mail (issue 20 item 3), as ``SeatMail.by_mail`` for one seat.
-    by_mail: bool = True

@@ -49,8 +49,8 @@ from app.db.statements import table_of
 from app.db.statements import Guard
 from app.db.unit import Insert, Ref, Row, Unit
 from app.mail.addresses import checked_or_none
-from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING,
-                             SUPERSEDED, AddressMail, Outbox, SeatMail)
+from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING, SUPERSEDED, Outbox, SeatMail)
+from app.people.models import Person
 from app.mail.outbox import CHANNEL, enqueue, row_values
 
 DEFAULT_MAIL_FROM = str(DEFAULTS["MAIL_FROM"])  # (for the sender, until it reads setting())
@@ -345,12 +345,12 @@ def remember_addresses(unit: Unit, rows: dict[str, dict[str, Any] | None]) -> No
                                  None if values is None else Row(_ADDRESSES, values))
 
 
-def address_mail(session: Session, address: str) -> AddressMail:
+def address_mail(session: Session, address: str) -> Person:
     """The address's row of preferences across games as the ORM object, created on
     first use: for code outside a move that changes it (settings, digests)."""
-    row = session.exec(select(AddressMail).where(AddressMail.address == address)).first()
+    row = session.exec(select(Person).where(Person.address == address)).first()
     if row is None:
-        row = AddressMail(address=address)
+        row = Person(address=address)
         session.add(row)
         session.flush()
     return row
@@ -820,6 +820,6 @@ def _unleased(now: datetime) -> tuple[Guard, ...]:
 
 _OUTBOX: Table = table_of(Outbox)
 _MARKS: Table = table_of(SeatMail)
-_ADDRESSES: Table = table_of(AddressMail)
+_ADDRESSES: Table = table_of(Person)
 _SEATS: Table = table_of(store.Seat)
 _GAMES: Table = table_of(store.Game)

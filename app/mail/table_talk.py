@@ -41,8 +41,8 @@ from app.config import setting
 from app.db.statements import table_of
 from app.gamelog import store
 from app.mail import compose, notify
-from app.mail.models import (NONE, PENDING, TALK_EVERY, TALK_HOURLY, TALK_NEVER, AddressMail,
-                             Outbox, SeatMail)
+from app.mail.models import (NONE, PENDING, TALK_EVERY, TALK_HOURLY, TALK_NEVER, Outbox, SeatMail)
+from app.people.models import Person
 from app.talk import store as talk_store
 
 #: The outbox kind of a talk mail (and the ``announces["what"]`` it carries).
@@ -64,7 +64,7 @@ SAY_HINT = "Reply with SAY and your words to answer the table."
 
 _OUTBOX = table_of(Outbox)
 _MARKS = table_of(SeatMail)
-_ADDRESSES = table_of(AddressMail)
+_ADDRESSES = table_of(Person)
 
 
 def period() -> timedelta:

@@ -19,7 +19,8 @@ from app import services
 from app.gamelog import store
 from app.db import read_session, write_session
 from app.mail import compose, notify
-from app.mail.models import DAILY, NONE, AddressMail
+from app.mail.models import DAILY, NONE
+from app.people.models import Person
 
 PERIOD = timedelta(days=1)
 
@@ -28,10 +29,10 @@ def send_daily(now: datetime) -> int:
     """Enqueue the daily digests that are due at ``now``; returns how many."""
     now = dl.as_utc(now)
     with read_session() as session:
-        due = [row.address for row in session.exec(select(AddressMail).where(
-            AddressMail.mode == DAILY,
-            or_(col(AddressMail.last_digest_at).is_(None),
-                col(AddressMail.last_digest_at) <= now - PERIOD)))]
+        due = [row.address for row in session.exec(select(Person).where(
+            Person.mode == DAILY,
+            or_(col(Person.last_digest_at).is_(None),
+                col(Person.last_digest_at) <= now - PERIOD)))]
     sent = 0
     for address in due:  # one transaction each: one address's trouble stops no other
         try:

@@ -23,6 +23,7 @@ from app.db import write_session
 from app.db.unit import Row, Unit, unit_of_work
 from app.mail import addresses, invitations, trust
 from app.mail.compose import BRAND
+from app.people import tenures
 from app.services.errors import BadRequest, NotFound, TooMany, FORM_USED
 from app.services.results import Snapshot, AppliedAction, Created
 from app.services.repository import (
@@ -186,6 +187,8 @@ def create_in(unit: Unit, players: list[dict[str, Any]], options: dict[str, Any]
     session.flush()
     for index, player in enumerate(cleaned):
         session.add(store.Seat(game_id=game.id, index=index, **player))
+        tenures.begin(session, game.id, index, player["name"],
+                      player["email"] if player["kind"] == "human" else "", game.created)
     session.flush()
     hooks.after_create(unit, game, state)
     seats = store.load_seats(session, game.id)

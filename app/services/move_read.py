@@ -34,13 +34,14 @@ from sqlmodel import SQLModel
 from app.clock import deadlines as dl
 from app.db.statements import table_of
 from app.gamelog import store
-from app.mail.models import AddressMail, Outbox, SeatMail
+from app.mail.models import Outbox, SeatMail
+from app.people.models import Person
 
 #: What a move needs of a seat itself (``store.SeatRow``'s fields, in order).
 SEAT_COLUMNS = ("index", "name", "kind", "token_version", "email")
 LOG_COLUMNS = ("seq", "seat", "action", "created")
 #: The rows each seat comes with, every column of each.
-PER_SEAT = (SeatMail, dl.SeatClock, AddressMail)
+PER_SEAT = (SeatMail, dl.SeatClock, Person)
 #: What is read of each seat's unsent mail (``SeatMail.unsent_mail_id``).
 UNSENT_COLUMNS = ("id", "status", "kind", "lease_until")
 
@@ -80,12 +81,12 @@ class _Query:
         game = table_of(store.Game)
         self.with_game = with_game
         mail, clock = table_of(SeatMail), table_of(dl.SeatClock)
-        address: FromClause = table_of(AddressMail)
+        address: FromClause = table_of(Person)
         outbox: FromClause = table_of(Outbox)
         by_key = dialect == "postgresql"
         if by_key:  # one probe each (see the module's docstring)
             address = (select(*address.c).where(address.c.address == seat.c.email)
-                       .limit(1).lateral("address_mail"))
+                       .limit(1).lateral("person"))
             outbox = (select(*(outbox.c[name] for name in UNSENT_COLUMNS))
                       .where(outbox.c.id == mail.c.unsent_mail_id).limit(1).lateral("unsent"))
         columns: list[Any] = [seat.c[name] for name in SEAT_COLUMNS]

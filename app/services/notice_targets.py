@@ -21,7 +21,8 @@ from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.gamelog import store
 from app.mail import notify
-from app.mail.models import AddressMail, SeatMail
+from app.mail.models import SeatMail
+from app.people.models import Person
 
 #: The add form's scopes.
 SEAT, ADDRESS = "seat", "address"
@@ -52,8 +53,8 @@ def _address_by_mail(session: Session, address: str | None) -> bool:
     """Whether the address still takes mail beside its targets in all its games."""
     if address is None:
         return True
-    row = session.exec(select(AddressMail).where(
-        func.lower(col(AddressMail.address)) == address)).first()
+    row = session.exec(select(Person).where(
+        func.lower(col(Person.address)) == address)).first()
     return True if row is None else bool(row.by_mail)
 
 
@@ -161,7 +162,7 @@ def test(access: services.SeatAccess, target_id: Any) -> dict[str, Any]:
 def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
                 everywhere: bool = False) -> bool:
     """Whether the seat's mail still comes beside its targets (while one is active);
-    ``everywhere``: for every game of the seat's address too (``AddressMail.by_mail``).
+    ``everywhere``: for every game of the seat's address too (``Person.by_mail``).
     Mail comes only where both the seat and its address want it (``takes_mail``); the
     page says when the address's choice is what keeps it away."""
     with write_session() as session:

@@ -31,6 +31,7 @@ from app.db.unit import Unit
 from app.gamelog import store
 from app.mail import invitations, notify
 from app.mail import people as people_mail
+from app.people import tenures
 from app.people.models import Gift
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
 from app.services.games import _append, _finish, _play_automatic
@@ -159,6 +160,7 @@ def hand_over(unit: Unit, game_id: str, seat: int, name: str, email: str,
     from_seq = seq
     with dl.at(now):
         state, item = _append(unit, game, seq, seat, action, "system", state)
+        tenures.hand(session, str(game_id), int(seat), item.seq, name, email, now)
         seats = store.load_seats(session, str(game_id))
         seq, state, more = _play_automatic(unit, game, seq + 1, state, seats)
         _finish(unit, game, from_seq, seq, state, [item, *more])

@@ -26,7 +26,8 @@ from app.gamelog import warm_states
 from app.db.statements import table_of
 from app.db.unit import Row, Unit
 from app.mail import notify
-from app.mail.models import AddressMail, Outbox, SeatMail
+from app.mail.models import Outbox, SeatMail
+from app.people.models import Person
 from app.services import move_read
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
@@ -223,7 +224,7 @@ def move_seats(unit: Unit, game_id: str) -> list[store.SeatRow]:
             unit.rows[(_OUTBOX.name, unsent["id"])] = Row(_OUTBOX, unsent)
     notify.remember_seats(unit, game_id, read.seats)
     notify.remember_addresses(unit, {
-        seat.email: values for seat, values in zip(read.seats, read.per_seat[AddressMail])
+        seat.email: values for seat, values in zip(read.seats, read.per_seat[Person])
         if seat.email})
     return read.seats
 

@@ -34,9 +34,8 @@ from app.db.unit import Unit
 from app.db import read_session, write_session
 from app.mail import bounces, invitations, notify
 from app.mail.addresses import checked_or_none
-from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME,
-                             TALK_EVERY, TALK_HOURLY, TALK_MODES, TALK_NEVER, TALK_TURNS,
-                             AddressMail, SeatMail)
+from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVERY, TALK_HOURLY, TALK_MODES, TALK_NEVER, TALK_TURNS, SeatMail)
+from app.people.models import Person
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
 from app.clock.calendar import Quiet
@@ -296,8 +295,8 @@ def status(game_id: str, seat: int, session: Session | None = None,
         mode = wanted if wanted in MAIL_MODES else EVERY
     zone = row.time_zone if row is not None else "UTC"
     address = checked_or_none(seat_row.email) if seat_row is not None else None
-    across = session.exec(select(AddressMail).where(
-        AddressMail.address == address)).first() if address else None
+    across = session.exec(select(Person).where(
+        Person.address == address)).first() if address else None
     address_mode = across.mode if across is not None else PER_GAME
     mail_trouble = trouble.mail_trouble(session, game_id, seat, view, marks)
     if across is not None and across.bouncing_since is not None and address:
@@ -386,9 +385,9 @@ def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> 
     invitation's ``ref`` (its page's undo button) the invited seat's mail, stopped by
     the same click, comes back on too."""
     with write_session() as session:
-        rows = session.exec(select(AddressMail).where(
-            func.lower(col(AddressMail.address)) == address.lower(),
-            col(AddressMail.no_invitations_at).is_not(None))).all()
+        rows = session.exec(select(Person).where(
+            func.lower(col(Person.address)) == address.lower(),
+            col(Person.no_invitations_at).is_not(None))).all()
         for row in rows:
             row.no_invitations_at = None
             row.updated_at = dl.now()

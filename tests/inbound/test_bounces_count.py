@@ -29,7 +29,7 @@ def address_state(db, address: str) -> tuple | None:
     """(bouncing, reason, soft bounces) of the address, None if it has no row."""
     with db.engine.connect() as conn:
         found = conn.execute(sa.text(
-            "SELECT CASE WHEN bouncing_since IS NULL THEN 0 ELSE 1 END, bounce_reason, soft_bounces FROM address_mail "
+            "SELECT CASE WHEN bouncing_since IS NULL THEN 0 ELSE 1 END, bounce_reason, soft_bounces FROM person "
             "WHERE lower(address) = :a"), {"a": address}).first()
     return None if found is None else (bool(found[0]), found[1], found[2])
 

@@ -10,7 +10,7 @@ from app.talk import models as _talk  # noqa: F401  (registers the talk table)
 from app.channels import models as _channels  # noqa: F401  (targets and deliveries)
 from tests.schema_drift import drift
 
-MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock", "address_mail",
+MAIL_AND_CLOCK_TABLES = {"outbox", "seat_mail", "deadline", "seat_clock", "person", "tenure",
                          # issue 20: table talk, notice targets and their deliveries
                          "talk", "notice_target", "notice_delivery", "game"}
 

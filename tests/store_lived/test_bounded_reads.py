@@ -47,7 +47,7 @@ MOST_PER_TICK = 1_000
 #: may be scanned whole.
 SMALL_PAGES = 16
 #: Tables with history: a plan that scans one of them whole is what this test forbids.
-HISTORY = ("game", "seat", "action", "state_cache", "seat_mail", "seat_clock", "address_mail",
+HISTORY = ("game", "seat", "action", "state_cache", "seat_mail", "seat_clock", "person",
            "deadline", "outbox", "inbox", "talk")
 
 

@@ -176,7 +176,7 @@ def test_instead_of_mail_for_all_my_games_is_the_addresses_choice(client, game, 
     """Unticked "for all my games", every game of the address takes its notices on the
     targets (while one works): the sender asks the seat and the address, and mail goes
     only where both want it; ticked again for all games, mail comes back everywhere."""
-    from app.mail.models import AddressMail
+    from app.people.models import Person
     from app.services.notice_targets import takes_mail as by_mail
 
     token = game.tokens[0]
@@ -186,8 +186,8 @@ def test_instead_of_mail_for_all_my_games_is_the_addresses_choice(client, game, 
                 data={"by_mail": "0", "scope": "address", "csrf_token": csrf})
     address = "ann@example.com"
     with Session(get_engine(app)) as session:
-        assert session.exec(select(AddressMail.by_mail)
-                            .where(AddressMail.address == address)).one() is False
+        assert session.exec(select(Person.by_mail)
+                            .where(Person.address == address)).one() is False
         assert by_mail(session, game.game_id, 0, address) is False
     # asked back for this game only, the address's choice still keeps it away, and says so
     client.post(f"/play/{token}/targets/mail",
