@@ -75,6 +75,8 @@ def test_a_backup_restores_to_a_server_where_the_game_goes_on_and_old_links_open
     assert f"database copied to {tmp_path / 'backup' / 'silver_eye.db'}" in result.output
     assert "secret key copied to" in result.output
     assert (tmp_path / "backup" / "secret_key").stat().st_mode & 0o077 == 0, "the key stays private"
+    assert (tmp_path / "backup" / "silver_eye.db").stat().st_mode & 0o077 == 0, \
+        "the copy holds every address and seed: its owner's only (issue 34)"
     after_backup = a_move(client, to_act(client, created.tokens))
     get_engine(live).dispose()
 

@@ -16,8 +16,9 @@ from sqlmodel import Session, col, select
 from app import services
 from app.clock import deadlines as dl
 from app.clock.time import as_utc
-from app.db import get_engine
+from app.db import get_engine, write_session
 from app.inbound.models import InboxMessage
+from app.mail import bounces
 from app.mail.models import FAILED, PENDING, SUPERSEDED, Outbox
 from tests.clock.test_status import a_dead_reply
 from tests.conftest import PEOPLE
@@ -188,6 +189,30 @@ def test_a_mail_to_an_address_the_seat_no_longer_has_is_not_re_sent(app, runner)
 
     assert result.exit_code == 1
     assert "the seat's address is now bob@new.example: its links are dead" in result.output
+
+
+def test_a_mail_to_an_address_that_bounces_is_not_re_sent_and_the_operator_is_told_how(
+        app, runner):
+    """Issue 34 item 5: re-sending to a bouncing address would only fail again (and count
+    against the server's reputation); the operator is told how to clear the mark first."""
+    created = a_game("Bouncing")
+    invitation = outbox(app, game_id=created.game_id, kind="invitation", seat=1)[0]
+    execute(app, "UPDATE outbox SET status = 'failed', last_error = '550 no such user' "
+                 "WHERE id = :i", i=invitation.id)
+    with write_session() as session:
+        bounces.mark_bouncing(session, invitation.to, "550 no such user", right_now())
+
+    refused = runner.invoke(args=["resend-mail", str(invitation.id)])
+
+    assert refused.exit_code == 1
+    assert f"goes to {invitation.to}, which bounces (550 no such user)" in refused.output
+    assert f"flask mail-works {invitation.to}" in refused.output
+    assert not [row for row in outbox(app, to=invitation.to)
+                if row.idempotency.startswith("resend:")], "nothing was queued"
+
+    assert runner.invoke(args=["mail-works", invitation.to]).exit_code == 0
+    assert runner.invoke(args=["resend-mail", str(invitation.id)]).exit_code == 0, \
+        "once the mark is cleared the mail goes again"
 
 
 # -- extend-deadline -----------------------------------------------------------------------

@@ -10,6 +10,7 @@ the clock's lease, an address that cannot be mailed). The listings are read only
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
@@ -27,7 +28,7 @@ from app.clock.time import as_utc
 from app.config import setting
 from app.db import read_session, write_session
 from app.gamelog import store
-from app.mail import compose, notify
+from app.mail import bounces, compose, notify
 from app.mail.addresses import BadAddress, normalise
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import enqueue
@@ -151,6 +152,12 @@ def resend_mail(mail_id: int, now: datetime) -> int:
                            "the seat its link, use rotate-link or change-address.")
         if row.status not in (FAILED, SENT):
             raise Conflict(f"Mail {mail_id} is {row.status}: only failed or sent mail is re-sent.")
+        bouncing = bounces.bouncing_among(session, {row.to})
+        if bouncing:
+            raise Conflict(f"Mail {mail_id} goes to {row.to}, which bounces "
+                           f"({next(iter(bouncing.values()))}): it would fail again. Once its "
+                           f"owner says it reads mail again, run `flask mail-works {row.to}`, "
+                           "then re-send. Nothing was queued.")
         if row.game_id is not None and row.seat is not None:
             seat = session.get(store.Seat, (row.game_id, row.seat))
             if seat is not None and seat.email.casefold() != row.to.casefold():
@@ -335,6 +342,9 @@ def backup(url: str, instance_path: str, secret_key: str, dest: str) -> Backup:
     target = folder / "silver_eye.db"
     if target.exists():
         raise Conflict(f"{target} exists already: back up into a new folder.")
+    # the copy holds every address and seed: readable by its owner only (issue 34), from
+    # its first byte (created 0600, not chmod-ed after the copy)
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     with sqlite3.connect(source, timeout=30) as live, sqlite3.connect(target) as copy:
         live.backup(copy)
     live.close()
