@@ -118,9 +118,11 @@ class DatabaseCollector(Collector):
         yield from families
 
     def _read(self) -> list[Metric]:
+        from app.channels import models as channels
         from app.clock.deadlines import DECISION, DIGEST, REMINDER, Deadline
         from app.inbound.inbox import by_status as inbox_counts
         from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
+        from app.people.models import Person
 
         now = heartbeats.wall_now()
         with read_session(self.engine) as session:
@@ -133,6 +135,18 @@ class DatabaseCollector(Collector):
                 select(Deadline.kind, func.count())
                 .where(col(Deadline.done_at).is_(None), col(Deadline.due_at) <= now)
                 .group_by(col(Deadline.kind))).all())
+            # issue 34 item 5: notices, as the outbox for mail (a paused Discord target
+            # can raise an alert), and the addresses no mail is tried to
+            notices = {status: 0 for status in (channels.PENDING, channels.SENT,
+                                                channels.FAILED, channels.SUPERSEDED)}
+            notices.update(session.exec(
+                select(channels.NoticeDelivery.status, func.count())
+                .group_by(col(channels.NoticeDelivery.status))).all())
+            paused = session.exec(select(func.count()).select_from(channels.NoticeTarget)
+                                  .where(col(channels.NoticeTarget.paused_at).is_not(None))
+                                  ).one()
+            bouncing = session.exec(select(func.count()).select_from(Person)
+                                    .where(col(Person.bouncing_since).is_not(None))).one()
         backlog = heartbeats.mail_backlog(self.engine, now)
         beats = heartbeats.read(self.engine, now)
         names = (heartbeats.CLOCK, heartbeats.SENDER, heartbeats.INBOUND)
@@ -147,6 +161,13 @@ class DatabaseCollector(Collector):
             _gauge("silver_eye_deadlines_overdue", "Open deadlines whose time has passed "
                    "(the clock fires them within a tick), by kind.", ["kind"],
                    {(str(k),): float(v) for k, v in overdue.items()}),
+            _gauge("silver_eye_notices", "Notice deliveries (Discord, ntfy, webhooks) by "
+                   "status.", ["status"], {(str(k),): float(v) for k, v in notices.items()}),
+            _gauge("silver_eye_notice_targets_paused", "Notice targets paused because they "
+                   "kept failing (their seats get mail instead).", [], {(): float(paused)}),
+            _gauge("silver_eye_addresses_bouncing", "Addresses marked bouncing: no mail is "
+                   "tried to them until they reply or `flask mail-works` clears them.", [],
+                   {(): float(bouncing)}),
             _gauge("silver_eye_inbox", "Inbox messages by status (what became of them).",
                    ["status"], {(str(k),): float(v) for k, v in inbox.items()}),
             _gauge("silver_eye_heartbeat_age_seconds", "Seconds since each loop's last "

@@ -51,7 +51,9 @@ def api_moves(text: str) -> float:
 
 
 def prepare_state(engine: Any, game_id: str) -> None:
-    """One failed mail, one overdue decision, one dead inbox message, a stale clock."""
+    """One failed mail, one overdue decision, one dead inbox message, a stale clock; a
+    Discord target paused after failing (one delivery failed for good), and an address
+    that bounces (issue 34 item 5)."""
     now = datetime.now(timezone.utc)
     with engine.begin() as conn:
         first = conn.execute(sa.text("SELECT min(id) FROM outbox")).scalar_one()
@@ -65,6 +67,18 @@ def prepare_state(engine: Any, game_id: str) -> None:
             "INSERT INTO inbox (message_id, received_at, via, rcpt, raw, status, attempts) "
             "VALUES ('<x@test>', :t, 'smtp', '[]', :raw, 'dead', 5)"),
             {"t": now, "raw": b"Subject: x\r\n\r\nx"})
+        target = conn.execute(sa.text(
+            "INSERT INTO notice_target (game_id, seat, url, service, created_at, failures, "
+            "paused_at) VALUES (:g, 0, 'discord://x/y', 'Discord', :t, 5, :t) RETURNING id"),
+            {"g": game_id, "t": now}).scalar_one()
+        conn.execute(sa.text(
+            "INSERT INTO notice_delivery (target_id, game_id, seat, kind, title, body, status, "
+            "attempts, next_attempt_at, created_at) VALUES (:target, :g, 0, 'turn', 'x', 'x', "
+            "'failed', 5, :t, :t)"), {"target": target, "g": game_id, "t": now})
+        conn.execute(sa.text(
+            "INSERT INTO person (address, mode, soft_bounces, by_mail, bouncing_since, "
+            "bounce_reason) VALUES ('gone@example.com', 'per_game', 0, TRUE, :t, '550')"),
+            {"t": now})
     heartbeats.write(engine, heartbeats.CLOCK, every=5, detail={},
                      at=now - timedelta(seconds=120))
 
@@ -75,6 +89,10 @@ def expect_prepared_gauges(text: str) -> None:
     assert value(text, "silver_eye_deadlines_overdue", kind="decision") == 1
     assert value(text, "silver_eye_inbox", status="dead") == 1
     assert value(text, "silver_eye_inbox", status="applied") == 0
+    assert value(text, "silver_eye_notices", status="failed") == 1
+    assert value(text, "silver_eye_notices", status="sent") == 0
+    assert value(text, "silver_eye_notice_targets_paused") == 1
+    assert value(text, "silver_eye_addresses_bouncing") == 1
     assert value(text, "silver_eye_heartbeat_age_seconds", worker="clock") >= 120
     assert value(text, "silver_eye_heartbeat_alive", worker="clock") == 0
     assert value(text, "silver_eye_heartbeat_alive", worker="sender") == 0
