@@ -88,6 +88,12 @@ def words_of(said: str) -> str:
     return "the service did not take the notice"
 
 
+#: apprise's plugins that print a title as Markdown's "# " in the plain text a chat
+#: shows (Matrix: "# Your turn in …" on every client): the title goes in as the body's
+#: first line instead (issue 34 item 5).
+TITLE_AS_FIRST_LINE = frozenset({"NotifyMatrix"})
+
+
 def apprise_send(url: str, title: str, body: str) -> str | None:
     """Send one notice with apprise: a fresh ``Apprise`` for it, the timeouts of
     ``NOTICE_TIMEOUT_SECONDS``; None when it went, else what went wrong in words."""
@@ -95,6 +101,8 @@ def apprise_send(url: str, title: str, body: str) -> str | None:
     plugin = apprise.Apprise.instantiate(url, asset=asset)
     if plugin is None:
         return "the address is no longer understood"
+    if title and type(plugin).__name__ in TITLE_AS_FIRST_LINE:
+        title, body = "", f"{title}\r\n{body}"
     seconds = deliveries.timeout_seconds()
     plugin.socket_connect_timeout = seconds
     plugin.socket_read_timeout = seconds
