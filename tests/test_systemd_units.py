@@ -113,6 +113,9 @@ def test_every_service_runs_as_its_own_user_hardened_with_the_shared_settings(se
     assert writes[1:] == (["/var/backups/silver-eye-post"] if service == "backup" else [])
     if service in LONG_RUNNING:
         assert keys["Restart"] == ["on-failure"]
+    if service in ("clock", "inbound"):  # issue 34 item 5: pinged by their own loop
+        assert keys["Type"] == ["notify"] and keys["NotifyAccess"] == ["main"]
+        assert int(keys["WatchdogSec"][0]) > 0
         assert f"silver-eye-post-{service}.service" in unit("silver-eye-post.target")["Wants"][0]
 
 

@@ -33,11 +33,16 @@ from sqlmodel import Field, Session, SQLModel, col, func, select
 
 from app.config import DEFAULT_HEARTBEAT_STALE_SECONDS, DEFAULT_READY_MAIL_LATE_SECONDS
 from app.clock.time import as_utc
+from app.runners import watchdog
 
 log = logging.getLogger("app.runners.heartbeats")
 
 #: The loops that beat.
 CLOCK, SENDER, INBOUND = "clock", "sender", "inbound"
+#: The loops that stand for their process (one per systemd unit): their beats are the
+#: unit's watchdog pings. The sender is a thread of the clock process, watched by its
+#: supervisor (``app.runners.supervisor``), not by systemd.
+PROCESS_LOOPS = frozenset({CLOCK, INBOUND})
 #: How often a busy loop writes its heartbeat at most (seconds): cheap, and far
 #: below any freshness bound.
 BEAT_SECONDS = 5.0
@@ -96,6 +101,9 @@ class Beater:
         self.every = every
         self.detail: dict[str, Any] = {}
         self._written = float("-inf")
+        #: the process's own loop (the clock's tick, the inbound apply loop): each beat
+        #: it writes is systemd's watchdog ping too (``app.runners.watchdog``)
+        self.pings_systemd = name in PROCESS_LOOPS
 
     def beat(self, *, force: bool = False, **detail: Any) -> bool:
         """Note ``detail``; write the heartbeat if ``every`` has passed (or ``force``)."""
@@ -106,6 +114,8 @@ class Beater:
         self.detail.pop(DEAD_KEY, None)
         write(self.engine, self.name, every=self.every, detail=dict(self.detail))
         self._written = time.monotonic()
+        if self.pings_systemd:
+            watchdog.alive()
         return True
 
     def died(self, error: str) -> None:
