@@ -38,6 +38,9 @@ ANNOUNCED = (VOTE, MORE_TIME)
 
 #: How a seat answers a vote by replying (``app.mail.commands`` reads them).
 VOTE_REPLY = "Or reply to this mail with VOTE YES or VOTE NO."
+#: How the seat a substitute vote is about answers it by replying (R51).
+SUBJECT_REPLY = ("Or reply to this mail with VETO to keep your seat (or VOTE YES to let "
+                 "it go).")
 REMATCH_REPLY = "Or reply to this mail with ACCEPT or DECLINE."
 
 
@@ -164,13 +167,17 @@ def more_time(unit: Any, ctx: Context, seat: int, giver: int, gift_id: int, dead
 def vote_words(vote: Any, names: list[str]) -> str:
     """What a vote asks, in one line ("Ann asks to end the game by agreement"): for its
     mails and the pages alike."""
-    who = names[vote.seat] if 0 <= vote.seat < len(names) else "A player"
+    who = _proposer(vote, names)
     if vote.kind == ABORT:
         return f"{who} asks to end the game by agreement"
     if vote.kind == SUBSTITUTE and vote.subject_seat is not None:
         was = names[vote.subject_seat] if vote.subject_seat < len(names) else "a seat"
         return f"{who} proposes {vote.name} to take over {was}'s seat"
     return f"{who} offers a rematch"
+
+
+def _proposer(vote: Any, names: list[str]) -> str:
+    return names[vote.seat] if 0 <= vote.seat < len(names) else "A player"
 
 
 def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -> None:
@@ -185,16 +192,27 @@ def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -
                  "seed and replay would be shown to everyone.",
                  f"It ends the game only if every player still playing says yes by {until}; "
                  "one no keeps the game going."]
+    elif vote.kind == SUBSTITUTE and seat == vote.subject_seat:  # R51: the seat's own person
+        asks = (f"You proposed {vote.name} to take over your seat" if vote.seat == seat else
+                f"{_proposer(vote, ctx.info.names)} proposes {vote.name} to take over your seat")
+        lines = [f"{asks} in “{title}”, since you are away or resigned: {vote.name} would get "
+                 "its cards, what it has seen and its score, and your links would stop "
+                 "working.",
+                 "To keep your seat, press “I'm back” or “Veto” on your seat page (or make a "
+                 "move): the vote then fails and nothing changes.",
+                 f"Otherwise it passes at {until} unless someone vetoes it; before that only if "
+                 "the others agree (while you are only away: at least two of them)."]
     elif vote.kind == SUBSTITUTE:
         lines = [f"{asks} in “{title}”: {vote.name} would get the seat's cards, what it has "
                  "seen and its score, and a link of their own; the seat's old links stop "
-                 "working.",
+                 "working. Its player is told too: their return or veto keeps it theirs.",
                  f"It passes when everyone agrees, or at {until} unless someone vetoes it."]
     else:
         lines = [f"{asks} of “{title}”: the same players and options, a new deal, and the "
                  "next player starts.",
                  f"It starts when everyone accepts by {until}; one decline calls it off."]
-    hint = REMATCH_REPLY if vote.kind == REMATCH else VOTE_REPLY
+    hint = (REMATCH_REPLY if vote.kind == REMATCH else SUBJECT_REPLY
+            if seat == vote.subject_seat else VOTE_REPLY)
     answer_to = reply_address(ctx.id, seat, ctx.seats[seat].token_version, vote.step)
     mail = _mail(ctx, seat, asks, lines,
                  button="Answer on your seat page", reply_hint=hint, reply_to=answer_to)

@@ -60,9 +60,12 @@ def record_action(unit: Unit, game_id: str, seat: int, kind: str, source: str,
     """
     seen = dl.clock_row(unit, game_id, seat)
     if (seen is not None and kind not in ("back", "away") and source in ("player", "mail")
-            and not (seen.consecutive_timeouts or seen.away_noticed)):
+            and not (seen.consecutive_timeouts or seen.away_noticed or seen.absent)):
         return  # a person's move with no run or notice to reset: most moves, nothing to write
     clock = dl.seat_clock(unit, game_id, seat)
+    if kind == "back" or (clock.absent and kind not in ("away", "resign")
+                          and source in ("player", "mail")):
+        returned(unit, game_id, seat, now)
     if kind == "back":
         changes: dict[str, Any] = {"absent": False, "consecutive_timeouts": 0}
         if clock.vacation_until is not None and dl.as_utc(clock.vacation_until) > now:
@@ -81,6 +84,22 @@ def record_action(unit: Unit, game_id: str, seat: int, kind: str, source: str,
                 counted += 1
         if counted:
             unit.update(clock, consecutive_timeouts=clock.consecutive_timeouts + counted)
+
+
+def returned(unit: Unit, game_id: str, seat: int, now: datetime) -> None:
+    """R51: the seat's person is back ("I'm back", a move of their own, by link or by
+    reply): a substitute vote about the seat ends as failed. Its expiry is the seat's
+    own ``vote`` deadline row (``services.votes.start``): moved to now, so the clock
+    runs ``votes.expire`` at its next tick, which checks the return again and closes
+    the vote in words, under the vote lock, with its mails. (Answers meanwhile find the
+    return too.)"""
+    for row in dl.open_now(unit, game_id, seat, dl.VOTE):
+        if dl.as_utc(row.due_at) > now:
+            if row.id is not None:
+                dl.changes(unit).touch(row, due_at=now)
+            else:
+                row.values["due_at"] = now
+            unit.sent()
 
 
 def went_away(unit: Unit, ctx: "notify.Context", game: Any, seat: int,

@@ -1,6 +1,10 @@
 """What the people of a game decide together (issue 21 items 4-6): end it by agreement,
 hand a seat to a substitute, play a rematch.
 
+Long because: the three kinds share one lifecycle (start, answer, withdraw, expire, all
+under the vote lock) and a substitute's guards (R51: who is asked, its subject's return,
+the running day) must sit beside the close they guard, or a path could skip them.
+
 A vote is started by one seat, answered once by each seat it asks (on the page, by
 JSON, or by replying to its mail), and closed once: by the answer that decides it,
 by its proposer withdrawing it, or by the clock at its expiry (a ``vote`` deadline
@@ -14,13 +18,26 @@ Who is asked (``Asked``):
   cannot hold the others hostage, and R29 already ends a game where everyone is
   away). All must say yes; one no fails it; at its expiry (``ABORT_HOURS``) it
   lapses. Passed: the game stops as abandoned by agreement, its seed is shown.
-- **substitute**: every person still playing but the seat handed over. One veto
-  fails it; everyone's yes, or ``SUBSTITUTE_HOURS`` without a veto, passes it
-  (the issue: "it passes after a day without a veto"). Passed: the new person takes
-  the seat over (``people.hand_over``: R49, in the same transaction).
+- **substitute** (R51, ``docs/rules.md``): every person still playing, and the seat
+  handed over itself (its person is told when the vote opens and may veto; its yes is
+  its consent). One veto fails it; so does its person's return ("I'm back", a move of
+  their own, a reply by mail: ``returned``), checked again at every answer and at the
+  expiry, never trusted from when the vote opened. The others' yes passes it at once,
+  except that a seat only away (not resigned) is not handed over on fewer than two
+  other people's yes (or its own) before it has been away one full running day since
+  the vote opened; ``SUBSTITUTE_HOURS`` of running time without a veto passes it.
+  Passed: the new person takes the seat over (``people.hand_over``: R49, in the same
+  transaction). A player at the table is not trusted with another seat
+  (``docs/security.md``).
 - **rematch**: every person of the game (a rematch has the same seats; bots always
   accept). All must accept within ``REMATCH_DAYS``; one decline calls it off.
   Passed: the new game starts in the same transaction (``games.create_in``).
+
+A vote's expiry counts the game's running days (a weekdays-only game's vote does not
+lapse on a Saturday): ``LIFETIME`` of running time on the calendar of the seat it is
+about (a substitute's subject; else its proposer). A substitute's expiry row is the
+subject's own deadline row, so the subject's return, inside its move, moves it to now
+(``app.presence.absence.record_action``) and the clock ends the vote with words.
 
 What a vote did is told by ``app.mail.people`` (vote opened: each person asked, after
 the grace period, while unanswered; vote closed: everyone asked but the one whose
@@ -50,7 +67,7 @@ from app.services.repository import _load_game
 
 log = logging.getLogger("app.services")
 
-#: How long each kind of vote stays open.
+#: How long each kind of vote stays open, in running time (the game's running days).
 ABORT_HOURS = 48
 SUBSTITUTE_HOURS = 24
 REMATCH_DAYS = 7
@@ -60,26 +77,44 @@ LIFETIME = {ABORT: timedelta(hours=ABORT_HOURS), SUBSTITUTE: timedelta(hours=SUB
 STARTS_PER_DAY = 3
 #: The longest name a substitute may have (as a seat's: ``games.MAX_NAME_LENGTH``).
 NAME_LIMIT = 60
+#: R51: a seat only away is not handed over before it has been away this long (running
+#: time since the vote opened) on fewer than ``FEWEST_YES`` other people's yes.
+AWAY_AT_LEAST = timedelta(days=1)
+FEWEST_YES = 2
 
 
 @dataclass(frozen=True)
 class Asked:
-    """Who a vote asks, as the game stands: the seats whose answer counts."""
+    """Who a vote asks, as the game stands: the seats whose answer counts. A
+    substitute's ``subject`` (the seat handed over) is among them: its no is a veto, its
+    yes its consent, and nobody waits for it; ``only_away``: it is away, not resigned
+    (R51: it is not handed over on fewer than ``FEWEST_YES`` other people's yes before
+    a full running day)."""
 
     seats: tuple[int, ...]
+    subject: int | None = None
+    only_away: bool = False
+
+    @property
+    def voters(self) -> tuple[int, ...]:
+        """The seats whose yes is needed: everyone asked but the subject."""
+        return tuple(seat for seat in self.seats if seat != self.subject)
 
     def decide(self, vote: Vote, ballots: dict[int, bool], names: list[str],
-               expired: bool = False) -> tuple[str, str] | None:
-        """``(status, outcome in words)`` once the vote is decided, else None."""
+               expired: bool = False, away_a_day: bool = False) -> tuple[str, str] | None:
+        """``(status, outcome in words)`` once the vote is decided, else None.
+        ``away_a_day``: the subject has been away a full running day since it opened."""
         said_no = [seat for seat in self.seats if ballots.get(seat) is False]
         if said_no:
             who = names[said_no[0]]
             verb = {ABORT: "said no", SUBSTITUTE: "vetoed it", REMATCH: "declined"}[vote.kind]
             return FAILED, f"{who} {verb}."
-        if all(ballots.get(seat) is True for seat in self.seats):
+        agreed = all(ballots.get(seat) is True for seat in self.voters)
+        if agreed and (not self.only_away or len(self.voters) >= FEWEST_YES
+                       or (self.subject is not None and ballots.get(self.subject) is True)):
             return PASSED, ("Everyone accepted." if vote.kind == REMATCH
                             else "Everyone agreed.")
-        if expired:
+        if expired or (agreed and away_a_day):  # R51: a seat only away waits a running day
             if vote.kind == SUBSTITUTE:
                 return PASSED, "Nobody vetoed it within a day."
             return EXPIRED, ("Not everyone accepted in time." if vote.kind == REMATCH
@@ -95,8 +130,9 @@ def asked(kind: str, seats: list[Any], state: Any, away: set[int],
         return Asked(tuple(humans))
     resigned = set(engine.status(state).get("resigned") or ())
     playing = [h for h in humans if h not in resigned and h not in away]
-    if kind == SUBSTITUTE:
-        playing = [h for h in playing if h != subject]
+    if kind == SUBSTITUTE and subject is not None:
+        others = tuple(h for h in playing if h != subject)
+        return Asked((*others, subject), subject, only_away=subject not in resigned)
     return Asked(tuple(playing))
 
 
@@ -137,9 +173,11 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
         _may_start(session, game, seats, state, away, seat, kind, subject, now)
         if kind == SUBSTITUTE:
             name, email = _substitute(session, game, seats, subject, name, email, now)
+        about = subject if kind == SUBSTITUTE and subject is not None else seat
         vote = Vote(game_id=game.id, kind=kind, seat=seat, subject_seat=subject, name=name,
                     email=email, status=OPEN, step=int(engine.status(state).get("step") or 0),
-                    started_at=now, expires_at=now + LIFETIME[kind])
+                    started_at=now,
+                    expires_at=_calendar(session, game, about).due(now, LIFETIME[kind]))
         session.add(vote)
         try:
             session.flush()
@@ -148,7 +186,8 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
                            reason="vote_open") from None
         assert vote.id is not None
         session.add(Ballot(vote_id=vote.id, seat=seat, yes=True, at=now, source="page"))
-        dl.open_vote_expiry(session, game.id, seat, vote.id, vote.step, now, vote.expires_at)
+        # (a substitute's expiry is its subject's row: its return moves it, R51)
+        dl.open_vote_expiry(session, game.id, about, vote.id, vote.step, now, vote.expires_at)
         who = asked(kind, seats, state, away, subject)
         if not _settle(unit, game, seats, state, vote, who, now, closer=seat):
             ctx = notify.Context.load(session, game)
@@ -177,6 +216,10 @@ def answer(game_id: str, seat: int, vote_id: int | None, yes: bool, *, source: s
             raise NotFound("There is no open vote in this game.", reason="no_vote")
         assert vote.id is not None
         who = asked(vote.kind, seats, state, away, vote.subject_seat)
+        gone = returned(session, game, vote, state, away, [s.name for s in seats])
+        if gone is not None:  # R51: checked again at every answer
+            _close(unit, game, seats, vote, who, FAILED, gone, now, closer=seat)
+            return _detached(session, vote)
         if seat not in who.seats:
             raise Forbidden(_not_asked(vote, seat, seats), reason="not_asked")
         if seat in ballots_of(session, vote.id):
@@ -208,9 +251,12 @@ def withdraw(game_id: str, seat: int, vote_id: int, now: datetime | None = None)
 
 
 def expire(vote_id: int, now: datetime) -> str:
-    """The clock: a vote's time is up. Decided as its kind says (a substitute nobody
-    vetoed passes; an abort or a rematch not everyone accepted lapses). Returns what
-    happened, for the clock's report."""
+    """The clock: a vote's expiry row is due. Decided as its kind says (a substitute
+    nobody vetoed passes; an abort or a rematch not everyone accepted lapses), after
+    checking again that a substitute's subject is still away or resigned (R51: its
+    return, which moved the row to now, fails it). A row due before the vote's
+    ``expires_at`` decides only what the answers decide, and is put back otherwise.
+    Returns what happened, for the clock's report."""
     now = dl.as_utc(now)
     with unit_of_work() as unit:
         session = unit.session
@@ -224,11 +270,48 @@ def expire(vote_id: int, now: datetime) -> str:
             return "closed already"
         assert vote.id is not None
         who = asked(vote.kind, seats, state, away, vote.subject_seat)
-        decided = who.decide(vote, ballots_of(session, vote.id), [s.name for s in seats],
-                             expired=True)
-        assert decided is not None
+        names = [s.name for s in seats]
+        gone = returned(session, game, vote, state, away, names)
+        if gone is not None:
+            _close(unit, game, seats, vote, who, FAILED, gone, now, closer=None)
+            return FAILED
+        early = now < dl.as_utc(vote.expires_at)
+        decided = who.decide(vote, ballots_of(session, vote.id), names, expired=not early,
+                             away_a_day=_away_a_day(session, game, vote, now))
+        if decided is None:  # (fired early, and nothing decides it yet)
+            session.exec(update(dl.Deadline).where(
+                col(dl.Deadline.kind) == dl.VOTE, col(dl.Deadline.ref_id) == vote.id,
+                col(dl.Deadline.done_at).is_(None)).values(due_at=vote.expires_at))
+            return "not yet"
         _close(unit, game, seats, vote, who, *decided, now, closer=None)
         return decided[0]
+
+
+def returned(session: Session, game: Any, vote: Vote, state: Any, away: set[int],
+             names: list[str]) -> str | None:
+    """R51: why a substitute vote no longer holds, in words, else None: the game stopped,
+    or its subject (not resigned) is playing again, or came back since the vote opened
+    (a ``back`` or a move of its own in the log after the vote's step, even if it went
+    away again since). Asked at every answer and at the expiry, never trusted from
+    when the vote opened."""
+    if vote.kind != SUBSTITUTE or vote.subject_seat is None:
+        return None
+    subject = vote.subject_seat
+    who = names[subject] if 0 <= subject < len(names) else "The seat's player"
+    stays = f"so the seat stays {who}'s."
+    if game.status != "running":
+        return f"The game is {game.status}, {stays}"
+    if subject in set(engine.status(state).get("resigned") or ()):
+        return None  # resigned (R48): only a veto keeps the seat
+    if subject not in away:
+        return f"{who} came back, {stays}"
+    own = session.exec(select(store.Action).where(
+        store.Action.game_id == game.id, store.Action.seat == subject,
+        col(store.Action.seq) > vote.step,
+        col(store.Action.source).in_(("player", "mail")))).all()
+    if any(row.action.get("type") not in ("away", "resign") for row in own):
+        return f"{who} came back, {stays}"
+    return None
 
 
 # -- inside the vote's transaction --------------------------------------------------------
@@ -324,7 +407,8 @@ def _settle(unit: Unit, game: Any, seats: list[store.Seat], state: Any, vote: Vo
             who: Asked, now: datetime, closer: int | None) -> bool:
     """Close the vote if its answers decide it; returns whether it closed."""
     assert vote.id is not None
-    decided = who.decide(vote, ballots_of(unit.session, vote.id), [s.name for s in seats])
+    decided = who.decide(vote, ballots_of(unit.session, vote.id), [s.name for s in seats],
+                         away_a_day=_away_a_day(unit.session, game, vote, now))
     if decided is None:
         return False
     _close(unit, game, seats, vote, who, *decided, now, closer=closer)
@@ -374,9 +458,23 @@ def _carry_out(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote,
                           .values(new_game_id=created.game_id))
 
 
+def _calendar(session: Session, game: Any, seat: int) -> Any:
+    """The running time a vote is counted in: the game's running days in the zone (and
+    out of the quiet hours) of the seat it is about."""
+    settings = dl.ClockSettings.from_options(game.options)
+    return notify.calendar_of(session, game.id, seat, settings)
+
+
+def _away_a_day(session: Session, game: Any, vote: Vote, now: datetime) -> bool:
+    """R51: whether a substitute's subject has been away a full running day since the
+    vote opened (any return in between fails the vote: ``returned``)."""
+    if vote.kind != SUBSTITUTE or vote.subject_seat is None:
+        return False
+    calendar = _calendar(session, game, vote.subject_seat)
+    return bool(calendar.used(dl.as_utc(vote.started_at), now) >= AWAY_AT_LEAST)
+
+
 def _not_asked(vote: Vote, seat: int, seats: list[store.Seat]) -> str:
-    if vote.kind == SUBSTITUTE and seat == vote.subject_seat:
-        return "This vote is about your own seat: the others decide it."
     return ("This vote asks the players still playing; you resigned or are away "
             "(press “I'm back” to play again)." if vote.kind != REMATCH
             else "This vote asks the game's people only.")

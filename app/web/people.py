@@ -50,7 +50,20 @@ def seat_table(token: str) -> dict[str, Any] | None:
     access = getattr(seat, "access", None)
     if access is None or access.token != token:
         return None
-    return reads.get("people")
+    return about_me(reads.get("people"), access.seat)
+
+
+def about_me(table: dict[str, Any] | None, seat: int) -> dict[str, Any] | None:
+    """The table as ``seat`` sees it, its open vote marked ``about_you`` when it is a
+    substitute vote for this very seat (R51: its person is asked, may veto, and is
+    shown it first): the asked seat that is away or resigned is the subject, since
+    everyone else asked is still playing."""
+    vote = (table or {}).get("vote")
+    if table is not None and vote is not None and vote.get("kind") == "substitute":
+        row = next((r for r in table.get("seats") or () if r.get("seat") == seat), None)
+        vote["about_you"] = bool(seat in (vote.get("asked") or ()) and row is not None
+                                 and (row.get("away") or row.get("resigned")))
+    return table
 
 
 def _back(token: str) -> Any:
@@ -198,7 +211,7 @@ def _table_json(token: str) -> dict[str, Any]:
 
     access, snap, (me, seen) = services.seat_page(token, read)
     return {"seat": access.seat, "seq": snap.seq, "game": snap.game.public(), "me": me,
-            **seen}
+            **(about_me(seen, access.seat) or {})}
 
 
 @bp.get("/api/play/<token>/table")
@@ -320,8 +333,10 @@ OPENAPI_PATHS: dict[str, Any] = {
         "MoreTime", extra={"429": error("This seat gave its days for this round")})},
     "/api/play/{token}/votes": {"post": _post(
         "Start a vote", "abort (end as abandoned by agreement: everyone still playing says "
-        "yes), substitute (hand an away or resigned seat to a new address: passes unless "
-        "vetoed within a day), rematch (once over: everyone accepts).", "VoteStart",
+        "yes), substitute (hand an away or resigned seat to a new address, R51: its own "
+        "player is asked too and may veto; their return fails it; passes on the others' yes "
+        "(a seat only away: two of them) or after a running day without a veto), rematch "
+        "(once over: everyone accepts).", "VoteStart",
         ok="201", extra={"429": error("Too many votes started by this seat today")})},
     "/api/play/{token}/quiet": {"post": _post(
         "Set the seat's zone and quiet hours", "No mail or notice leaves in them (it is "

@@ -57,6 +57,9 @@ def test_R49_a_substitute_takes_over_an_away_seat(app, client, new_game, tick, m
     assert proposed.status_code == 303
     tick(T0 + hours(2))
     assert leads(mailbox, "bob@example.com") == ["Ann proposes Gus to take over Cid's seat"]
+    assert leads(mailbox, CID) == ["Ann proposes Gus to take over your seat"], \
+        "R51: the seat's own player is told when the vote opens"
+    mailbox.clear()
     assert client.post(f"/api/play/{tokens[1]}/votes/1", json={"yes": True}).status_code == 200
     with read_session() as session:
         vote = session.exec(select(Vote)).one()
