@@ -1,7 +1,8 @@
 """A substitute takes over a dropped seat (issue 21 item 5, R49).
 
 Any seat proposes a new person for a seat that is away or resigned; the others confirm
-(or it passes after a day without a veto). The newcomer gets an invitation with a fresh
+(or it passes after a running day without a veto). The seat's own player is told and
+may veto (R51: tests/people/test_votes_nobody_can_abuse.py). The newcomer gets an invitation with a fresh
 link; the seat's old link, reply addresses and unsubscribe links die; the seat keeps
 its cards, its knowledge and its score; the log and the replay say who took it over.
 """

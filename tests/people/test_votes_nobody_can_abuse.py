@@ -122,6 +122,8 @@ def test_R51_three_people_carl_comes_back_and_his_veto_counts(client, new_game, 
     comes back, and vetoes: his veto is taken, not refused, and the seat stays his."""
     gid, tokens = cid_away_ann_proposes(client, new_game, tick, mailbox)
     assert leads(mailbox, CID)[-1] == "Ann proposes Mallory to take over your seat"
+    told = mailbox.to(CID)[-1].get_body(("plain",)).get_content()
+    assert tokens[2] in told and "VETO" in told, "the mail says how to keep the seat"
     assert "Ann proposes Mallory to take over Cid's seat" in leads(mailbox, BOB)
     with dl.at(T0 + hours(2)):
         assert post(client, tokens[2], "/back").status_code == 303
