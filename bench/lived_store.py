@@ -236,14 +236,10 @@ SELECT lv_g.id, c.seq, c.state, lv_g.start_at + make_interval(hours => :span_hou
        c.engine_version
 FROM lv_g JOIN lv_t t USING (t) JOIN state_cache c ON c.game_id = t.tid""",
     "seat_mail": """
-INSERT INTO seat_mail (game_id, seat, mode, last_acted_step, time_zone, unsent_mail_id,
-                       talk_mode, talk_muted, talk_told_id, by_mail, quiet_start, quiet_end,
-                       updated_at)
-SELECT lv_s.id, m.seat, m.mode, m.last_acted_step,
-       CASE WHEN lv_g.g % 5 = 0 THEN 'Europe/Berlin' ELSE m.time_zone END, NULL,
-       m.talk_mode, m.talk_muted, m.talk_told_id, m.by_mail,
-       CASE WHEN (lv_g.g + m.seat) % 4 = 0 THEN 1320 END,
-       CASE WHEN (lv_g.g + m.seat) % 4 = 0 THEN 480 END, lv_g.start_at
+INSERT INTO seat_mail (game_id, seat, mode, last_acted_step, unsent_mail_id,
+                       talk_mode, talk_muted, talk_told_id, by_mail, updated_at)
+SELECT lv_s.id, m.seat, m.mode, m.last_acted_step, NULL,
+       m.talk_mode, m.talk_muted, m.talk_told_id, m.by_mail, lv_g.start_at
 FROM lv_s JOIN lv_g USING (id) JOIN lv_t t USING (t)
 JOIN seat_mail m ON m.game_id = t.tid AND m.seat = lv_s.index""",
     "seat_clock": """
@@ -252,10 +248,13 @@ INSERT INTO seat_clock (game_id, seat, consecutive_timeouts, absent, vacation_da
 SELECT lv_s.id, lv_s.index, 0, false, (lv_g.g + lv_s.index) % 7 / 6, NULL, false, 0
 FROM lv_s JOIN lv_g USING (id)""",
     "person": """
-INSERT INTO person (address, mode, updated_at, soft_bounces, by_mail, last_digest_at)
+INSERT INTO person (address, mode, updated_at, soft_bounces, by_mail, last_digest_at,
+                    time_zone, quiet_start, quiet_end)
 SELECT 'p' || n || '@example.com', CASE WHEN n % 50 = 49 THEN 'daily' ELSE 'per_game' END,
        :now - make_interval(days => n % :days), 0, true,
-       CASE WHEN n % 50 = 49 THEN :now - make_interval(hours => 20) END
+       CASE WHEN n % 50 = 49 THEN :now - make_interval(hours => 20) END,
+       CASE WHEN n % 5 = 0 THEN 'Europe/Berlin' END,
+       CASE WHEN n % 4 = 0 THEN 1320 END, CASE WHEN n % 4 = 0 THEN 480 END
 FROM generate_series(0, :people - 1) AS n
 ON CONFLICT (address) DO NOTHING""",
     "deadline": f"""

@@ -33,7 +33,7 @@ from app.engine.action_schema import PRESENCE
 from app.engine.describe import event_sentence
 from app.engine.meaning import Meaning, changed_words
 from app.mail import compose, notify
-from app.mail.models import Outbox, SeatMail
+from app.mail.models import Outbox
 
 #: Sources of log rows the seat did not choose itself (R29: the clock played for it).
 TIMEOUT_SOURCES = ("timeout",)
@@ -147,13 +147,12 @@ def mail_of(ref: tokens.ReplyRef) -> str:
         rows = session.exec(select(Outbox.headers, Outbox.sent_at, Outbox.created_at)
                             .where(Outbox.game_id == ref.game, Outbox.seat == ref.seat)
                             .order_by(col(Outbox.id).desc()).limit(200)).all()
-        zone_name = session.exec(select(SeatMail.time_zone).where(
-            SeatMail.game_id == ref.game, SeatMail.seat == ref.seat)).first()
+        zone = notify.person_zone(session, ref.game, ref.seat)
     times = [as_utc(sent or created) for headers, sent, created in rows
              if str((headers or {}).get("Reply-To") or "").lower() == address]
     if not times:
         return "an earlier mail"
-    return f"the mail of {_clock_words(min(times), notify.zone_of(zone_name))}"
+    return f"the mail of {_clock_words(min(times), zone)}"
 
 
 def _clock_words(moment: datetime, zone: Any) -> str:

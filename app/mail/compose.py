@@ -354,17 +354,19 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
 
 def invitation_mail(game: MailGame, seat: int, *, link: str, unsubscribe: str,
                     deadline_hours: float, clock: str | None = None,
-                    rematch_of: str | None = None) -> Mail:
+                    rematch_of: str | None = None, yours: Any = None) -> Mail:
     """The first mail of a seat. ``clock``: how the game's clock runs, in words, when it
     is not simply a deadline per decision (a time bank, running days: issue 21);
-    ``rematch_of``: the title of the game this one is a rematch of (issue 21 item 6)."""
+    ``rematch_of``: the title of the game this one is a rematch of (issue 21 item 6);
+    ``yours``: the person's zone and quiet hours, or how a newcomer sets them
+    (``invitations.YourSettings``, issue 32)."""
     span = _span(timedelta(hours=deadline_hours)).removeprefix("in ")
     lead = (f"Rematch of {clean_name(rematch_of)}: your seat is ready" if rematch_of
             else f"You are invited to play: accept or decline within {span}")
     return render("invitation", thread_subject(game), lead=lead,
                   game=game, seat=seat, name=game.names[seat], names=game.names,
                   link=link, unsubscribe=unsubscribe, commitment=game.commitment,
-                  deadline=span, clock=clock, rematch_of=rematch_of)
+                  deadline=span, clock=clock, rematch_of=rematch_of, yours=yours)
 
 
 def people_mail(game: MailGame, seat: int, *, lead: str, lines: list[str], link: str | None,

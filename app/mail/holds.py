@@ -12,8 +12,9 @@ is composed when it leaves (the position then) and collapses the older held
 ones of its seat (``hold``); the first mail of that seat to leave says "We held
 N mails to you because ...; this is where the game stands now" (``held_untold``
 marks what has not been told yet: ``held_of_seat``, ``told``, ``with_notice``).
-A seat's quiet hours (issue 21 item 1, ``quiet_until``) hold its mail the same way,
-collapsed, until they end; nobody is told, since the person chose them.
+A seat's quiet hours (issue 21 item 1, ``quiet_until``; its person's since issue 32)
+hold its mail the same way, collapsed, until they end; nobody is told, since the person
+chose them.
 """
 from __future__ import annotations
 
@@ -39,8 +40,10 @@ HOUR = timedelta(hours=1)
 HELD_HOUR, HELD_STRANGER, HELD_QUIET = "hour", "stranger", "quiet"
 #: Mail that leaves in a seat's quiet hours all the same: what the person asked for
 #: just now (an answer to their reply, a fresh link), or what tells of the seat
-#: itself changing hands (its hours were the old person's).
-QUIET_EXEMPT_KINDS = frozenset({"link", "answer", "handed_over", "invitation"})
+#: itself changing hands (it goes to the old person; the hours are the new one's).
+#: An invitation waits like any mail (issue 32: a person's hours hold in every game,
+#: from the invitation on; a newcomer has none yet).
+QUIET_EXEMPT_KINDS = frozenset({"link", "answer", "handed_over"})
 
 
 def quiet_until(row: Outbox, calendars: Mapping[tuple[str, int], Any],

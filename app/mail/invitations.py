@@ -20,7 +20,8 @@ The address can undo its refusal from its games page (``app.services.seat_settin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
@@ -98,3 +99,33 @@ def too_many_words(name: str, index: int, address: str, had: int, adds: int,
             f"last 24 hours without ever playing one{more}; we send at most {limit} a day to "
             "an address that has not played yet, so no game was created. Invite them again "
             "tomorrow, or ask them to play a game they were invited to first.")
+
+
+@dataclass(frozen=True)
+class YourSettings:
+    """What an invitation says of the invited person's settings (issue 32 item 2): a
+    known person's zone and quiet hours, which hold in this game from the invitation on;
+    a newcomer's how-to, with the link to their settings page and how long their first
+    turn mail waits so they can set them first."""
+
+    known: bool
+    zone: str
+    quiet: str | None
+    link: str
+    wait_minutes: int
+
+
+def your_settings(person: Any, seat_link: str, wait: timedelta) -> YourSettings:
+    """``person``: the invited address's row (None: never seen); ``seat_link``: the
+    invitation's seat link (the settings page is under it)."""
+    from app.clock.calendar import Quiet
+
+    start, end = (getattr(person, "quiet_start", None), getattr(person, "quiet_end", None))
+    quiet = (Quiet.of_minutes(int(start), int(end)).words()
+             if start is not None and end is not None and start != end else None)
+    zone = getattr(person, "time_zone", None)
+    known = bool(zone is not None or quiet is not None
+                 or getattr(person, "settings_at", None) is not None)
+    return YourSettings(known=known, zone=zone or "UTC", quiet=quiet,
+                        link=f"{seat_link}/settings",
+                        wait_minutes=max(1, round(wait.total_seconds() / 60)))

@@ -120,13 +120,8 @@ class SeatMail(SQLModel, table=True):
     #: within ``FRESH_LINK_MINUTES`` mails nothing (no flooding an inbox).
     link_mailed_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     updated_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
-    #: The seat's time zone (an IANA name for ``zoneinfo``): deadlines are shown in it.
-    time_zone: str = Field(default="UTC", max_length=64)
-    #: Quiet hours (issue 21 item 1), in minutes after local midnight of ``time_zone``
-    #: (both None: none): no mail or notice leaves in them (it is held, collapsed, and
-    #: sent at their end) and no deadline of the seat falls in them.
-    quiet_start: int | None = None
-    quiet_end: int | None = None
+    #: (Zone and quiet hours were the seat's until issue 32: they are its person's now,
+    #: ``app.people.models.Person``, the same in every game of theirs.)
     #: The outbox row of the seat's latest decision mail (turn or reminder) while
     #: it may be unsent: the one row an action supersedes, found by its id, so
     #: the cost does not grow with the mail a long game has written.

@@ -154,10 +154,27 @@ class Context:
     def replay(self) -> str:
         return f"{self.info.base_url}/games/{self.id}/replay"
 
+    def person(self, seat: int) -> Row | None:
+        """The person holding ``seat`` now (issue 32), as this transaction holds the row
+        (a move read it with its seats); None for a bot, a seat without an address, or a
+        person who never chose anything (every default)."""
+        address = self.address(seat)
+        if address is None:
+            return None
+        if (_ADDRESSES.name, address) not in self.unit.rows:
+            _read_people(self.unit, [a for s in self.human_seats()
+                                     if (a := self.address(s)) is not None])
+        return _address_row(self.unit, address)
+
     def calendar(self, seat: int) -> Calendar:
-        """The seat's calendar (issue 21 item 1): its zone and quiet hours, as its mail
-        row holds them in this transaction, and the game's running days."""
-        return seat_calendar(self.unit.seat_row(_MARKS, self.id, seat), self.settings)
+        """The seat's calendar (issue 21 item 1): its person's zone and quiet hours (issue
+        32: the same in every game of theirs) and the game's running days."""
+        return seat_calendar(self.person(seat), self.settings)
+
+    def zone(self, seat: int) -> ZoneInfo:
+        """The zone every time in the seat's mail is shown in: its person's."""
+        person = self.person(seat)
+        return zone_of(person.time_zone if person is not None else None)
 
     @property
     def domain(self) -> str:
@@ -204,49 +221,66 @@ def mail_row(unit: Unit, game_id: str, seat: int) -> Row:
         return row
     return unit.create_seat_row(_MARKS, {
         "game_id": game_id, "seat": seat, "mode": _lobby_mode(unit.session, game_id, seat),
-        "last_acted_step": 0, "time_zone": "UTC"})
+        "last_acted_step": 0})
 
 
 def quiet_of(row: Any) -> tuple[int, int] | None:
-    """A seat's quiet hours as its mail row stores them (minutes after local midnight),
-    None when it has none."""
+    """A person's quiet hours as their row stores them (minutes after local midnight),
+    None when they have none."""
     start, end = getattr(row, "quiet_start", None), getattr(row, "quiet_end", None)
     if start is None or end is None or start == end:
         return None
     return int(start), int(end)
 
 
-def seat_calendar(row: Any, settings: dl.ClockSettings) -> Calendar:
-    """The calendar of a seat whose mail row is ``row`` (None: UTC, no quiet hours) in a
-    game with these clock ``settings``: the one way a seat's clock is counted (its
-    deadlines, its bank, when its mail may leave)."""
-    if row is None:
+def seat_calendar(person: Any, settings: dl.ClockSettings) -> Calendar:
+    """The calendar of a seat whose holder's person row is ``person`` (None: UTC, no
+    quiet hours) in a game with these clock ``settings``: the one way a seat's clock is
+    counted (its deadlines, its bank, when its mail may leave). Zone and quiet hours are
+    the person's (issue 32), the running days the game's."""
+    if person is None:
         return settings.calendar()
-    return settings.calendar(row.time_zone, quiet_of(row))
+    return settings.calendar(person.time_zone, quiet_of(person))
+
+
+def _holder_settings(seat_where: Any) -> Any:
+    """The zone and quiet hours of the person holding each seat ``seat_where`` selects
+    (a human seat's address, as stored on it: ``person.address``)."""
+    return (sa_select(_SEATS.c.game_id, _SEATS.c.index, _ADDRESSES.c.time_zone,
+                      _ADDRESSES.c.quiet_start, _ADDRESSES.c.quiet_end)
+            .select_from(_SEATS.join(_ADDRESSES, _ADDRESSES.c.address == _SEATS.c.email))
+            .where(_SEATS.c.kind == "human", seat_where))
 
 
 def calendar_of(session: Session, game_id: str, seat: int,
                 settings: dl.ClockSettings) -> Calendar:
-    """``seat_calendar`` for code outside a move (the seat's row read now, never made)."""
-    row = session.connection().execute(
-        sa_select(_MARKS.c.time_zone, _MARKS.c.quiet_start, _MARKS.c.quiet_end)
-        .where(_MARKS.c.game_id == str(game_id), _MARKS.c.seat == int(seat))).mappings().first()
-    return seat_calendar(Row(_MARKS, row) if row is not None else None, settings)
+    """``seat_calendar`` for code outside a move (its person's row read now, one
+    statement)."""
+    row = session.connection().execute(_holder_settings(
+        (_SEATS.c.game_id == str(game_id)) & (_SEATS.c.index == int(seat)))).mappings().first()
+    return seat_calendar(Row(_ADDRESSES, row) if row is not None else None, settings)
+
+
+def person_zone(session: Session, game_id: str, seat: int) -> ZoneInfo:
+    """The zone of the person holding ``seat`` now, for code outside a move that shows a
+    time to that seat (one statement)."""
+    row = session.connection().execute(_holder_settings(
+        (_SEATS.c.game_id == str(game_id)) & (_SEATS.c.index == int(seat)))).mappings().first()
+    return zone_of(row["time_zone"] if row is not None else None)
 
 
 def quiet_calendars(session: Session, seats: set[tuple[str, int]]) -> dict[tuple[str, int], Calendar]:
-    """The calendars of those ``(game, seat)`` that have quiet hours, for the sender
-    (when mail may leave: only the zone and the hours matter, not the running days)."""
+    """The calendars of those ``(game, seat)`` whose person has quiet hours, for the
+    sender (when mail may leave: only the zone and the hours matter, not the running
+    days); one statement a batch."""
     if not seats:
         return {}
     games = sorted({game for game, _ in seats})
-    found = session.connection().execute(
-        sa_select(_MARKS.c.game_id, _MARKS.c.seat, _MARKS.c.time_zone, _MARKS.c.quiet_start,
-                  _MARKS.c.quiet_end)
-        .where(_MARKS.c.game_id.in_(games), _MARKS.c.quiet_start.is_not(None))).mappings()
-    return {(row["game_id"], row["seat"]): Calendar.of(row["time_zone"], quiet)
-            for row in found if (row["game_id"], row["seat"]) in seats
-            and (quiet := quiet_of(Row(_MARKS, row))) is not None}
+    found = session.connection().execute(_holder_settings(
+        _SEATS.c.game_id.in_(games) & _ADDRESSES.c.quiet_start.is_not(None))).mappings()
+    return {(row["game_id"], row["index"]): Calendar.of(row["time_zone"], quiet)
+            for row in found if (row["game_id"], row["index"]) in seats
+            and (quiet := quiet_of(Row(_ADDRESSES, row))) is not None}
 
 
 def zone_of(name: str | None) -> ZoneInfo:
@@ -332,6 +366,19 @@ def _address_row(unit: Unit, address: str) -> Row | None:
             sa_select(_ADDRESSES).where(_ADDRESSES.c.address == address)).mappings().first()
         unit.rows[key] = None if values is None else Row(_ADDRESSES, values)
     return unit.rows[key]
+
+
+def _read_people(unit: Unit, addresses: list[str]) -> None:
+    """The rows of those addresses this transaction has not read yet, in one statement
+    (a context outside a move: the clock, the sender)."""
+    wanted = sorted({a for a in addresses if (_ADDRESSES.name, a) not in unit.rows})
+    if not wanted:
+        return
+    found = {values["address"]: values for values in unit.session.connection().execute(
+        sa_select(_ADDRESSES).where(_ADDRESSES.c.address.in_(wanted))).mappings()}
+    for address in wanted:
+        values = found.get(address)
+        unit.rows[(_ADDRESSES.name, address)] = None if values is None else Row(_ADDRESSES, values)
 
 
 def remember_addresses(unit: Unit, rows: dict[str, dict[str, Any] | None]) -> None:
@@ -480,10 +527,12 @@ def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
     if getattr(ctx.game, "rematch_of", None):  # (issue 21 item 6: one query, once a game)
         rematch_of = unit.session.connection().execute(
             sa_select(_GAMES.c.name).where(_GAMES.c.id == ctx.game.rematch_of)).scalar()
+    yours = invitations.your_settings(ctx.person(seat), ctx.link(seat),
+                                      max(ctx.delay, turn_mail_delay(None)))
     mail = compose.invitation_mail(ctx.info, seat, link=ctx.link(seat), unsubscribe=guard,
                                    deadline_hours=ctx.settings.deadline.total_seconds() / 3600,
                                    clock=None if ctx.settings.plain else ctx.settings.words(),
-                                   rematch_of=rematch_of)
+                                   rematch_of=rematch_of, yours=yours)
     queue(unit, game_id=ctx.id, seat=seat, kind="invitation", to=to,
           to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
           domain=ctx.domain, now=now, unsubscribe=guard, root=True)
@@ -500,10 +549,25 @@ def decision_opened(unit: Unit, ctx: Context, seat: int, state: Any,
         return
     supersede_unsent(unit, ctx.id, seat, now)
     talk = replied(unit, ctx.id, seat)
+    delay = ctx.delay
+    if newcomer(unit, ctx, seat):  # (issue 32) time to choose a zone and quiet hours first
+        delay = max(delay, turn_mail_delay(None))
     turn(unit, ctx, seat, state, deadline.due_at, now,
          key=f"turn:{ctx.id}:{seat}:{deadline.opened_step}",
-         step=deadline.opened_step, delay=timedelta(0) if talk else ctx.delay,
+         step=deadline.opened_step, delay=timedelta(0) if talk else delay,
          conversation=talk)
+
+
+def newcomer(unit: Unit, ctx: Context, seat: int) -> bool:
+    """Whether the seat's person never chose a zone or quiet hours (issue 32: their
+    invitation says how) and has not acted in this game yet: their first turn mail waits
+    the server's grace period (``TURN_MAIL_DELAY_SECONDS``) even where the game's own is
+    shorter, and is composed as it leaves, in whatever they chose meanwhile."""
+    person = ctx.person(seat)
+    if person is not None and (person.time_zone is not None or person.settings_at is not None
+                               or quiet_of(person) is not None):
+        return False
+    return int(mail_row(unit, ctx.id, seat).last_acted_step or 0) == 0
 
 
 def stopped_mid_turn(unit: Unit, ctx: Context, seat: int, state: Any, step: int,
@@ -604,7 +668,7 @@ def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime
     return compose.turn_mail(ctx.info, seat, view, since_step=since,
                              due=due, now=now, link=ctx.link(seat),
                              unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
-                             digest=digest, zone=zone_of(settings.time_zone),
+                             digest=digest, zone=ctx.zone(seat),
                              reply_address=ctx.reply_address(seat, view), played=played)
 
 

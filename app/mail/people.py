@@ -25,7 +25,7 @@ from app.access.reply_address import reply_address
 from app.access.unsubscribe import address_unsubscribe_token
 from app.clock import deadlines as dl
 from app.mail import compose
-from app.mail.notify import Context, mail_row, queue, wants, zone_of
+from app.mail.notify import Context, queue, wants
 from app.people.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
 
 #: Outbox kinds of these mails (``Outbox.kind``).
@@ -153,7 +153,7 @@ def more_time(unit: Any, ctx: Context, seat: int, giver: int, gift_id: int, dead
     item 3), with the new deadline in its zone; only while that decision still waits."""
     if not _mails(unit, ctx, seat):
         return
-    zone = zone_of(mail_row(unit, ctx.id, seat).time_zone)
+    zone = ctx.zone(seat)
     who = ctx.info.names[giver]
     mail = _mail(ctx, seat, f"{who} gave you one more day", [
         f"{who} gave you one more day for your move in “{_title(ctx)}”.",
@@ -184,7 +184,7 @@ def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -
     """Ask ``seat`` for its answer to ``vote``, once, while it is open and unanswered."""
     if not _mails(unit, ctx, seat) or vote.id is None:
         return
-    zone = zone_of(mail_row(unit, ctx.id, seat).time_zone)
+    zone = ctx.zone(seat)
     until = compose.local_time_words(vote.expires_at, zone)
     asks, title = vote_words(vote, ctx.info.names), _title(ctx)
     if vote.kind == ABORT:

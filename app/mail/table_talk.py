@@ -222,7 +222,7 @@ def at_the_table(engine: Engine, row: Outbox, now: datetime) -> Told | None:
         if not lines:
             return None
         return block(lines, _names(session, row.game_id), now,
-                     notify.zone_of(marks.get("time_zone")))
+                     notify.person_zone(session, row.game_id, int(row.seat)))
 
 
 def with_talk(text: str, html: str | None, told: Told) -> tuple[str, str | None]:

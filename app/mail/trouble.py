@@ -54,7 +54,7 @@ def mail_trouble(session: Session, game_id: str, seat: int,
                "in a day to such an address" if held.held_why == "stranger"
                else "your address got the most mails we send in an hour")
         lines.append("Mail to you is held back until "
-                     f"{compose.local_time_words(held.held_until, notify.zone_of(zone(marks, seat)))}: "
+                     f"{compose.local_time_words(held.held_until, notify.person_zone(session, game_id, seat))}: "
                      f"{why}. Then one mail shows where the game stands.")
     return lines
 
@@ -70,7 +70,3 @@ def played_on_page(marks: notify.Marks, game_id: str, seat: int, seats: list[Any
     return compose.played_lines(view, since, names, seat,
                                 notify.played_steps(marks, game_id, 0, since, only=seat))
 
-
-def zone(marks: notify.Marks, seat: int) -> str:
-    row = marks.get(seat)
-    return str(row.time_zone) if row is not None else "UTC"

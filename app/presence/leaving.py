@@ -71,10 +71,11 @@ def took_over(unit: Unit, ctx: "notify.Context", seat: int, action: dict[str, An
                 vacation_until=None)
     dl.close_open(unit, ctx.id, now, "taken_over", seat=seat, kinds=(dl.DIGEST,))
     marks = notify.mail_row(unit, ctx.id, seat)
-    # the newcomer starts with the defaults a new seat has; "since your last move" counts
-    # from the hand-over (what happened before is in the seat's view and the replay)
-    unit.update(marks, mode=EVERY, time_zone="UTC", quiet_start=None, quiet_end=None,
-                talk_mode=TALK_HOURLY, talk_muted=False, by_mail=True, played=None,
+    # the newcomer starts with the defaults a new seat has (zone and quiet hours are their
+    # person's: issue 32); "since your last move" counts from the hand-over (what happened
+    # before is in the seat's view and the replay)
+    unit.update(marks, mode=EVERY, talk_mode=TALK_HOURLY, talk_muted=False, by_mail=True,
+                played=None,
                 last_acted_step=step, unsent_mail_id=None, updated_at=now)
     outbox = table_of(Outbox)
     unit.statement(update(outbox).where(

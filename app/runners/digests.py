@@ -66,7 +66,7 @@ def waiting_seats(session: Any, address: str, now: datetime) -> list[dict[str, A
         ctx = notify.Context.load(session, game)
         if notify.seat_mail(session, ctx.id, seat.index).mode == NONE:
             continue
-        zone = notify.zone_of(notify.seat_mail(session, ctx.id, seat.index).time_zone)
+        zone = ctx.zone(seat.index)
         status = notify.public_view(services.load_state(ctx.id))
         entries.append({
             "game": ctx.info.title, "name": ctx.info.names[seat.index],

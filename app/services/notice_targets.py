@@ -17,12 +17,14 @@ from sqlmodel import Session, col, select
 
 from app import services
 from app.channels import deliveries, targets
+from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.gamelog import store
 from app.mail import notify
 from app.mail.models import SeatMail
 from app.people.models import Person
+from app.services import person_settings
 
 #: The add form's scopes.
 SEAT, ADDRESS = "seat", "address"
@@ -94,28 +96,71 @@ def read_status(access: services.SeatAccess) -> dict[str, Any]:
 
 
 def add(access: services.SeatAccess, url: Any, scope: Any = SEAT) -> dict[str, Any]:
-    """Add a target for the seat (``scope`` ``seat``) or its address (``address``)."""
+    """Add a target for the seat (``scope`` ``seat``: this game only) or its person
+    (``address``: every game of theirs, present and future: issue 32; the page's
+    default)."""
     scope = str(scope or SEAT).strip().lower()
     if scope not in SCOPES:
         raise services.BadRequest("Choose whether the target is for this game or for all "
                                   "your games.")
-    try:
-        normalised, service = targets.validate(url)
-    except ValueError as exc:
-        raise services.BadRequest(str(exc)) from None
+    normalised, service = _checked(url)
     with write_session() as session:
         address = seat_address(session, access.game_id, access.seat)
         if scope == ADDRESS and address is None:
             raise services.BadRequest("This seat has no mail address, so a target for all "
                                       "your games cannot be kept: choose \"this game\".")
-        try:
-            target = targets.add(session, url=normalised, service=service, now=dl.now(),
-                                 game_id=access.game_id if scope == SEAT else None,
-                                 seat=access.seat if scope == SEAT else None,
-                                 address=address if scope == ADDRESS else None)
-        except ValueError as exc:
-            raise services.BadRequest(str(exc)) from None
-        return targets.described(target)
+        return _add(session, normalised, service,
+                    game_id=access.game_id if scope == SEAT else None,
+                    seat=access.seat if scope == SEAT else None,
+                    address=address if scope == ADDRESS else None)
+
+
+def add_for_address(address: str, url: Any) -> dict[str, Any]:
+    """Add a target for every game of ``address`` (the person's settings page)."""
+    normalised, service = _checked(url)
+    with write_session() as session:
+        return _add(session, normalised, service, address=address.strip().lower())
+
+
+def _checked(url: Any) -> tuple[str, str]:
+    try:
+        return targets.validate(url)
+    except ValueError as exc:
+        raise services.BadRequest(str(exc)) from None
+
+
+def _add(session: Session, url: str, service: str, **owner: Any) -> dict[str, Any]:
+    try:
+        target = targets.add(session, url=url, service=service, now=dl.now(), **owner)
+    except ValueError as exc:
+        raise services.BadRequest(str(exc)) from None
+    return targets.described(target)
+
+
+def of_address(address: str) -> list[dict[str, Any]]:
+    """The targets of every game of ``address``, masked (the person's settings page)."""
+    with read_session() as session:
+        return [targets.described(t) for t in session.exec(
+            select(NoticeTarget).where(func.lower(col(NoticeTarget.address)) == address.lower())
+            .order_by(col(NoticeTarget.id)))]
+
+
+def remove_for_address(address: str, target_id: Any) -> str:
+    """Remove one target of every game of ``address``; returns what it was, masked."""
+    number = int(target_id) if str(target_id).isdigit() and len(str(target_id)) < 12 else 0
+    with write_session() as session:
+        target = session.get(NoticeTarget, number) if number > 0 else None
+        if target is None or (target.address or "").lower() != address.lower():
+            raise services.NotFound("There is no such notice target of yours.")
+        shown = targets.mask(target.url)
+        targets.remove(session, target)
+    return shown
+
+
+def set_address_by_mail(address: str, by_mail: bool) -> None:
+    """Whether the notices of all the person's games also come by mail (``Person.by_mail``)."""
+    with write_session() as session:
+        person_settings.set_by_mail(session, address, by_mail)
 
 
 def _target(session: Session, access: services.SeatAccess, target_id: Any) -> Any:
@@ -172,8 +217,5 @@ def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
         session.add(row)
         address = seat_address(session, access.game_id, access.seat)
         if everywhere and address is not None:
-            across = notify.address_mail(session, address)
-            across.by_mail = bool(by_mail)
-            across.updated_at = dl.now()
-            session.add(across)
+            person_settings.set_by_mail(session, address, by_mail)
     return bool(by_mail)

@@ -1,30 +1,21 @@
-"""A seat's mail and clock settings, and an address's settings across games.
+"""A seat's own mail settings (what means "this game"), and the one-click links.
 
-- per seat: every decision, a digest, or none (but links asked for); its time zone and
-  its quiet hours (issue 21 item 1: no mail then, and no deadline falls in them);
-- per address: "one digest a day across all my games" (``daily``), which
-  gathers every game where that address is waited on into one mail; and
-  whether it may be invited to new games at all (issue 17 item 7: the
-  invitation's one-click link refuses them, from every creator; the games
-  page allows them again).
+- per seat: every decision, a digest, or none (but links asked for); table talk by mail;
+- the person's settings across games (issue 32: zone, quiet hours, the mode across games,
+  invitations) live in ``app.services.person_settings``; a seat's link speaks for its
+  person there (``set_time_zone``, ``set_quiet``, ``set_address_mode`` below name the
+  person by the seat, for the seat page's JSON).
 
 Changing them touches no game state and writes no action. One-click
 unsubscribe (RFC 8058) sets the seat's mode to ``none``.
-
-Long because: every setting a seat or its address changes lives here (the mail mode,
-the time zone and quiet hours, the table talk by mail, the mode across games, one-click
-unsubscribe, invitations), each short, so the page's one settings form, the JSON and
-the one-click links change them through one module and check them the same way.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, available_timezones
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from app import services
 from app.services import absence
@@ -34,21 +25,19 @@ from app.db.unit import Unit
 from app.db import read_session, write_session
 from app.mail import bounces, invitations, notify
 from app.mail.addresses import checked_or_none
-from app.mail.models import (ADDRESS_MODES, DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVERY, TALK_HOURLY, TALK_MODES, TALK_NEVER, TALK_TURNS, SeatMail)
 from app.people.models import Person
+from app.mail.models import (DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVERY, TALK_HOURLY,
+                             TALK_MODES, TALK_NEVER, TALK_TURNS, SeatMail)
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
-from app.clock.calendar import Quiet
+from app.services import person_settings as person
+#: (the seat page's JSON checks a zone and quiet hours before storing them: one check)
+from app.services.person_settings import ADDRESS_MODE_WORDS, check_quiet, check_zone  # noqa: F401
 
 MODE_WORDS = {
     EVERY: "a mail for every decision",
     DIGEST: "at most one mail a day with everything since the last one",
     NONE: "no mail from this game, except links you ask for",
-}
-ADDRESS_MODE_WORDS = {
-    PER_GAME: "as chosen in each game",
-    DAILY: "one digest a day across all my games",
-    NONE: "no mail about any of my games, except links I ask for",
 }
 #: How table talk reaches a seat by mail (issue 20 item 2), in the seat page's words.
 TALK_MODE_WORDS = {
@@ -99,85 +88,15 @@ def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:
     return notify.seat_mail(session, str(game_id), int(seat))
 
 
-def check_zone(name: str) -> str:
-    """An IANA time zone name as ``zoneinfo`` knows it, or ``BadRequest``."""
-    name = str(name or "").strip()
-    if not name or len(name) > 64 or name not in available_timezones() and name != "UTC":
-        raise services.BadRequest("Choose a time zone from the list, such as Europe/Paris "
-                                  "or America/New_York.")
-    ZoneInfo(name)
-    return name
-
-
 def set_time_zone(game_id: str, seat: int, name: str) -> str:
-    """Store the seat's time zone (deadlines in mails and pages are shown in it, and its
-    quiet hours and the game's running days are counted in it)."""
-    name = check_zone(name)
-    _store_seat(game_id, seat, time_zone=name)
-    with write_session() as session:
-        _settle_open(session, str(game_id), int(seat), dl.now())
-    return name
-
-
-#: Quiet hours may not take more of a day than this: a seat must be reachable.
-QUIET_MAX_HOURS = 16
-
-
-def check_quiet(start: str | None, end: str | None) -> tuple[int, int] | None:
-    """Quiet hours as ``"22:00"``, ``"08:00"`` (local, may wrap midnight), checked:
-    ``(start, end)`` in minutes after midnight, or None for none (both empty)."""
-    start, end = (str(start or "").strip(), str(end or "").strip())
-    if not start and not end:
-        return None
-    if not start or not end:
-        raise services.BadRequest("Give both ends of your quiet hours (like 22:00 and "
-                                  "08:00), or neither for none.")
-    try:
-        quiet = Quiet.parse(start, end)
-    except ValueError as exc:
-        raise services.BadRequest(str(exc)) from None
-    if quiet.hours() > QUIET_MAX_HOURS:
-        raise services.BadRequest(f"Quiet hours can last at most {QUIET_MAX_HOURS} hours a "
-                                  f"day ({quiet.words()} is {quiet.hours():g}); the game "
-                                  "needs some of your day.")
-    return (quiet.start.hour * 60 + quiet.start.minute, quiet.end.hour * 60 + quiet.end.minute)
+    """The zone of the seat's person, for all their games (``person_settings``)."""
+    return person.set_time_zone(person.address_of_seat(game_id, seat), name)
 
 
 def set_quiet(game_id: str, seat: int, start: str | None, end: str | None,
               now: datetime | None = None) -> tuple[int, int] | None:
-    """Store the seat's quiet hours (issue 21 item 1; None: none): no mail or notice
-    leaves in them (held, collapsed, sent at their end) and no deadline of the seat
-    falls in them. A decision already waiting keeps its deadline unless it now falls
-    in them: then it moves to their end (never earlier: nobody loses time)."""
-    quiet = check_quiet(start, end)
-    now = dl.as_utc(now or dl.now())
-    with write_session() as session:
-        row = _seat_mail_row(session, game_id, seat)
-        row.quiet_start, row.quiet_end = quiet if quiet is not None else (None, None)
-        row.updated_at = now
-        session.add(row)
-        session.flush()
-        _settle_open(session, str(game_id), int(seat), now)
-    return quiet
-
-
-def _settle_open(session: Session, game_id: str, seat: int, now: datetime) -> None:
-    """Move the seat's waiting decision out of its quiet hours and off the days the
-    clock does not run, after a change of its hours or zone (later only)."""
-    game = session.get(store.Game, game_id)
-    if game is None or game.status != "running":
-        return
-    settings = dl.ClockSettings.from_options(game.options)
-    calendar = notify.calendar_of(session, game_id, seat, settings)
-    for deadline in dl.open_rows(session, game_id, seat, dl.DECISION):
-        due = dl.as_utc(deadline.due_at)
-        settled = calendar.settle(due)
-        if settled > due:
-            try:
-                dl.move_decision(session, deadline, settled, now, settings, calendar,
-                                 credit=calendar.used(due, settled))
-            except dl.Busy:
-                pass  # the clock is firing it right now: it is too late to move it
+    """The quiet hours of the seat's person, for all their games (``person_settings``)."""
+    return person.set_quiet(person.address_of_seat(game_id, seat), start, end, now)
 
 
 def _store_seat(game_id: str, seat: int, **values: Any) -> None:
@@ -191,21 +110,8 @@ def _store_seat(game_id: str, seat: int, **values: Any) -> None:
 
 
 def set_address_mode(game_id: str, seat: int, mode: str) -> str:
-    """Store the preference of the seat's address across all its games."""
-    if mode not in ADDRESS_MODES:
-        raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
-    with write_session() as session:
-        seat_row = session.get(store.Seat, (str(game_id), int(seat)))
-        if seat_row is None:
-            raise services.NotFound("There is no such seat in this game.")
-        address = checked_or_none(seat_row.email)
-        if address is None:
-            raise services.BadRequest("This seat has no email address to set a preference for.")
-        row = notify.address_mail(session, address)
-        row.mode = mode
-        row.updated_at = dl.now()
-        session.add(row)
-    return mode
+    """How the seat's person gets mail across all their games (``person_settings``)."""
+    return person.set_address_mode(person.address_of_seat(game_id, seat), mode)
 
 
 def mode_of(game_id: str, seat: int) -> str:
@@ -293,7 +199,6 @@ def status(game_id: str, seat: int, session: Session | None = None,
     else:
         wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
         mode = wanted if wanted in MAIL_MODES else EVERY
-    zone = row.time_zone if row is not None else "UTC"
     address = checked_or_none(seat_row.email) if seat_row is not None else None
     across = session.exec(select(Person).where(
         Person.address == address)).first() if address else None
@@ -302,34 +207,27 @@ def status(game_id: str, seat: int, session: Session | None = None,
     if across is not None and across.bouncing_since is not None and address:
         mail_trouble = [bounces.page_words(address, across.bounce_reason), *mail_trouble]
     clock = absence.seat_clock_state(game_id, seat, session=session)
+    # issue 32: zone and quiet hours are the person's, the same in all their games
+    zone = (across.time_zone if across is not None else None) or "UTC"
     tz = notify.zone_of(zone)
     for key in ("deadline", "vacation_until"):
         if clock.get(key) is not None:
             clock[key] = clock[key].astimezone(tz)
     settings = dl.ClockSettings.from_options(game.options if game is not None else {})
-    quiet = notify.quiet_of(row) if row is not None else None
+    quiet = notify.quiet_of(across) if across is not None else None
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
-            "running": running, "time_zone": zone, "zones": _common_zones(zone),
-            # issue 21 item 1: the seat's quiet hours ("22:00", "08:00") and the game's clock
-            "quiet_start": _hhmm(quiet[0]) if quiet else "",
-            "quiet_end": _hhmm(quiet[1]) if quiet else "",
+            "running": running, "time_zone": zone,
+            "zone_chosen": across is not None and across.settings_at is not None,
+            # issue 21 item 1: the person's quiet hours ("22:00", "08:00"), the game's clock
+            "quiet_start": person.hhmm(quiet[0]) if quiet else "",
+            "quiet_end": person.hhmm(quiet[1]) if quiet else "",
             "clock_words": settings.words(),
-            "calendar_words": notify.seat_calendar(row, settings).describe(),
+            "calendar_words": notify.seat_calendar(across, settings).describe(),
             "has_address": address is not None,
             "address_mode": address_mode,
             "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble,
             "talk_mode": row.talk_mode if row is not None else TALK_HOURLY,
             "talk_modes": TALK_MODE_WORDS, **clock}
-
-
-def _hhmm(minutes: int) -> str:
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
-
-
-def _common_zones(current: str) -> list[str]:
-    """Every zone ``zoneinfo`` knows, sorted (the form's list), current one included."""
-    zones = sorted(z for z in available_timezones() if "/" in z or z == "UTC")
-    return zones if current in zones else [current, *zones]
 
 
 # -- invitations (issue 17 item 7) -------------------------------------------------------
@@ -373,7 +271,7 @@ def refuse_invitations(token: str) -> InvitationGuard:
     nothing more (the first moment is kept)."""
     ref = read_guard(token)
     with write_session() as session:
-        _refuse(session, ref.address)
+        person.refuse_invitations(session, ref.address)
         stopped = _invited_seat(session, ref) is not None
         if stopped:
             _store_mode(session, ref.game_id, ref.seat, NONE)
@@ -385,46 +283,10 @@ def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> 
     invitation's ``ref`` (its page's undo button) the invited seat's mail, stopped by
     the same click, comes back on too."""
     with write_session() as session:
-        rows = session.exec(select(Person).where(
-            func.lower(col(Person.address)) == address.lower(),
-            col(Person.no_invitations_at).is_not(None))).all()
-        for row in rows:
-            row.no_invitations_at = None
-            row.updated_at = dl.now()
-            session.add(row)
+        person.allow_invitations(session, address)
         if ref is not None and _invited_seat(session, ref) is not None:
             if _seat_mail_row(session, ref.game_id, ref.seat).mode == NONE:
                 _store_mode(session, ref.game_id, ref.seat, EVERY)
-
-
-def refuse_invitations_of(address: str) -> None:
-    """From the games page: no more invitations to this address (no game's mail changes)."""
-    with write_session() as session:
-        _refuse(session, address)
-
-
-def _refuse(session: Session, address: str) -> None:
-    """Note that ``address`` refuses invitations (the first moment it asked is kept)."""
-    row = notify.address_mail(session, _stored_address(session, address))
-    if row.no_invitations_at is None:
-        row.no_invitations_at = dl.now()
-        row.updated_at = dl.now()
-        session.add(row)
-
-
-def invitations_refused_at(address: str) -> datetime | None:
-    """When ``address`` refused invitations (None: they are welcome); read only."""
-    with read_session() as session:
-        return invitations.refused_at(session, address)
-
-
-def _stored_address(session: Session, address: str) -> str:
-    """The address as the seats store it (``addresses.normalise`` keeps the case of the
-    local part; the games page's address is folded), so its row is the one the mail
-    code reads; the address itself when no seat has it."""
-    seat = session.exec(select(store.Seat.email).where(
-        func.lower(col(store.Seat.email)) == address.lower())).first()
-    return seat or address
 
 
 def _invited_seat(session: Session, ref: invitations.GuardRef) -> store.Seat | None:

@@ -5,7 +5,10 @@ A rematch starts in the transaction of the vote that passed (``app.services.vote
 the same seats (names, addresses, bots) and options, a new seed, and the seat after the
 old game's first player starts (R50's ``first``, so starting goes round the table from
 game to game). Each game knows the first game of its series, the game it is a rematch
-of and its number, so both the old and the new game show the series score.
+of and its number, so both the old and the new game show the series score. Issue 32: a
+rematch carries each person's notices at the table (``_carry_notices``; their zone and
+quiet hours are theirs in every game already), and the score counts people, not seat
+indexes.
 """
 from __future__ import annotations
 
@@ -15,9 +18,12 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app import engine
+from app.channels.models import NoticeTarget
+from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.unit import Unit
 from app.gamelog import store
+from app.mail import notify
 from app.services.games import Series, create_in
 from app.services.repository import _load_game
 from app.services.results import Created
@@ -38,7 +44,28 @@ def rematch(unit: Unit, game: Any, seats: list[store.Seat]) -> "Rematched":
     created = create_in(unit, players, options, name=title, creator=game.created_by,
                         talk_spectators=bool(getattr(game, "talk_spectators", True)),
                         series=series)
+    _carry_notices(unit, str(game.id), created.game_id, seats)
     return Rematched(created.game_id, created)
+
+
+def _carry_notices(unit: Unit, old_id: str, new_id: str, seats: list[store.Seat]) -> None:
+    """Each person's notices at this table come along (issue 32 item 5): the targets a
+    seat kept for "this game" are kept for the rematch's seat of the same person, and so
+    is its choice of targets instead of mail (``SeatMail.by_mail``). What a person keeps
+    for all their games (zone, quiet hours, targets, mail across games) is theirs already;
+    what means this game only (its mail mode, its muted talk) starts afresh."""
+    session = unit.session
+    people = {s.index for s in seats if s.kind == "human" and s.email}
+    now = dl.now()
+    for target in session.exec(select(NoticeTarget).where(
+            col(NoticeTarget.game_id) == old_id, col(NoticeTarget.seat).is_not(None))):
+        if target.seat in people:
+            session.add(NoticeTarget(game_id=new_id, seat=target.seat, url=target.url,
+                                     service=target.service, created_at=now))
+    for seat, marks in notify.marks_of_game(session, old_id).items():
+        if seat in people and marks.by_mail is False:
+            unit.update(notify.mail_row(unit, new_id, seat), by_mail=False)
+    session.flush()
 
 
 @dataclass(frozen=True)
@@ -64,22 +91,43 @@ def _rematch_name(name: str, number: int) -> str:
 
 @dataclass
 class SeriesScore:
-    """Rounds won and games won by each seat across a series (issue 21 item 6)."""
+    """Rounds won and games won by each person across a series (issue 21 item 6; by
+    person since issue 32: the same address in any seat of any game is one line)."""
 
     games: list[dict[str, Any]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     rounds: list[int] = field(default_factory=list)
     wins: list[int] = field(default_factory=list)
+    #: Each line's person: the address (lower case), or ``bot:<name>`` for a bot.
+    people: list[str] = field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
         return {"games": self.games, "names": self.names, "rounds_won": self.rounds,
                 "wins": self.wins}
 
+    def line(self, person: str, name: str) -> int:
+        """The line of ``person``, added (with nothing won yet) on first sight."""
+        if person not in self.people:
+            self.people.append(person)
+            self.names.append(name)
+            self.rounds.append(0)
+            self.wins.append(0)
+        return self.people.index(person)
+
+
+def person_of(seat: Any) -> str:
+    """Whom a seat's line of the score counts for: its holder's address, a bot by name."""
+    email = (seat.email or "").strip().lower() if seat.kind == "human" else ""
+    return email or f"{seat.kind}:{seat.name}"
+
 
 def series_score(game_id: str, session: Session | None = None) -> SeriesScore | None:
     """The score of the series ``game_id`` belongs to, None for a game with no rematch
     (no series). A round is won by the seats with its lowest round score (ties count
-    for each), a game by its winner (R28, R48: never a resigned seat)."""
+    for each), a game by its winner (R28, R48: never a resigned seat). Each is counted
+    for the person holding the seat in that game (its holder at the game's end, when the
+    seat was handed over), whichever seat they sat in: the lines follow this game's
+    seats, then anyone who played an earlier game only."""
     if session is None:
         with read_session() as own:
             return series_score(game_id, own)
@@ -92,20 +140,25 @@ def series_score(game_id: str, session: Session | None = None) -> SeriesScore | 
         .order_by(col(store.Game.series_no), col(store.Game.created))))
     if len(members) < 2:
         return None
-    score = SeriesScore(names=[s.name for s in store.load_seats(session, game.id)])
-    score.rounds = [0] * len(score.names)
-    score.wins = [0] * len(score.names)
+    score = SeriesScore()
+    seats_of: dict[str, list[store.Seat]] = {member.id: [] for member in members}
+    for seat in session.exec(select(store.Seat).where(  # (one statement, as before)
+            col(store.Seat.game_id).in_(list(seats_of))).order_by(col(store.Seat.index))):
+        seats_of[seat.game_id].append(seat)
+    for seat in seats_of[game.id]:
+        score.line(person_of(seat), seat.name)
     for member in members:
+        lines = [score.line(person_of(seat), seat.name) for seat in seats_of[member.id]]
         _, _, state = _load_game(session, member.id)
         status = engine.status(state)
         for scores in status.get("round_scores") or []:
             low = min(scores)
-            for index, points in enumerate(scores[:len(score.rounds)]):
+            for index, points in enumerate(scores[:len(lines)]):
                 if points == low:
-                    score.rounds[index] += 1
+                    score.rounds[lines[index]] += 1
         winner = status.get("winner") if member.status == "over" else None
-        if isinstance(winner, int) and winner < len(score.wins):
-            score.wins[winner] += 1
+        if isinstance(winner, int) and winner < len(lines):
+            score.wins[lines[winner]] += 1
         score.games.append({"id": member.id, "name": member.name, "number": member.series_no,
                             "status": member.status, "winner": winner,
                             "rounds": len(status.get("round_scores") or [])})

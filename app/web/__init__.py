@@ -27,6 +27,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(round_summary.bp)
     from app.web import my_games  # all my games: the magic link and the list
     app.register_blueprint(my_games.bp)
+    from app.web import person  # a person's settings for all their games (issue 32)
+    app.register_blueprint(person.bp)
     from app.web import mail_routes  # mail and clock: unsubscribe, seat mail/clock, /dev/mail
     app.register_blueprint(mail_routes.bp)
     from app.web import inbound  # play by replying: POST /inbound/mail, /help/mail

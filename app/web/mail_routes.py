@@ -6,9 +6,10 @@
   ``POST`` is its one click: no more invitations to that address, from any
   creator (issue 17 item 7); ``POST .../undo`` and ``POST
   /my-games/<token>/invitations`` (the games page) change it back or again.
-- ``POST /play/<token>/prefs|back|vacation`` change a seat's mail preference
-  (its mode, its time zone and quiet hours, its address's mode across games), log
-  "I'm back", or pause its clock; each checks the seat's CSRF token.
+- ``POST /play/<token>/prefs|back|vacation`` change this game's mail preference (its
+  mode, its table talk by mail; zone, quiet hours and the mode across games are the
+  person's: ``app.web.person``), log "I'm back", or pause its clock; each checks the
+  seat's CSRF token.
 - ``GET /dev/mail`` lists the file mailbox (``instance/mail``), only in DEBUG.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from flask import (Blueprint, abort, current_app, flash, redirect, render_templa
 
 from app import services
 from app.services import absence
-from app.services import my_games
+from app.services import my_games, person_settings
 from app.services import seat_settings as preferences
 from app.mail.backends import mail_folder
 from app.mail.compose import local_time_words
@@ -119,10 +120,10 @@ def my_games_invitations(token: str) -> Any:
     address = my_games.read_link(token, str(current_app.config["SECRET_KEY"]))
     choice = request.form.get("choice", "")
     if choice == "allow":
-        preferences.allow_invitations(address)
+        person_settings.set_invitations(address, allowed=True)
         flash("Done: creators here may invite you to games again.", "success")
     elif choice == "refuse":
-        preferences.refuse_invitations_of(address)
+        person_settings.set_invitations(address, allowed=False)
         flash("Done: nobody can invite you to a game here any more (your games go on as "
               "before).", "success")
     else:
@@ -133,7 +134,7 @@ def my_games_invitations(token: str) -> Any:
 @bp.app_template_global("invitations_refused_at")
 def invitations_refused_at(address: str) -> Any:
     """For the games page: when its address refused invitations (None: welcome)."""
-    return preferences.invitations_refused_at(address)
+    return person_settings.invitations_refused_at(address)
 
 
 # -- a seat's settings -----------------------------------------------------------------
@@ -150,41 +151,26 @@ def _back_to_seat(token: str) -> Any:
 
 @bp.post("/play/<token>/prefs")
 def prefs(token: str) -> Any:
+    """This game's mail settings: its mail mode and its table talk by mail. Zone, quiet
+    hours and the mode across games are the person's (their settings page: issue 32)."""
     access = _checked_seat(token)
     form = request.form
     # check every field before storing any, so a bad one changes nothing
     if "mode" in form and form["mode"] not in preferences.MODE_WORDS:
         raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
-    zone = preferences.check_zone(form["time_zone"]) if form.get("time_zone") else None
-    across = form.get("address_mode") or None
-    if across is not None and across not in preferences.ADDRESS_MODE_WORDS:
-        raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
     talk = form.get("talk_mode") or None  # (issue 20 item 2)
     if talk is not None and talk not in preferences.TALK_MODE_WORDS:
         raise services.BadRequest(preferences.TALK_MODE_REFUSAL)
-    quiet_asked = "quiet_start" in form or "quiet_end" in form  # (issue 21 item 1)
-    quiet = preferences.check_quiet(form.get("quiet_start"), form.get("quiet_end")) \
-        if quiet_asked else None
     said = []
     if "mode" in form:
         mode = preferences.set_mode(access.game_id, access.seat, form["mode"])
         said.append(preferences.describe(mode))
-    if zone is not None:
-        preferences.set_time_zone(access.game_id, access.seat, zone)
-        said.append(f"times in {zone}")
-    if across is not None:
-        preferences.set_address_mode(access.game_id, access.seat, across)
-        said.append(f"across your games: {preferences.ADDRESS_MODE_WORDS[across]}")
     if talk is not None:
         preferences.set_talk_mode(access.game_id, access.seat, talk)
         said.append(f"table talk by mail: {preferences.TALK_MODE_WORDS[talk]}")
-    if quiet_asked:
-        preferences.set_quiet(access.game_id, access.seat, form.get("quiet_start"),
-                              form.get("quiet_end"))
-        said.append(f"quiet hours {form.get('quiet_start')}–{form.get('quiet_end')}"
-                    if quiet is not None else "no quiet hours")
     if not said:
-        raise services.BadRequest("Nothing to save: choose a mail setting or a time zone.")
+        raise services.BadRequest("Nothing to save: choose how this game's mail comes (your "
+                                  "time zone and quiet hours are on your settings page).")
     flash(f"Mail settings saved: {'; '.join(said)}.", "success")
     return _back_to_seat(token)
 

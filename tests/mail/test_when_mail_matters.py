@@ -335,7 +335,11 @@ def test_the_grace_period_is_a_game_option_read_within_bounds(graced, new_game):
     assert turn_mail_delay({"turn_mail_delay_seconds": 10**9}) == timedelta(hours=1)
     assert turn_mail_delay({"turn_mail_delay_seconds": -5}) == timedelta(0)
     assert turn_mail_delay({"turn_mail_delay_seconds": "soon"}) == GRACE
-    gid = new_game(seats=2, seed="5", turn_mail_delay_seconds=30).game_id
+    from app.services import person_settings
+
+    for address in ("ann@example.com", "bob@example.com"):  # (known people: a newcomer's
+        person_settings.set_time_zone(address, "UTC")     # first turn mail waits GRACE,
+    gid = new_game(seats=2, seed="5", turn_mail_delay_seconds=30).game_id  # issue 32)
     mailbox = CheckingMailbox()
     clock.send_mail_due(graced, T0 + timedelta(seconds=29), backend=mailbox)
     assert mailbox.turn_mails() == []

@@ -19,10 +19,9 @@ from sqlmodel import select
 
 from app import services
 from app.clock import deadlines as dl
-from app.db import alembic_config, get_engine, read_session, upgrade, write_session
+from app.db import alembic_config, get_engine, read_session, upgrade
 from app.db.unit import unit_of_work
 from app.gamelog import check, store
-from app.mail.models import SeatMail
 from app.people.models import Person, Tenure
 from app.services import people, reading
 
@@ -41,12 +40,14 @@ def some_moves(game_id: str, count: int, rng: random.Random) -> None:
                                    rng.choice(engine.legal_actions(snap.state, seat)), snap.seq)
 
 
-def set_zone(game_id: str, seat: int, zone: str, at) -> None:
-    with write_session() as session:
-        row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
-                                                  SeatMail.seat == seat)).one()
-        row.time_zone, row.quiet_start, row.quiet_end, row.updated_at = zone, 1320, 480, at
-        session.add(row)
+def set_zone(app, game_id: str, seat: int, zone: str, at) -> None:
+    """A seat's zone and quiet hours as a store at 0019 kept them (on the seat's mail row:
+    migration 0021 dropped those columns, so they are written as SQL)."""
+    with get_engine(app).begin() as conn:
+        conn.execute(sa.text(
+            "UPDATE seat_mail SET time_zone = :zone, quiet_start = 1320, quiet_end = 480, "
+            "updated_at = :at WHERE game_id = :game AND seat = :seat"),
+            {"zone": zone, "at": at, "game": game_id, "seat": seat})
 
 
 def test_a_store_at_0019_with_a_handed_over_seat_upgrades_and_replays_the_same(
@@ -63,8 +64,6 @@ def test_a_store_at_0019_with_a_handed_over_seat_upgrades_and_replays_the_same(
     handed_at = services.game_info(kept).seq
     some_moves(kept, 6, rng)
     play_out(other, rng)
-    set_zone(kept, 0, "Europe/Berlin", T0)
-    set_zone(other, 0, "America/New_York", T0 + timedelta(days=1))
     before = {gid: services.snapshot(gid).state for gid in (kept, other)}
     frames_before = reading.replay_frames(kept, 0)
 
@@ -73,6 +72,8 @@ def test_a_store_at_0019_with_a_handed_over_seat_upgrades_and_replays_the_same(
     command.downgrade(alembic_config(url), "0019")
     tables = set(sa.inspect(get_engine(app)).get_table_names())
     assert "address_mail" in tables and "tenure" not in tables and "person" not in tables
+    set_zone(app, kept, 0, "Europe/Berlin", T0)
+    set_zone(app, other, 0, "America/New_York", T0 + timedelta(days=1))
     upgrade(url)
     get_engine(app).dispose()
 
