@@ -1,0 +1,495 @@
+"""Deciding ahead (issue 35): a plan for the rest of a turn, and standing orders.
+
+Long because: a plan's shapes, what it does next on a view, its words and its JSON
+form change together (a new condition is all four); apart they would be four modules
+that import each other's names.
+
+Pure, like the rest of the engine, and it reads only a seat's *view* (``engine.view``):
+a plan can never act on a card its seat does not know, so nothing it does tells more
+than the move itself shows.
+
+- A **plan** is a list of steps; a step is a list of choices, each an engine action
+  with at most one simple condition (``Condition``) on the card the seat holds (just
+  drawn or taken; before the turn's first step, the top of the discard pile) or on a
+  card of its own village it knows. The first choice whose condition holds is taken;
+  "ELSE" is a choice without one. ``decide`` says what the plan does next on a view:
+  ``Move`` (this action, now), ``Wait`` (the seat's decision is not the plan's yet:
+  its turn has not come, or its round-start peek comes first), ``Done`` (its turn is
+  over), or ``Stop`` (the step does not fit, or no condition holds: the reason in words).
+  The server applies a ``Move`` through the same path as any move and may still find
+  it illegal (the engine's words then stop the plan).
+- A **standing order** (``Order``) holds until changed: one step that answers one kind
+  of decision whenever the seat faces it ("ALWAYS PEEK 1 2", "ALWAYS SKIP SEER",
+  "ALWAYS DISCARD IF 9 OR MORE"). When none of its choices holds, it does nothing and
+  the seat is asked as usual.
+
+The words people write are read by ``app.mail.commands`` (the reply grammar); this
+module holds the shapes, their JSON form (``from_json``: what the API and the store
+keep, checked like any action) and the words said back ("When you draw: keep it at #2
+if it is 3 or less, else discard it").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from . import action_schema, cards
+from .meaning import decision_of
+from .words import PENDING_WORDS, and_list, card_words, spot, with_article
+
+View = Mapping[str, Any]
+
+#: The decisions each action type answers (``meaning.decision_of``'s names).
+ANSWERS: dict[str, frozenset[str]] = {
+    "draw": frozenset({"turn"}), "take": frozenset({"turn"}), "call": frozenset({"turn"}),
+    "search": frozenset({"turn"}), "gamble": frozenset({"turn", "gamble_more"}),
+    "pick": frozenset({"search"}), "peek": frozenset({"peek"}),
+    "exchange": frozenset({"drawn", "taken"}), "tanner": frozenset({"drawn"}),
+    "discard": frozenset({"drawn", "gamble_win"}), "twist": frozenset({"twister"}),
+    "ghost": frozenset({"ghost"}), "see": frozenset({"seer"}),
+    "dracula": frozenset({"dracula"}), "undermine": frozenset({"underminer"}),
+    "drunk": frozenset({"drunk"}), "spot": frozenset({"spotter"}),
+    "look": frozenset({"spotter"}), "done": frozenset({"gamble_more"}),
+    "nelly": frozenset({"nelly"}), "bomb": frozenset({"bomb"}),
+    "simon": frozenset({"simon_claims"}),
+    "skip": frozenset({"twister", "ghost", "seer", "dracula", "underminer", "drunk",
+                       "spotter", "nelly", "bomb", "simon_claims"}),
+}
+#: Decisions a standing order may answer, and how a person names them after SKIP.
+ABILITY_NAMES: dict[str, str] = {
+    "twister": "twister", "ghost": "ghost", "seer": "split seer", "dracula": "dracula",
+    "underminer": "underminer", "drunk": "drunk", "spotter": "spotter", "nelly": "nelly",
+    "bomb": "mad bomber",
+}
+#: Comparisons a condition may make, and how they are said.
+COMPARE = {"le": "{} or less", "ge": "{} or more", "lt": "less than {}", "gt": "more than {}",
+           "eq": "{}", "ne": "not {}"}
+MAX_STEPS = 8
+MAX_CHOICES = 4
+MAX_ORDERS = 8
+MAX_TEXT = 200
+
+
+class PlanError(ValueError):
+    """A plan that cannot be read or makes no sense, with words for the player."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition on the card the seat holds (or, before it holds one, the top discard):
+    its value compared with a number (``value``) or with the seat's own card at
+    ``mine`` (as the seat knows it), or its name (``name``, such as "Simon")."""
+
+    compare: str = "eq"
+    value: int | None = None
+    mine: int | None = None
+    name: str | None = None
+
+    def holds(self, view: View, seat: int) -> bool | None:
+        """True or False; None when the seat does not know what the condition asks."""
+        card = subject_card(view, seat)
+        if card is None or card.get("value") is None:
+            return None
+        if self.name is not None:
+            return cards.NAME.get(card["value"], "").lower() == self.name.lower() or (
+                card.get("id") is not None and cards.name(card["id"]).lower() == self.name.lower())
+        other = self.value
+        if self.mine is not None:
+            village = (view.get("villages") or [])[seat] if seat < len(view.get("villages") or []) else []
+            if not 0 <= self.mine < len(village) or village[self.mine].get("value") is None:
+                return None
+            other = village[self.mine]["value"]
+        assert other is not None
+        mine = int(card["value"])
+        return {"le": mine <= other, "ge": mine >= other, "lt": mine < other,
+                "gt": mine > other, "eq": mine == other, "ne": mine != other}[self.compare]
+
+    def words(self) -> str:
+        if self.name is not None:
+            return f"it is {with_article(self.name)}"
+        what = f"your card {spot(self.mine)}" if self.mine is not None else str(self.value)
+        return "it is " + COMPARE[self.compare].format(what)
+
+    def unknown(self, view: View, seat: int) -> str:
+        """Why ``holds`` said None, in words."""
+        if subject_card(view, seat) is None:
+            return "you hold no card to look at"
+        return f"you do not know your card {spot(self.mine or 0)}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"compare": self.compare}
+        for key in ("value", "mine", "name"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
+@dataclass(frozen=True)
+class Choice:
+    action: dict[str, Any]
+    when: Condition | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": dict(self.action),
+                **({"if": self.when.to_json()} if self.when is not None else {})}
+
+
+@dataclass(frozen=True)
+class Step:
+    choices: tuple[Choice, ...]
+    #: The step as the player wrote it ("KEEP AT 2 IF 3 OR LESS, ELSE DISCARD").
+    text: str = ""
+
+    @property
+    def answers(self) -> frozenset[str]:
+        return frozenset().union(*(ANSWERS.get(c.action["type"], frozenset())
+                                   for c in self.choices))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"choices": [c.to_json() for c in self.choices], "text": self.text}
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...]
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"steps": [s.to_json() for s in self.steps], "text": self.text}
+
+
+@dataclass(frozen=True)
+class Order:
+    """A standing order: ``step`` answers the decision ``on`` whenever the seat faces it."""
+
+    on: str
+    step: Step
+
+    def to_json(self) -> dict[str, Any]:
+        return {"on": self.on, **self.step.to_json()}
+
+
+# -- what a plan does next -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Move:
+    action: dict[str, Any]
+    step: Step
+
+
+@dataclass(frozen=True)
+class Wait:
+    pass
+
+
+@dataclass(frozen=True)
+class Done:
+    #: Steps left that were not needed ("SKIP": the card had no ability), in words.
+    unused: str = ""
+
+
+@dataclass(frozen=True)
+class Stop:
+    reason: str
+    step: Step | None = None
+
+
+Next = Move | Wait | Done | Stop
+
+
+@dataclass
+class Progress:
+    """Where a plan stands: the step it is at, the round it was sent in, whether its
+    turn has begun (then, once the seat no longer plays that turn, the plan is over)."""
+
+    at: int = 0
+    round: int = 0
+    began: bool = False
+    did: list[str] = field(default_factory=list)
+    #: The step the plan was sent at: a turn of the seat begun after it without the
+    #: plan (a timeout passed it, the seat drew on its page) ends the plan.
+    sent_step: int = 0
+
+
+def subject_card(view: View, seat: int) -> Mapping[str, Any] | None:
+    """The card a condition speaks of: the one the seat holds, else the top discard."""
+    if view.get("hand_seat") == seat and view.get("hand"):
+        return view["hand"]
+    pile = view.get("discard") or []
+    return pile[-1] if pile else None
+
+
+def _turn_over(view: View, seat: int, progress: Progress) -> bool:
+    kind = decision_of(view, seat)
+    return progress.began and (view.get("current") != seat or kind == "turn"
+                               or view.get("phase") != "play")
+
+
+def decide(plan: Plan, progress: Progress, view: View, seat: int) -> Next:
+    """What ``plan`` does now for ``seat`` (see the module's docstring), on its view."""
+    if progress.at >= len(plan.steps):
+        return Done()
+    step = plan.steps[progress.at]
+    left = plan.steps[progress.at:]
+    if view.get("phase") == "over" or int(view.get("round") or 0) != progress.round \
+            or (view.get("phase") == "resolve" and not progress.began):
+        if progress.began:
+            return Done(_unused(left))
+        return Stop("the round ended before your turn came", step)
+    if not progress.began:
+        begun = _begun_without(view, seat, progress.sent_step)
+        if begun is not None:
+            return Stop(begun, step)
+    if _turn_over(view, seat, progress):
+        return Done(_unused(left)) if all(_optional(s) for s in left) else Stop(
+            "your turn ended before this step", step)
+    kind = decision_of(view, seat)
+    if not kind:
+        return Wait()
+    if kind == "peek" and "peek" not in step.answers:
+        return Wait()   # the round-start peek comes first (R5); its own mail asks for it
+    if kind not in step.answers:
+        if _optional(step) and all(_optional(s) for s in left):
+            return Wait()   # (an ability the plan answers may still come this turn)
+        return Stop(f"you must now {PENDING_WORDS.get(kind, kind.replace('_', ' '))}", step)
+    return _choose(step, view, seat, kind)
+
+
+#: Events that begin a seat's turn (a timeout's ``pass`` passes it, R29).
+TURN_EVENTS = frozenset({"draw", "take", "call", "gamble", "search", "pass"})
+
+
+def _begun_without(view: View, seat: int, since: int) -> str | None:
+    """Why a waiting plan's turn is gone: the seat's turn began after ``since`` without it."""
+    for event in view.get("log") or []:
+        if event.get("seat") == seat and int(event.get("step") or 0) > since \
+                and event.get("type") in TURN_EVENTS:
+            if event["type"] == "pass":
+                return "time ran out and your turn was passed before your plan could play it"
+            return f"your turn began without it (you chose {event['type']} yourself)"
+    return None
+
+
+def _choose(step: Step, view: View, seat: int, kind: str) -> Move | Stop:
+    for choice in step.choices:
+        if kind not in ANSWERS.get(choice.action["type"], ()):
+            continue
+        if choice.when is None:
+            return Move(dict(choice.action), step)
+        holds = choice.when.holds(view, seat)
+        if holds is None:
+            return Stop(choice.when.unknown(view, seat), step)
+        if holds:
+            return Move(dict(choice.action), step)
+    card = subject_card(view, seat)
+    return Stop(f"none of its conditions held: the card is {_card(card)}", step)
+
+
+def order_move(orders: Sequence[Order], view: View, seat: int) -> tuple[Order, dict[str, Any]] | None:
+    """The standing order that answers the seat's decision now, with its action (None:
+    no order answers it, or none of its choices holds)."""
+    kind = decision_of(view, seat)
+    if not kind:
+        return None
+    for order in orders:
+        if order.on != kind:
+            continue
+        found = _choose(order.step, view, seat, kind)
+        if isinstance(found, Move):
+            return order, found.action
+    return None
+
+
+def _optional(step: Step) -> bool:
+    """A step that answers only an ability the turn may not offer (SKIP, SEE...)."""
+    return not (step.answers & {"turn", "drawn", "taken", "peek", "search"})
+
+
+def _unused(steps: Sequence[Step]) -> str:
+    return and_list([s.text or "a step" for s in steps])
+
+
+def _card(card: Mapping[str, Any] | None) -> str:
+    if not card:
+        return "none"
+    if card.get("id") is None:
+        return "a card you do not know"
+    return with_article(card_words(card))
+
+
+def began_with(action: Mapping[str, Any]) -> bool:
+    """Whether an action begins a turn (the plan's turn has begun once it is applied)."""
+    return "turn" in ANSWERS.get(str(action.get("type")), ())
+
+
+# -- words -----------------------------------------------------------------------------
+
+def action_words(action: Mapping[str, Any]) -> str:
+    """An action of a plan in words ("keep it at #2", "discard it")."""
+    kind = str(action.get("type"))
+    positions = list(action.get("positions") or [])
+    if kind == "draw":
+        return "draw"
+    if kind == "take":
+        return "take the top discard"
+    if kind == "call":
+        return "call"
+    if kind == "exchange":
+        if len(positions) == 1:
+            return f"keep it at {spot(positions[0])}"
+        return "exchange it for your cards " + and_list([spot(p) for p in positions])
+    if kind == "discard":
+        return "discard it" if "position" not in action else f"discard your card {spot(action['position'])}"
+    if kind == "skip":
+        return "skip the ability"
+    if kind == "peek":
+        return "peek at " + and_list([spot(p) for p in positions])
+    if kind == "tanner":
+        return f"place the Tanner at the {action.get('end', 'right')} end"
+    if kind in ("see", "twist", "ghost", "undermine") and "seat" in action:
+        return f"{kind} player {int(action['seat']) + 1}'s card {spot(action.get('position', 0))}"
+    return kind
+
+
+def step_words(step: Step) -> str:
+    parts: list[str] = []
+    for choice in step.choices:
+        said = action_words(choice.action)
+        if choice.when is not None:
+            said += f" if {choice.when.words()}"
+        elif parts:
+            said = "else " + said
+        parts.append(said)
+    return ", ".join(parts)
+
+
+def plan_words(plan: Plan) -> str:
+    """What a plan will do, in one sentence for the answer to it."""
+    said = []
+    for index, step in enumerate(plan.steps):
+        words = step_words(step)
+        before = plan.steps[index - 1] if index else None
+        if before is not None and before.answers & {"turn"} and \
+                any(c.action["type"] == "draw" for c in before.choices) and step.answers & {"drawn"}:
+            words = "when you draw: " + words
+        elif _optional(step):
+            words = words + " (if it is offered)"
+        said.append(words)
+    text = "; then ".join(said)
+    return text[:1].upper() + text[1:] + "."
+
+
+def order_words(order: Order) -> str:
+    if order.on == "peek":
+        return "Every round: " + step_words(order.step) + "."
+    if order.on in ABILITY_NAMES and all(c.action["type"] == "skip" for c in order.step.choices):
+        return f"Always skip the {ABILITY_NAMES[order.on].title()}."
+    when = {"drawn": "When you draw", "taken": "When you take"}.get(
+        order.on, f"Always, for {PENDING_WORDS.get(order.on, order.on)}")
+    return f"{when}: {step_words(order.step)}."
+
+
+def did_words(action: Mapping[str, Any], before: View, after: View, seat: int) -> str:
+    """What one applied step did, from the seat's own views before and after it."""
+    kind = str(action.get("type"))
+    hand_after = after.get("hand") if after.get("hand_seat") == seat else None
+    hand_before = before.get("hand") if before.get("hand_seat") == seat else None
+    if kind in ("draw", "take"):
+        verb = "drew" if kind == "draw" else "took"
+        return f"{verb} {_card(hand_after)}"
+    if kind == "exchange":
+        del hand_before  # (the card kept is the one said when it was drawn or taken)
+        return action_words(action).replace("keep", "kept", 1).replace(
+            "exchange it", "exchanged it", 1)
+    if kind == "discard" and "position" not in action:
+        return "discarded it"
+    if kind == "skip":
+        return f"skipped the {ABILITY_NAMES.get(str(decision_of(before, seat)), 'ability').title()}"
+    if kind == "peek":
+        seen = []
+        village = (after.get("villages") or [[]] * (seat + 1))[seat]
+        for p in action.get("positions") or []:
+            card = village[p] if 0 <= p < len(village) else None
+            seen.append(f"{spot(p)} ({_card(card)})")
+        return "peeked at " + and_list(seen)
+    return action_words(action)
+
+
+# -- the JSON form ---------------------------------------------------------------------
+
+def _condition(data: Any) -> Condition:
+    if not isinstance(data, Mapping):
+        raise PlanError('A condition is an object, like {"compare": "le", "value": 3}.')
+    compare = data.get("compare", "eq")
+    if compare not in COMPARE:
+        raise PlanError(f"A condition compares with one of {', '.join(COMPARE)}.")
+    value, mine, name = data.get("value"), data.get("mine"), data.get("name")
+    if name is not None:
+        if not isinstance(name, str) or name.lower() not in {n.lower() for n in cards.NAME.values()} | {
+                f"{k} obsessor" for k in ("even", "odd", "low", "high")}:
+            raise PlanError(f"{name!r} is not the name of a card.")
+        return Condition(compare="eq", name=name.title())
+    if mine is not None:
+        if isinstance(mine, bool) or not isinstance(mine, int) or not 0 <= mine < 64:
+            raise PlanError("'mine' is one of your cards, 0 for the leftmost.")
+        return Condition(compare=compare, mine=mine)
+    if isinstance(value, bool) or value not in action_schema.VALUES:
+        raise PlanError("A condition's value is a card value: -1, 0, 2 to 13.")
+    assert isinstance(value, int)
+    return Condition(compare=compare, value=value)
+
+
+def _step(data: Any) -> Step:
+    if not isinstance(data, Mapping) or not isinstance(data.get("choices"), list) \
+            or not 1 <= len(data["choices"]) <= MAX_CHOICES:
+        raise PlanError(f"A step holds 1 to {MAX_CHOICES} choices.")
+    choices = []
+    for item in data["choices"]:
+        if not isinstance(item, Mapping):
+            raise PlanError('A choice is an object, like {"action": {"type": "discard"}}.')
+        try:
+            action = action_schema.check(item.get("action"))
+        except action_schema.ActionRefused as exc:
+            raise PlanError(str(exc)) from None
+        if action["type"] not in ANSWERS:
+            raise PlanError(f"A plan cannot {action['type']}.")
+        when = _condition(item["if"]) if item.get("if") is not None else None
+        choices.append(Choice(action, when))
+    text = str(data.get("text") or "")[:MAX_TEXT]
+    step = Step(tuple(choices), text)
+    return Step(step.choices, text or step_words(step))
+
+
+def from_json(data: Any) -> Plan:
+    """A plan from its JSON form, checked (``PlanError`` says what is wrong)."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list) \
+            or not 1 <= len(data["steps"]) <= MAX_STEPS:
+        raise PlanError(f'A plan is {{"steps": [...]}} with 1 to {MAX_STEPS} steps.')
+    steps = tuple(_step(s) for s in data["steps"])
+    return Plan(steps, str(data.get("text") or "")[:MAX_TEXT] or
+                ", ".join(s.text for s in steps).upper())
+
+
+def order_from_json(data: Any) -> Order:
+    if not isinstance(data, Mapping):
+        raise PlanError('A standing order is an object, like {"on": "seer", "choices": [...]}.')
+    step = _step(data)
+    on = data.get("on") or next(iter(sorted(step.answers)), None)
+    if len(step.answers) > 1 and not data.get("on"):
+        on = "drawn" if "drawn" in step.answers else sorted(step.answers)[0]
+    if on not in step.answers:
+        raise PlanError(f"That order does not answer {on!r}.")
+    if on in ("turn", "search"):
+        raise PlanError("A standing order cannot begin your turns: send a plan for one turn.")
+    return Order(str(on), step)
+
+
+def orders_from_json(data: Any) -> tuple[Order, ...]:
+    if not isinstance(data, list) or len(data) > MAX_ORDERS:
+        raise PlanError(f"Standing orders are a list of at most {MAX_ORDERS}.")
+    return tuple(order_from_json(item) for item in data)
+
+
+def with_order(orders: Sequence[Order], new: Order) -> tuple[Order, ...]:
+    """The orders with ``new`` in place of any that answered the same decision."""
+    return (*(o for o in orders if o.on != new.on), new)
