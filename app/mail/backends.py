@@ -108,13 +108,15 @@ class SmtpSettings:
 
 
 class SmtpBackend:
-    """Delivers over one SMTP connection per batch (opened on first message)."""
+    """Delivers over one SMTP connection while entered (opened on the first message:
+    the sender enters it once for a run, batch after batch)."""
 
     def __init__(self, settings: SmtpSettings,
                  signer: dkim_signing.Signer | None = None) -> None:
         self.settings = settings
         self.signer = signer
         self._conn: smtplib.SMTP | None = None
+        self._context: ssl.SSLContext | None = None
 
     def __enter__(self) -> "SmtpBackend":
         return self
@@ -129,21 +131,28 @@ class SmtpBackend:
 
     def _connect(self) -> smtplib.SMTP:
         s = self.settings
-        context = ssl.create_default_context()
         conn: smtplib.SMTP
         if s.ssl:
-            conn = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=context)
+            conn = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=self._tls())
         else:
             conn = smtplib.SMTP(s.host, s.port, timeout=s.timeout)
         try:
             if s.starttls:
-                conn.starttls(context=context)
+                conn.starttls(context=self._tls())
             if s.username:
                 conn.login(s.username, s.password or "")
         except BaseException:
             conn.close()
             raise
         return conn
+
+    def _tls(self) -> ssl.SSLContext:
+        """The TLS context, made once and only for a server spoken to over TLS: loading
+        the system's certificates cost more than a plain connection itself, on every
+        connection (issue 30: a sending batch's first mail)."""
+        if self._context is None:
+            self._context = ssl.create_default_context()
+        return self._context
 
     def send(self, message: EmailMessage, key: str,
              envelope_from: str | None = None) -> None:

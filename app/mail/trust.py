@@ -63,15 +63,19 @@ def _own_move() -> Any:
 def acted_among(session: Session, addresses: list[str]) -> set[str]:
     """Which of ``addresses`` ever moved themselves (``has_acted`` of each), as given.
 
-    On PostgreSQL one statement for a sending batch's addresses, each probed as
-    ``has_acted`` probes (``LATERAL ... LIMIT 1``: its seats, then one move of its
-    own): a round trip per batch, not per mail. SQLite answers in process: one probe
-    each."""
-    if session.get_bind().dialect.name != "postgresql":
-        return {address for address in addresses if has_acted(session, address)}
+    One statement for a sending batch's addresses, a round trip per batch, not per
+    mail. On PostgreSQL each address is probed as ``has_acted`` probes (``LATERAL ...
+    LIMIT 1``: its seats, then one move of its own); SQLite takes the addresses' seats
+    (``ix_seat_email``) and probes ``ix_action_own`` once for each (the correlated
+    EXISTS): the cost is the addresses' seats, never the log's length."""
     wanted = {address.lower(): address for address in addresses if address}
     if not wanted:
         return set()
+    if session.get_bind().dialect.name != "postgresql":
+        email = func.lower(col(store.Seat.email))
+        return {wanted[address] for address in session.execute(
+            select(email).distinct().where(email.in_(sorted(wanted)), exists(_own_move())))
+            .scalars()}
     each = func.unnest(literal(sorted(wanted), type_=ARRAY(Text))).table_valued(
         "address").render_derived(name="each")
     seat = store.Seat

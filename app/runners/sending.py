@@ -4,7 +4,10 @@ Rows are queued by ``app.mail.outbox.enqueue`` in the caller's transaction.
 ``send_due`` claims due rows under a lease (``OUTBOX``, the one lease query
 of ``app.runners.base``: ``FOR UPDATE SKIP LOCKED`` inside it on PostgreSQL,
 SQLite serialises writers), so two senders never hold the same row; it sends
-each and marks it sent in its own short transaction. A failure puts the row
+each and marks it sent at once, in a statement of its own on one connection the
+batch keeps (autocommit: the UPDATE is its transaction, one round trip, so a
+crash between a send and its mark doubles at most that one mail, as before). A
+failure puts the row
 back with an exponential backoff, and after ``MAX_ATTEMPTS`` marks it
 ``failed`` (the game's creator is told); a sender that dies mid-batch leaves
 leases that expire, and the row goes out later with the same Message-ID.
@@ -20,14 +23,16 @@ from __future__ import annotations
 import logging
 import smtplib
 import uuid
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, col
+from sqlalchemy import func, or_
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session, col, select
 
+from app.channels.models import NoticeTarget
 from app.clock.time import as_utc
 from app.mail import bounces, holds, notify, table_talk, trust
 from app.mail.backends import MailBackend, PermanentFailure
@@ -36,6 +41,7 @@ from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
 from app.runners import notices  # (issue 20 item 3)
 from app.runners.base import Lease, Runner
+from app.talk.models import Talk
 
 log = logging.getLogger("app.mail.outbox")  # (the log name the operator knows)
 
@@ -97,12 +103,45 @@ def release_stale_sender(engine: Engine, heartbeat: dict[str, Any] | None) -> in
     return released
 
 
-def _finish(engine: Engine, row_id: int, owner: str, **values: Any) -> None:
-    OUTBOX.end(engine, row_id, owner, **values)
+def _finish(engine: Engine | Connection, row_id: int, owner: str, **values: Any) -> None:
+    """End ``owner``'s lease on the row and write ``values``: on the batch's connection
+    (``Sending.batch``: autocommit, so the UPDATE commits alone), else in a transaction
+    of its own."""
+    if isinstance(engine, Connection):
+        engine.execute(OUTBOX.ended(row_id, owner, **values))
+    else:
+        OUTBOX.end(engine, row_id, owner, **values)
+
+
+def talking_games(session: Session, games: set[str]) -> set[str]:
+    """Of ``games``, those with talk anybody may still be told of (not hidden): a mail of
+    any other game carries none, so ``table_talk.at_the_table`` is not asked of it (one
+    query a batch, not one or two a mail)."""
+    if not games:
+        return set()
+    return set(session.exec(select(Talk.game_id).distinct().where(
+        col(Talk.game_id).in_(sorted(games)), col(Talk.hidden_at).is_(None))).all())
+
+
+def targeted(session: Session, rows: list[Outbox]) -> tuple[set[tuple[str, int]], set[str]]:
+    """The seats (game, seat) and the addresses (lower case) among ``rows`` that have a
+    notice target, paused or not (``targets.of_seat``'s two scopes): a row of neither
+    has none, so ``notices.leave_by_targets`` would write nothing and mail it; it is not
+    asked (one query a batch, not a transaction a mail)."""
+    games = {row.game_id for row in rows if row.game_id is not None}
+    addresses = {row.to.strip().lower() for row in rows}
+    found = session.exec(select(NoticeTarget.game_id, NoticeTarget.seat,
+                                func.lower(col(NoticeTarget.address))).where(or_(
+        col(NoticeTarget.game_id).in_(sorted(games)),
+        func.lower(col(NoticeTarget.address)).in_(sorted(addresses))))).all()
+    return ({(game, int(seat)) for game, seat, _ in found if game is not None and seat is not None},
+            {address for _, _, address in found if address})
 
 
 class Sending(Runner[Outbox]):
-    """One ``send_due`` run: claim due rows, send each over one backend connection.
+    """One ``send_due`` run: claim due rows, send each over one backend connection (the
+    run's: ``send_due`` enters the backend around it, so a backlog of many batches opens
+    one SMTP connection, not one a batch).
 
     Per batch: the caps (``holds.Caps``), the addresses with held mail nobody was
     told of (one probe), and whether the mail server broke (then the rest of the
@@ -131,7 +170,11 @@ class Sending(Runner[Outbox]):
         self.untold: set[str] = set()
         self.bouncing: dict[str, str] = {}
         self.calendars: dict[tuple[str, int], Any] = {}
+        self.talking: set[str] = set()
+        self.targets: tuple[set[tuple[str, int]], set[str]] = (set(), set())
         self.broken: BaseException | None = None
+        #: the batch's connection for the rows' ends (``batch``); the engine outside one
+        self.ends: Engine | Connection = engine
 
     def claim(self, limit: int) -> list[Outbox]:
         rows = claim_due(self.engine, self.now, owner=self.owner, limit=limit)
@@ -149,21 +192,35 @@ class Sending(Runner[Outbox]):
             self.calendars = notify.quiet_calendars(
                 session, {(row.game_id, int(row.seat)) for row in items
                           if row.game_id is not None and row.seat is not None})
-        return self.backend
+            self.talking = talking_games(session, {row.game_id for row in items
+                                                   if row.game_id is not None})
+            self.targets = targeted(session, items)
+        stack = ExitStack()  # (the backend is entered once for the run: ``send_due``)
+        ends = stack.enter_context(self.engine.connect())
+        ends.execution_options(isolation_level="AUTOCOMMIT")
+        self.ends = ends
+        stack.callback(setattr, self, "ends", self.engine)
+        return stack
+
+    def _has_targets(self, row: Outbox) -> bool:
+        seats, addresses = self.targets
+        return (row.game_id is not None and row.seat is not None
+                and (row.game_id, int(row.seat)) in seats) or row.to.strip().lower() in addresses
 
     def handle(self, row: Outbox) -> None:
         assert row.id is not None
         engine, owner, now, report = self.engine, self.owner, self.now, self.report
+        ends = self.ends
         attempts = row.attempts + 1
         if row.announces and self.still_holds is not None and not self.still_holds(row):
             # (held_untold stays: the next mail of the seat says it was held)
-            _finish(engine, row.id, owner, status=SUPERSEDED, held_until=None,
+            _finish(ends, row.id, owner, status=SUPERSEDED, held_until=None,
                     last_error="superseded: what it announced no longer held at send time")
             report.superseded += 1
             return
         bounced = self.bouncing.get(row.to)
         if bounced is not None:  # (issue 19 item 3) never tried: the creator is told
-            _finish(engine, row.id, owner, attempts=row.attempts, status=FAILED,
+            _finish(ends, row.id, owner, attempts=row.attempts, status=FAILED,
                     last_error=f"{bounces.NOT_TRIED} ({bounced})"[:500])
             report.failed += 1
             return
@@ -191,7 +248,7 @@ class Sending(Runner[Outbox]):
         if composed_at_send(row):
             mail = self.compose_late(row, now) if self.compose_late is not None else None
             if mail is None:  # nobody here can compose it: leave it to a sender that can
-                _retry_or_fail(engine, row.id, owner, attempts, now,
+                _retry_or_fail(ends, row.id, owner, attempts, now,
                                RuntimeError("this sender cannot compose the mail"), report)
                 return
             written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
@@ -199,7 +256,8 @@ class Sending(Runner[Outbox]):
                                    **({"Reply-To": mail.reply_to} if mail.reply_to else {})}}
         # issue 20 item 2: the talk the seat was not told of rides in this mail (under
         # the lead; a held-mail notice below goes above it), marked told once it is sent
-        talk = table_talk.at_the_table(engine, row, now)
+        talk = (table_talk.at_the_table(engine, row, now) if row.game_id in self.talking
+                else None)
         if talk is not None:
             text, html = table_talk.with_talk(written.get("text", row.text),
                                               written.get("html", row.html), talk)
@@ -219,8 +277,8 @@ class Sending(Runner[Outbox]):
         # issue 20 item 3: the seat's notice targets get this mail's short form; a seat
         # that takes its notices there instead of mail (and has an active target) gets
         # no mail: its own status word, so the mail caps do not count it
-        if notices.leave_by_targets(engine, row, now):
-            _finish(engine, row.id, owner, attempts=attempts, status=notices.OUTBOX_NOTIFIED,
+        if self._has_targets(row) and notices.leave_by_targets(engine, row, now):
+            _finish(ends, row.id, owner, attempts=attempts, status=notices.OUTBOX_NOTIFIED,
                     sent_at=now, last_error=None, held_until=None, **written)
             report.sent += 1
             if row.kind == table_talk.TALK_KIND:
@@ -229,7 +287,7 @@ class Sending(Runner[Outbox]):
                 self.on_sent(row)
             return
         if self.broken is not None:  # the server is gone: do not hammer it
-            _retry_or_fail(engine, row.id, owner, attempts, now, self.broken, report)
+            _retry_or_fail(ends, row.id, owner, attempts, now, self.broken, report)
             return
         try:
             headers = dict(row.headers or {})
@@ -240,7 +298,7 @@ class Sending(Runner[Outbox]):
                               envelope_from=bounces.envelope_sender(row.id))
         except (PermanentFailure, ValueError) as exc:
             log.warning("outbox %s refused for good: %s", row.id, exc)
-            _finish(engine, row.id, owner, attempts=attempts, status=FAILED,
+            _finish(ends, row.id, owner, attempts=attempts, status=FAILED,
                     last_error=str(exc)[:500])
             report.failed += 1
             if isinstance(exc, PermanentFailure) and exc.address:
@@ -250,11 +308,11 @@ class Sending(Runner[Outbox]):
                 self.bouncing[row.to] = str(exc)
         except (smtplib.SMTPException, OSError) as exc:
             log.warning("outbox %s not sent (attempt %s): %s", row.id, attempts, exc)
-            _retry_or_fail(engine, row.id, owner, attempts, now, exc, report)
+            _retry_or_fail(ends, row.id, owner, attempts, now, exc, report)
             if not isinstance(exc, smtplib.SMTPResponseException):
                 self.broken = exc
         else:
-            _finish(engine, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
+            _finish(ends, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
                     last_error=None, held_until=None, held_untold=False, **written)
             report.sent += 1
             table_talk.mark_told(engine, row, talk, now)  # (issue 20 item 2)
@@ -290,11 +348,13 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
                   owner=owner or f"sender-{uuid.uuid4().hex[:16]}", limit=limit, drain=drain,
                   on_sent=on_sent, still_holds=still_holds, compose_late=compose_late,
                   per_address_hour=per_address_hour, stranger_day=stranger_day)
-    run.run()
+    with backend:  # one SMTP connection for the run, batch after batch
+        run.run()
     return run.report
 
 
-def _retry_or_fail(engine: Engine, row_id: int, owner: str, attempts: int, now: datetime,
+def _retry_or_fail(engine: Engine | Connection, row_id: int, owner: str, attempts: int,
+                   now: datetime,
                    error: BaseException, report: SendReport) -> None:
     """A transient failure: try again after the backoff, or give up after ``MAX_ATTEMPTS``."""
     if attempts >= MAX_ATTEMPTS:
