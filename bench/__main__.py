@@ -15,7 +15,9 @@ SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "b
           # a store that has lived beside a fresh one (issue 30); builds bench_lived_v1 once
           "lived": "bench.lived_bench",
           # restarts PostgreSQL itself only with BENCH_FAULT_RESTART_POSTGRES=1 (see bench/fault.py)
-          "fault": "bench.fault"}
+          "fault": "bench.fault",
+          # ours (web, clock, inbound) beside boardgame.io on the lived store, in windows (issue 30)
+          "peer-lived": "bench.peer_lived_bench"}
 
 
 #: Run alone, with the rest of the command line as their arguments.

@@ -119,7 +119,8 @@ def per_request_cpu_line() -> str:
 
 
 def play_game(port: int, tokens: list[str], seed: int, kinds: list[str] | None = None,
-              one_request: bool = False, counts: dict[str, int] | None = None) -> list[float]:
+              one_request: bool = False, counts: dict[str, int] | None = None,
+              until: float | None = None) -> list[float]:
     """Play one game to its end over HTTP; return the latency of every move.
 
     Two requests per move (``one_request=False``): the mover GETs its legal
@@ -129,7 +130,9 @@ def play_game(port: int, tokens: list[str], seed: int, kinds: list[str] | None =
     turn only POSTs; a seat whose view is older than the game (someone else
     moved since) fetches it first, once, as its page would when told it is
     its turn. Then the latency is the whole move, fetch included, and
-    ``counts`` adds up the requests of each kind.
+    ``counts`` adds up the requests of each kind. ``until``: no move is begun once
+    ``time.perf_counter()`` has passed it (a measured window's end; the game is left
+    unfinished).
     """
     client, rng, latencies = Client(port), random.Random(seed), []
     status, state, _ = client.call("GET", f"/api/play/{tokens[0]}")
@@ -138,7 +141,7 @@ def play_game(port: int, tokens: list[str], seed: int, kinds: list[str] | None =
     known: dict[int, tuple[int, list[Any]]] = {}  # seat -> (seq, legal actions) it holds
     counts = counts if counts is not None else {}
     for _ in range(MAX_MOVES_PER_GAME):
-        if not to_act:
+        if not to_act or (until is not None and time.perf_counter() >= until):
             break
         seat = rng.choice(to_act)
         fetched = 0.0

@@ -80,6 +80,44 @@ def backends(admin: sa.engine.Engine, application_name: str) -> list[int]:
             {"name": application_name})]
 
 
+def _stat(pid: int | str) -> tuple[str, list[str]] | None:
+    """A process's name and its ``/proc/<pid>/stat`` fields after the name (state first)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:
+        return None
+    head, _, tail = text.rpartition(")")
+    return head.partition("(")[2], tail.split()
+
+
+def postgres_cpu() -> float:
+    """CPU seconds so far of every PostgreSQL process on this machine: each postmaster
+    (a ``postgres`` whose parent is not one) with the children it reaped, and every
+    child alive now: the backends, the WAL writer, the checkpointer, the background
+    writer, the autovacuum launcher and its workers.
+
+    A child that ends is waited for by its postmaster, whose ``cutime``/``cstime`` (stat
+    fields 16, 17) then hold its CPU, so the total never loses an autovacuum worker or a
+    connection that came and went between two readings: the difference of two totals
+    is what PostgreSQL spent between them (a child alive at the first reading and gone
+    at the second is counted whole once it ends, from its start: rare, and small)."""
+    processes = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            found = _stat(entry)
+            if found is not None and found[0] == "postgres":
+                processes[int(entry)] = found[1]
+    total = 0.0
+    for fields in processes.values():
+        ppid = int(fields[1])
+        if ppid in processes:  # a child of a postmaster
+            total += (int(fields[11]) + int(fields[12])) / _TICKS
+        else:  # a postmaster: its own CPU and its reaped children's
+            total += sum(int(value) for value in fields[11:15]) / _TICKS
+    return total
+
+
 class CpuMeter:
     """CPU spent by a changing set of processes between ``start()`` and ``stop()``.
 

@@ -5,7 +5,14 @@
 // its own view shows the turn is its; a move's latency runs from
 // `client.moves.x()` to the server's new state arriving at the mover's client.
 //
-//   node drive.js <port> [matches] [moves per match]
+//   node drive.js <port> [matches] [moves per match] [window seconds]
+//
+// With a window (`python -m bench peer-lived`, issue 30 item 5): no match alone
+// after the run; `matches` matches are played at once for that many seconds, a
+// match that ends before then followed at once by a new one (created, joined and
+// connected inside the window, as a server on its thirtieth day sees new matches
+// start among the running ones), and no move is made after the window's end (the
+// moves under way are answered and counted).
 //
 // First a short warm-up (two matches, not counted); then the measured run, its
 // matches created, joined and connected before the first move; then one match
@@ -23,6 +30,7 @@ const MOVES = Number(process.argv[4] || DEFAULT_MOVES);
 const BASE = `http://127.0.0.1:${port}`;
 const TIMEOUT_MS = 600 * 1000;
 const WARMUP_MOVES = 30;
+const WINDOW_S = Number(process.argv[5] || 0);
 
 async function post(path, body) {
   const response = await fetch(BASE + path, {
@@ -71,6 +79,7 @@ function openMatch({ matchID, seats }, index) {
   const done = new Promise((res, rej) => { resolve = res; reject = rej; });
   const ready = new Promise((res) => { synced = res; });
   let timer = null;
+  let until = Infinity; // no move is made after this (a window's end)
 
   function finish(err) {
     if (finished) return;
@@ -92,7 +101,7 @@ function openMatch({ matchID, seats }, index) {
       latencies[mine.number] = performance.now() - mine.start;
       delete pending[client.playerID];
     }
-    if (state.ctx.gameover !== undefined) {
+    if (state.ctx.gameover !== undefined || performance.now() >= until) {
       if (Object.keys(pending).length === 0) finish();
       return;
     }
@@ -128,7 +137,8 @@ function openMatch({ matchID, seats }, index) {
   }
   for (const client of clients) client.start();
 
-  function go() {
+  function go(end = Infinity) {
+    until = end;
     playing = true;
     timer = setTimeout(() => finish(new Error(`match ${matchID} did not end`)), TIMEOUT_MS);
     for (const client of clients) onState(client, client.getState());
@@ -150,6 +160,56 @@ async function playMatches(count, moves, seed, onStart = () => {}) {
   return { results, wall: (performance.now() - start) / 1000 };
 }
 
+// Window mode: `count` matches at a time for `seconds`; a match that ends before
+// then is followed by a new one in its lane.
+async function playWindow(count, moves, seconds, onStart) {
+  const first = [];
+  for (let i = 0; i < count; i++) first.push(openMatch(await createMatch(moves), i));
+  await Promise.all(first.map((match) => match.ready));
+  onStart();
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let next = count;
+  let started = count;
+  const lanes = first.map(async (match) => {
+    const made = [];
+    for (let current = match; ;) {
+      made.push(await current.go(end));
+      if (performance.now() >= end) return made;
+      current = openMatch(await createMatch(moves), next++);
+      started += 1;
+      await current.ready;
+    }
+  });
+  const results = (await Promise.all(lanes)).flat();
+  return { results, wall: (performance.now() - start) / 1000, started };
+}
+
+async function mainWindow() {
+  await playMatches(2, WARMUP_MOVES, 100);
+  console.error(`drive: warmed up; playing ${MATCHES} matches at once for ${WINDOW_S} s`);
+  const { results, wall, started } = await playWindow(MATCHES, MOVES, WINDOW_S, () => {
+    console.log(JSON.stringify({ event: 'start' }));
+  });
+  console.log(JSON.stringify({ event: 'end' }));
+  console.log(JSON.stringify({ ...figures(results, wall), matches_played: started }));
+  setImmediate(() => process.exit(0));
+}
+
+// What every run reports: its moves, their rate, p50 and p99.
+function figures(results, wall) {
+  const all = results.flat();
+  return {
+    matches: MATCHES,
+    seats: SEATS,
+    moves: all.length,
+    wall_s: round(wall),
+    moves_per_s: round(all.length / wall),
+    p50_ms: round(percentile(all, 0.5)),
+    p99_ms: round(percentile(all, 0.99)),
+  };
+}
+
 function percentile(samples, q) {
   if (samples.length === 0) return null;
   const ordered = [...samples].sort((a, b) => a - b);
@@ -169,17 +229,10 @@ async function main() {
   console.log(JSON.stringify({ event: 'end' }));
   // one more match with nothing else going on: what a move costs as the log grows
   const alone = (await playMatches(1, MOVES, 50)).results[0];
-  const all = results.flat();
   const slice = (from, to) => results.flatMap((moves) => moves.slice(from - 1, to));
   const lengths = results.map((moves) => moves.length);
   const out = {
-    matches: MATCHES,
-    seats: SEATS,
-    moves: all.length,
-    wall_s: round(wall),
-    moves_per_s: round(all.length / wall),
-    p50_ms: round(percentile(all, 0.5)),
-    p99_ms: round(percentile(all, 0.99)),
+    ...figures(results, wall),
     first10_p50_ms: round(percentile(slice(1, 10), 0.5)),
     moves191_200_p50_ms: round(percentile(slice(191, 200), 0.5)),
     moves191_200_count: slice(191, 200).length,
@@ -195,7 +248,7 @@ async function main() {
   setImmediate(() => process.exit(0));
 }
 
-main().catch((err) => {
+(WINDOW_S > 0 ? mainWindow : main)().catch((err) => {
   console.error('drive.js:', err);
   process.exit(1);
 });
