@@ -66,6 +66,7 @@ def _carry_notices(unit: Unit, old_id: str, new_id: str, seats: list[store.Seat]
         if seat in people and marks.by_mail is False:
             unit.update(notify.mail_row(unit, new_id, seat), by_mail=False)
     session.flush()
+    unit.write()  # (the new game's own writes went with ``create_in``: these follow them)
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,9 @@ def pages(live: Any, cookies: list[dict[str, str]]) -> dict[str, str]:
         "my-games": f"{base}/my-games",
         "my-games-list": f"{base}/my-games/{my_list}",
         "my-games-bad-link": f"{base}/my-games/not-a-real-link",
+        # a person's settings, from a seat and from the games page (issue 32)
+        "person-settings": f"{base}/play/{start.tokens[0]}/settings",
+        "person-settings-games": f"{base}/my-games/{my_list}/settings",
         "unsubscribe-seat": f"{base}/unsubscribe/{seat_unsubscribe}",
         "unsubscribe-all-games": f"{base}/unsubscribe/{all_unsubscribe}",
         "invitations": f"{base}/invitations/{guard}",

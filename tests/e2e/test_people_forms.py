@@ -122,13 +122,19 @@ def test_a_person_gives_a_day_answers_the_vote_and_resigns(live, browser):
 
 
 def test_quiet_hours_are_set_from_the_seat_page(live, browser):
+    """From the seat page to the person's settings page (issue 32: for all their games)
+    and back: the seat's clock says the new zone and hours."""
     table = running_table(live)
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(f"{live.base}/play/{table.tokens[0]}")      # (wide: the side panel is open)
+    with page.expect_navigation():
+        page.get_by_role("link", name="your settings for all your games").click()
     page.select_option("select[name=time_zone]", "Europe/Berlin")
     page.fill("input[name=quiet_start]", "22:00")
     page.fill("input[name=quiet_end]", "08:00")
     with page.expect_navigation():
-        page.get_by_role("button", name="Save mail settings").click()
+        page.get_by_role("button", name="Save zone and quiet hours").click()
     assert "quiet hours 22:00–08:00" in page.content()
+    with page.expect_navigation():
+        page.get_by_role("link", name="Back to your seat").click()
     assert "quiet 22:00–08:00 (Europe/Berlin)" in page.locator("#mail-and-clock").inner_text()

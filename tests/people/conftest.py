@@ -47,6 +47,16 @@ def play_out(game_id: str, rng: random.Random, *, at: Any = None, limit: int = 5
     raise AssertionError("the game did not end")
 
 
+def some_moves(game_id: str, count: int, rng: random.Random, *, at: Any = None) -> None:
+    """``count`` random legal moves of whoever is to act (a game under way, not over)."""
+    with dl.at(at or T0):
+        for _ in range(count):
+            snap = services.snapshot(game_id)
+            seat = rng.choice(snap.view(None)["to_act"])
+            services.submit_action(game_id, seat,
+                                   rng.choice(engine.legal_actions(snap.state, seat)), snap.seq)
+
+
 def leads(box: Recorder, address: str) -> list[str]:
     return [lead_of(m) for m in box.to(address)]
 

@@ -25,19 +25,9 @@ from app.gamelog import check, store
 from app.people.models import Person, Tenure
 from app.services import people, reading
 
-from .conftest import T0, hours, play_out
+from .conftest import T0, hours, play_out, some_moves
 
 ANN, CID, GUS = "ann@example.com", "cid@example.com", "gus@example.com"
-
-
-def some_moves(game_id: str, count: int, rng: random.Random) -> None:
-    from app import engine
-    with dl.at(T0):
-        for _ in range(count):
-            snap = services.snapshot(game_id)
-            seat = rng.choice(snap.view(None)["to_act"])
-            services.submit_action(game_id, seat,
-                                   rng.choice(engine.legal_actions(snap.state, seat)), snap.seq)
 
 
 def set_zone(app, game_id: str, seat: int, zone: str, at) -> None:
