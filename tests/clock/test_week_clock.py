@@ -1,7 +1,8 @@
 """A clock that fits a week (issue 21 items 1 and 2), with an injected clock.
 
-Quiet hours are a seat's own, in its zone: no mail leaves in them (held, collapsed,
-sent at their end) and no deadline of the seat falls in them. Running days are the
+Quiet hours are a person's own, in their zone (issue 32: the same in every game of
+theirs): no mail leaves in them (held, collapsed, sent at their end) and no deadline of
+the seat falls in them. Running days are the
 game's: no time is counted on the other days (in each seat's zone). A time bank gives
 each decision an allowance, and what a seat takes past it comes off its bank.
 """
@@ -20,7 +21,7 @@ from app import engine, services
 from app.clock import deadlines as dl
 from app.db import read_session
 from app.mail.models import SUPERSEDED, Outbox
-from app.services import seat_settings
+from app.services import person_settings
 
 from .conftest import hours
 
@@ -113,8 +114,8 @@ def test_a_deadline_that_would_fall_at_three_in_berlin_falls_at_eight(new_game, 
     move: it would be due at 03:00, so it falls due at 08:00, her quiet hours' end."""
     start = berlin(2030, 1, 7, 10, 0)            # a Monday
     gid = make_game(start, new_game, deadline_hours=7, reminders=["half", 2], first=1)
-    seat_settings.set_time_zone(gid, 0, "Europe/Berlin")
-    seat_settings.set_quiet(gid, 0, "22:00", "08:00", now=start)
+    person_settings.set_time_zone(ANN, "Europe/Berlin")
+    person_settings.set_quiet(ANN, "22:00", "08:00", now=start)
     whole_turn(gid, 0, start)                     # Ann's peek; Bob begins (R50: first=1)
     whole_turn(gid, 1, berlin(2030, 1, 7, 20, 0))
     assert services.snapshot(gid).view(None)["current"] == 0
@@ -135,8 +136,8 @@ def test_the_same_across_the_october_dst_night(new_game, tick):
     02:00 CET), 08:00 is 07:00 UTC, not 06:00: the deadline follows the wall clock."""
     start = berlin(2030, 10, 26, 10, 0)          # Saturday, CEST
     gid = make_game(start, new_game, deadline_hours=7, reminders=[], first=1)
-    seat_settings.set_time_zone(gid, 0, "Europe/Berlin")
-    seat_settings.set_quiet(gid, 0, "22:00", "08:00", now=start)
+    person_settings.set_time_zone(ANN, "Europe/Berlin")
+    person_settings.set_quiet(ANN, "22:00", "08:00", now=start)
     whole_turn(gid, 0, start)
     whole_turn(gid, 1, berlin(2030, 10, 26, 20, 0))   # 18:00 UTC; naive due 01:00 UTC
     due = decision(gid, 0)
@@ -153,10 +154,10 @@ def test_quiet_hours_set_while_a_deadline_waits_move_it_out_of_them_never_earlie
     gid = make_game(start, new_game, deadline_hours=9, reminders=[])
     before = decision(gid, 0)
     assert before == berlin(2030, 1, 8, 3, 0)
-    seat_settings.set_time_zone(gid, 0, "Europe/Berlin")
-    seat_settings.set_quiet(gid, 0, "22:00", "08:00", now=start)
+    person_settings.set_time_zone(ANN, "Europe/Berlin")
+    person_settings.set_quiet(ANN, "22:00", "08:00", now=start)
     assert decision(gid, 0) == berlin(2030, 1, 8, 8, 0)
-    seat_settings.set_quiet(gid, 0, "", "", now=start)       # none: nothing moves back
+    person_settings.set_quiet(ANN, "", "", now=start)       # none: nothing moves back
     assert decision(gid, 0) == berlin(2030, 1, 8, 8, 0)
 
 
@@ -165,7 +166,7 @@ def test_quiet_hours_are_checked_in_words(new_game):
     for start, end, words in (("22:00", "", "both ends"), ("25:00", "08:00", "time of day"),
                               ("06:00", "23:30", "at most 16 hours")):
         try:
-            seat_settings.set_quiet(gid, 0, start, end)
+            person_settings.set_quiet(ANN, start, end)
         except services.BadRequest as exc:
             assert words in exc.message, exc.message
         else:
@@ -182,8 +183,8 @@ def test_a_berlin_seat_with_quiet_hours_gets_no_mail_in_them_over_a_whole_game(
     rng = random.Random(21)
     start = berlin(2030, 1, 7, 9, 0)
     gid = make_game(start, new_game, deadline_hours=72, reminders=["half", 2])
-    seat_settings.set_time_zone(gid, 0, "Europe/Berlin")
-    seat_settings.set_quiet(gid, 0, "22:00", "08:00", now=start)
+    person_settings.set_time_zone(ANN, "Europe/Berlin")
+    person_settings.set_quiet(ANN, "22:00", "08:00", now=start)
     timed = Timed(tick, mailbox)
     now = start
     timed.at(now)
@@ -230,8 +231,8 @@ def test_a_deadline_opened_friday_evening_with_weekdays_only_waits_for_monday(ne
     friday = berlin(2030, 1, 11, 19, 0)
     gid = make_game(berlin(2030, 1, 11, 10, 0), new_game, deadline_hours=48, reminders=[],
                     clock_days=[0, 1, 2, 3, 4], first=1)
-    for seat in (0, 1):
-        seat_settings.set_time_zone(gid, seat, "Europe/Berlin")
+    for address in (ANN, BOB):
+        person_settings.set_time_zone(address, "Europe/Berlin")
     whole_turn(gid, 0, berlin(2030, 1, 11, 10, 0))
     whole_turn(gid, 1, friday)
     due = decision(gid, 0)

@@ -177,6 +177,37 @@ def test_a_newcomers_invitation_names_the_settings_page_and_the_first_turn_mail_
     assert set(SHOWN.findall(text_of(turn))) == {"EST"}
 
 
+def test_the_games_page_opens_the_same_settings_page_for_the_address(app, client):
+    """The settings page's other door is the games page's magic link: what Eve saves
+    there (zone, mail across games, a webhook for all her games) shows on her seat's
+    page; a target is removed there too. A seat link of someone else's seat cannot post
+    Eve's settings (the CSRF token is the seat's)."""
+    from app.services.my_games import make_link_token
+
+    app.config.update(NOTICE_ALLOW_PRIVATE=True)
+    game = make([("Ann", ANN), ("Eve", EVE)], T0)
+    with read_session() as session:
+        link = make_link_token(session, EVE, str(app.config["SECRET_KEY"]))
+    listing = client.get(f"/my-games/{link}").get_data(as_text=True)
+    assert f"/my-games/{link}/settings" in listing
+    assert client.get(f"/my-games/{link}/settings").status_code == 200
+    saved = client.post(f"/my-games/{link}/settings", data={
+        "time_zone": "Asia/Tokyo", "address_mode": "daily",
+        "target_url": "json://127.0.0.1:9/eve-hook"})
+    assert saved.status_code == 303
+    (target,) = notice_targets.of_address(EVE)
+    assert target["scope"] == "address"
+    page = client.get(f"/play/{game.tokens[1]}").get_data(as_text=True)
+    assert "Asia/Tokyo" in page and target["shown"] in page
+    assert client.post(f"/my-games/{link}/settings",
+                       data={"remove_target": str(target["id"])}).status_code == 303
+    assert notice_targets.of_address(EVE) == []
+    forged = client.post(f"/play/{game.tokens[1]}/settings", data={
+        "csrf_token": csrf(client, game.tokens[0]), "time_zone": "UTC"})
+    assert forged.status_code == 403
+    assert "Asia/Tokyo" in client.get(f"/my-games/{link}/settings").get_data(as_text=True)
+
+
 # -- item 5: a rematch and a series, by person ----------------------------------------------
 
 def test_a_rematch_keeps_bobs_webhook_and_mails_him_nothing_he_moved_to_notices(
