@@ -51,3 +51,22 @@ def read_unsubscribe_token(token: str) -> tuple[str, int]:
     """``(game_id, seat)`` of an unsubscribe token; ``tokens.BadToken`` if not ours."""
     game_id, seat, _ = unsubscribe_ref(token)
     return game_id, seat
+
+
+def left_token(game_id: str, seat: int, address: str, secret: str | None = None) -> str:
+    """The one-click unsubscribe of the mail a game sends an address that held one of its
+    seats and holds it no more (issue 32 item 3: the goodbye of a seat handed over, the
+    answer to a reply from its old mails): this game's mail to that address, nothing
+    else (not the seat's, which is its new holder's; not the address's other games)."""
+    return tokens.sign(tokens.UNSUBSCRIBE, ["left", str(game_id), int(seat), address],
+                       secret or None)
+
+
+def read_left_token(token: str) -> tuple[str, int, str]:
+    """``(game_id, seat, address)`` of a ``left_token``; ``tokens.BadToken`` if not ours."""
+    payload = tokens.unsign(tokens.UNSUBSCRIBE, token)
+    if (not isinstance(payload, list) or len(payload) != 4 or payload[0] != "left"
+            or not isinstance(payload[1], str) or not isinstance(payload[3], str)
+            or not isinstance(payload[2], int) or isinstance(payload[2], bool)):
+        raise tokens.BadToken("this link is not valid")
+    return payload[1], payload[2], payload[3]

@@ -28,6 +28,8 @@ from app.mail import commands
 from app.mail.menu import build as build_menu
 from app.inbound.models import InboxMessage
 from app.mail import compose, notify
+from app.mail import people as people_mail
+from app.services.left import LEFT_ANSWER
 from app.config import setting
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.outbox import enqueue
@@ -90,6 +92,8 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
     game = session.get(store.Game, ref.game)
     if seat_row is None or game is None:
         return
+    if verdict.outcome == RETIRED and _to_earlier_holder(session, row, ref, verdict, game, now):
+        return  # issue 32: the reply was its earlier holder's, and only they are answered
     snapshot = services.snapshot(ref.game)
     view = rules.view(snapshot.state, ref.seat)
     ctx = notify.Context.load(session, game)
@@ -124,6 +128,55 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
             to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
             domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
             conversation=True)
+
+
+#: The outcome of a reply to a retired reply address (``app.inbound.worker.judge``).
+RETIRED = "retired reply address"
+
+
+def _to_earlier_holder(session: Session, row: InboxMessage, ref: tokens.ReplyRef,
+                       verdict: Verdict, game: Any, now: datetime) -> bool:
+    """Answer a reply to a mail of before a hand-over (issue 32 item 3, R49) to whoever
+    held the seat then, at their address, never to the seat's holder now: what happened
+    ("your seat is now played by Dana; nothing was changed") and the game to watch, with
+    no card and no seat link, since the seat is not theirs any more. False when the
+    seat's holder then is its holder now (a link rotated: the usual answer)."""
+    left = services.handed_over_at(ref.game, ref.seat, ref.step)
+    if left is None:
+        return False
+    key = f"left-{_answer_key(ref, verdict, left.game.seq)}"
+    if not left.address or session.exec(
+            select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
+        row.outcome = f"{row.outcome}: the seat's earlier holder (answered before, or no "\
+                      "address kept)"[:300]
+        session.add(row)
+        return True
+    recent = session.exec(select(sa.func.count()).select_from(Outbox).where(
+        Outbox.game_id == ref.game, Outbox.kind == LEFT_ANSWER,
+        sa.func.lower(col(Outbox.to)) == left.address.lower(),
+        col(Outbox.created_at) >= now - timedelta(hours=1))).one()
+    if int(recent or 0) >= max(1, answers_per_hour()):
+        row.outcome = f"{row.outcome}: the seat's earlier holder (not answered: hourly "\
+                      "limit)"[:300]
+        session.add(row)
+        return True
+    ctx = notify.Context.load(session, game)
+    title = ctx.info.title
+    lines = [f"Your seat in “{title}” is now played by {left.now}: the players handed it "
+             f"over{left.when}. This reply came to the address of one of your mails from "
+             "before, which no longer plays the seat, so nothing was changed.",
+             f"You can still watch the game: {ctx.info.base_url}/games/{ref.game}",
+             "Thank you for playing."]
+    unsubscribe = people_mail.left_url(ctx, ref.seat, left.address, ctx.secret)
+    mail = compose.people_mail(people_mail.as_held_by(ctx, ref.seat, left.was), ref.seat,
+                               lead=f"Your seat is now played by {left.now}", lines=lines,
+                               link=None, button="", unsubscribe=unsubscribe)
+    enqueue(session, game_id=ref.game, seat=ref.seat, kind=LEFT_ANSWER, to=left.address,
+            to_name=left.was, mail=mail, idempotency=key, domain=ctx.domain, now=now,
+            unsubscribe=unsubscribe, conversation=True)
+    row.outcome = f"{row.outcome}: answered to the seat's earlier holder"[:300]
+    session.add(row)
+    return True
 
 
 def _answer_key(ref: tokens.ReplyRef, verdict: Verdict, step_now: int) -> str:

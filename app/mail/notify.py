@@ -50,6 +50,7 @@ from app.db.statements import Guard
 from app.db.unit import Insert, Ref, Row, Unit
 from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING, SUPERSEDED, Outbox, SeatMail)
+from app.people import tenures
 from app.people.models import Person
 from app.mail.outbox import CHANNEL, enqueue, row_values
 
@@ -110,9 +111,12 @@ class Context:
         unit = where if isinstance(where, Unit) else Unit(where, queued=False)
         seats = _seats(unit, game)
         base = str(setting("BASE_URL")).rstrip("/")
+        names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
+        # issue 32: who held each seat before (one statement, only if a seat changed
+        # hands): a mail's words about the past name the holder of that moment
         info = compose.MailGame(id=str(game.id), name=game.name or "",
-                                names=[compose.clean_name(s.name) or f"Player {s.index + 1}"
-                                       for s in seats],
+                                names=tenures.names_of(unit.session, str(game.id), seats,
+                                                       names, compose.clean_name),
                                 base_url=base, commitment=game.commitment or "")
         return cls(game=game, seats=seats, info=info,
                    settings=dl.ClockSettings.from_options(game.options),

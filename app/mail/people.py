@@ -16,13 +16,14 @@ from the same rows (``app.services.people``, ``app.services.votes``).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, select
 
 from app.access.reply_address import reply_address
-from app.access.unsubscribe import address_unsubscribe_token
+from app.access.unsubscribe import left_token
 from app.clock import deadlines as dl
 from app.mail import compose
 from app.mail.notify import Context, queue, wants
@@ -129,20 +130,36 @@ def welcome(unit: Any, ctx: Context, seat: int, was: str, now: datetime, step: i
 def handed_over(unit: Any, ctx: Context, seat: int, old_address: str, old_name: str,
                 now: datetime, step: int, secret: str) -> None:
     """Tell the address a seat had that it was handed to someone else (R49): the one
-    mail it gets of this game from now on, without a seat link (its links are dead)."""
+    mail it gets of this game from now on, addressed to its person by their own name,
+    without a seat link (its links are dead). Its unsubscribe concerns what its footer
+    says, this game's mail to this address (``left_url``), never the seat's (its new
+    holder's) nor the address's other games (issue 32 item 3)."""
     who = ctx.info.names[seat]
-    unsubscribe = (f"{ctx.info.base_url}/unsubscribe/"
-                   f"{address_unsubscribe_token(old_address, secret)}")
+    unsubscribe = left_url(ctx, seat, old_address, secret)
     mail = compose.people_mail(
-        ctx.info, seat, lead="Your seat was handed to another player",
-        lines=[f"Hello {old_name}: the players of “{_title(ctx)}” handed your seat to {who}, "
-               "who plays it from now on. Your link and the reply addresses of your mails "
-               "no longer open it.",
+        as_held_by(ctx, seat, old_name), seat, lead="Your seat was handed to another player",
+        lines=[f"The players of “{_title(ctx)}” handed your seat to {who}, who plays it "
+               "from now on. Your link and the reply addresses of your mails no longer "
+               "open it; your link now says what happened, and lets you watch the game.",
+               "What you said and did at the table stays yours, under your name.",
                "Thank you for playing. The replay shows the whole game once it is over."],
         link=None, button="", unsubscribe=unsubscribe)
     queue(unit, game_id=ctx.id, seat=seat, kind=HANDED_OVER, to=old_address, to_name=old_name,
           mail=mail, idempotency=f"handed_over:{ctx.id}:{seat}:{step}", domain=ctx.domain,
           now=now, unsubscribe=unsubscribe)
+
+
+def left_url(ctx: Context, seat: int, address: str, secret: str) -> str:
+    """The unsubscribe of this game's mail to ``address``, which held ``seat`` and holds
+    it no more (``app.access.unsubscribe.left_token``; its page: ``web.play``)."""
+    return f"{ctx.info.base_url}/left/{left_token(ctx.id, seat, address, secret)}"
+
+
+def as_held_by(ctx: Context, seat: int, name: str) -> compose.MailGame:
+    """The game as a mail to ``seat``'s earlier holder names it: greeted by their own name."""
+    names = list(ctx.info.names)
+    names[seat] = compose.clean_name(name) or names[seat]
+    return replace(ctx.info, names=names)
 
 
 # -- more time --------------------------------------------------------------------------

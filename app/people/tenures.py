@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Callable, Sequence
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from app.engine.describe import SeatNames
 from app.people.models import Tenure
 
 
@@ -57,6 +59,50 @@ class Holders:
 
     def of(self, seat: int) -> list[Tenure]:
         return [row for row in self.rows if row.seat == seat]
+
+    def names(self, current: Sequence[str],
+              clean: Callable[[str], str] = lambda name: name) -> SeatNames:
+        """The names now (``current``, the seats' rows) and of every earlier stretch, for
+        every reader of the past (pages, JSON, mail: ``SeatNames``); ``clean``: how the
+        reader shows a name (the mail's header-safe names)."""
+        count = len(current)
+        steps = sorted({0, *(row.from_step for row in self.rows)})
+        eras = {step: [clean(self.name_at(seat, step, current[seat])) if
+                       self.at_step(seat, step) is not None else current[seat]
+                       for seat in range(count)] for step in steps}
+        since = [max((row.from_step for row in self.of(seat) if row.to_step is None),
+                     default=0) for seat in range(count)]
+        return SeatNames(current, eras, since)
+
+    def before(self, seat: int) -> Tenure | None:
+        """The stretch at ``seat`` that ended when its holder now took it (None: it has
+        held it from the start)."""
+        held = self.of(seat)
+        return held[-2] if len(held) >= 2 and held[-1].to_step is None else None
+
+    def of_address(self, seat: int, address: str) -> Tenure | None:
+        """The latest stretch of ``address`` at ``seat`` that has ended (a reply or a
+        link of someone who no longer holds it), None if it never ended."""
+        folded = address.strip().lower()
+        ended = [row for row in self.of(seat)
+                 if row.to_step is not None and row.address.lower() == folded]
+        return ended[-1] if ended else None
+
+
+def handed_over(seats: Sequence[object]) -> bool:
+    """Whether any seat may have changed hands: a hand-over (like a rotation) bumps its
+    link's version, so a game whose seats are all at version 1 needs no tenure read."""
+    return any(int(getattr(seat, "token_version", 1) or 1) > 1 for seat in seats)
+
+
+def names_of(session: Session, game_id: str, seats: Sequence[object],
+             current: Sequence[str], clean: Callable[[str], str] = lambda name: name
+             ) -> SeatNames:
+    """The names of a game's readers of the past (``Holders.names``): one statement when a
+    seat ever changed hands (``handed_over``), none otherwise."""
+    if not handed_over(seats):
+        return SeatNames(current)
+    return of_game(session, game_id).names(current, clean)
 
 
 def of_game(session: Session, game_id: str) -> Holders:

@@ -65,6 +65,15 @@ from app.services.reading import (  # noqa: F401
     replay_page,
     ReplayPage,
     ended_words,
+    step_names,
+)
+from app.services.left import (  # noqa: F401
+    HandedOver,
+    LeftMail,
+    handed_over_link,
+    handed_over_at,
+    left_mail,
+    when_taken,
 )
 from app.services.games import (  # noqa: F401
     MIN_SEATS,

@@ -2,8 +2,8 @@
 session, which is always rolled back: reading never writes, not even the cache."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
 
 from sqlmodel import Session
 
@@ -11,6 +11,8 @@ from app import engine
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
+from app.engine.describe import SeatNames
+from app.people import tenures
 from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
 from app.services.repository import (
@@ -19,11 +21,22 @@ from app.services.repository import (
 )
 
 
+def _holders(session: Session, info: GameInfo, seats: Sequence[Any]) -> GameInfo:
+    """``info`` whose ``names`` also name who held each seat before (issue 32, R49): read
+    once per request (``tenures.of_game``, one statement) and only for a game whose seat
+    changed hands (``tenures.handed_over``: its link's version moved), so the pages and
+    JSON of every other game read what they read before."""
+    if not tenures.handed_over(seats):
+        return info
+    return replace(info, earlier=tenures.of_game(session, info.id).names(info.names))
+
+
 def snapshot(game_id: str) -> Snapshot:
     """The game and its current state (read only: never writes, not even the cache)."""
     with read_session() as session:
         game, seq, state = _load_game(session, game_id)
-        return Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+        seats = store.load_seats(session, game.id)
+        return Snapshot(_holders(session, _game_info(game, seats, seq), seats), state)
 
 
 def load_state(game_id: str) -> Any:
@@ -45,7 +58,7 @@ def seat_snapshot(token: str) -> tuple[SeatAccess, Snapshot]:
     """A checked seat link and its game, read in one session."""
     with read_session() as session:
         access, seats, game, seq, state = _open_seat_and_game(session, token)
-        return access, Snapshot(_game_info(game, seats, seq), state)
+        return access, Snapshot(_holders(session, _game_info(game, seats, seq), seats), state)
 
 
 def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
@@ -53,7 +66,7 @@ def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
     whatever ``read(session, access, snap)`` adds (the table's clocks, the mail box)."""
     with read_session() as session:
         access, seats, game, seq, state = _open_seat_and_game(session, token)
-        snap = Snapshot(_game_info(game, seats, seq), state)
+        snap = Snapshot(_holders(session, _game_info(game, seats, seq), seats), state)
         return access, snap, read(session, access, snap) if read is not None else None
 
 
@@ -61,7 +74,8 @@ def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:
     """The public page's reading in one read session: the game and ``read(session, snap)``."""
     with read_session() as session:
         game, seq, state = _load_game(session, game_id)
-        snap = Snapshot(_game_info(game, store.load_seats(session, game.id), seq), state)
+        seats = store.load_seats(session, game.id)
+        snap = Snapshot(_holders(session, _game_info(game, seats, seq), seats), state)
         return snap, read(session, snap) if read is not None else None
 
 
@@ -78,8 +92,9 @@ def game_info(game_id: str) -> GameInfo:
     """The public facts of a game, without computing its state."""
     with read_session() as session:
         game = _get_game(session, game_id)
-        return _game_info(game, store.load_seats(session, game.id),
-                          store.last_seq(session, game.id))
+        seats = store.load_seats(session, game.id)
+        return _holders(session, _game_info(game, seats, store.last_seq(session, game.id)),
+                        seats)
 
 
 def seat_tokens(game_id: str) -> list[str]:
@@ -107,10 +122,12 @@ def _read_log(session: Any, game_id: str) -> _Log:
     game = _get_game(session, game_id)
     seats = store.load_seats(session, game.id)
     rows = store.load_actions(session, game.id)
-    return _Log(_game_info(game, seats, rows[-1].seq if rows else 0), game.seed, game.seats,
-                engine_options(game.options or {}), game.rules_version,
-                [(row.seq, row.seat, dict(row.action), row.source) for row in rows],
-                _fresh_state(game))
+    steps = [(row.seq, row.seat, dict(row.action), row.source) for row in rows]
+    info = _game_info(game, seats, rows[-1].seq if rows else 0)
+    # the log itself says who held each seat when (its take_over entries, R49)
+    info = replace(info, earlier=log_names(info.names, steps))
+    return _Log(info, game.seed, game.seats, engine_options(game.options or {}),
+                game.rules_version, steps, _fresh_state(game))
 
 
 def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
@@ -163,6 +180,23 @@ def names_by_step(names: list[str], steps: list[tuple[int, int, dict[str, Any], 
             current[actor] = str(action.get("name") or current[actor])
             changes[seq] = current
     return changes
+
+
+def log_names(names: list[str], steps: list[tuple[int, int, dict[str, Any], str]]
+              ) -> SeatNames:
+    """``names_by_step`` as the ``SeatNames`` every reader of the past takes (the
+    replay's talk, its words): the same eras as the tenures the hand-overs wrote."""
+    changes = names_by_step(names, steps)
+    since = [0] * len(names)
+    for seq, actor, action, _ in steps:
+        if action.get("type") == "take_over" and 0 <= actor < len(since):
+            since[actor] = seq
+    return SeatNames(names, changes, since)
+
+
+def step_names(names: Sequence[str], step: int) -> list[str]:
+    """The names of a replay frame at ``step``: its holders then, and before (R49)."""
+    return names.as_of(step) if isinstance(names, SeatNames) else list(names)
 
 
 def _frames(log: _Log, seat: int | None, reveal: bool, first: int,

@@ -8,6 +8,7 @@ from typing import Any
 
 from app import engine
 from app.access import tokens
+from app.engine.describe import SeatNames
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,17 @@ class GameInfo:
     series_id: str | None = None
     rematch_of: str | None = None
     series_no: int = 1
+    #: Who held the seats before (issue 32, R49: a seat handed over), when the reader
+    #: read it (``services.reading``): ``names`` then names the past by its holders.
+    earlier: SeatNames | None = field(default=None, compare=False, repr=False)
 
     @property
     def names(self) -> list[str]:
-        return [seat.name for seat in self.seats]
+        """The names now; a ``SeatNames`` that also knows earlier holders when read."""
+        now = [seat.name for seat in self.seats]
+        if self.earlier is not None and list(self.earlier) == now:
+            return self.earlier
+        return now
 
     def public(self) -> dict[str, Any]:
         """JSON-safe summary for pages and the API."""

@@ -8,13 +8,14 @@ returns it. The use cases that change these are ``people``, ``votes`` and ``seri
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Sequence
 
 from sqlmodel import Session, select
 
 from app import engine
 from app.access import tokens
 from app.clock import deadlines as dl
+from app.engine.describe import SeatNames
 from app.gamelog import store
 from app.mail import notify
 from app.mail import people as people_mail
@@ -41,7 +42,7 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
     now = dl.as_utc(now or dl.now())
     game_id = str(info.id)
     seats = list(info.seats)
-    names = [s.name for s in seats]
+    names = info.names  # (and who held each seat before: issue 32, ``then``)
     status = engine.status(state)
     resigned = set(status.get("resigned") or ())
     settings = dl.ClockSettings.from_options(info.options)
@@ -80,7 +81,7 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
         answers = votes.ballots_of(session, vote.id)
         asked = votes.asked(vote.kind, seats, state, away, vote.subject_seat).seats
         open_box = {"id": vote.id, "kind": vote.kind, "by": vote.seat,
-                    "words": people_mail.vote_words(vote, names),
+                    "words": people_mail.vote_words(vote, then(names, vote.step)),
                     "expires": vote.expires_at.isoformat(),
                     "expires_words": when(dl.as_utc(vote.expires_at)),
                     "asked": list(asked),
@@ -90,7 +91,7 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
                     "may_answer": seat in asked and seat not in answers,
                     "may_withdraw": seat == vote.seat}
     past = [{"id": v.id, "kind": v.kind, "status": v.status,
-             "words": people_mail.vote_words(v, names), "outcome": v.outcome,
+             "words": people_mail.vote_words(v, then(names, v.step)), "outcome": v.outcome,
              "closed_words": when(dl.as_utc(v.closed_at)) if v.closed_at else None,
              "new_game_id": v.new_game_id}
             for v in every_vote if v.status != "open"]
@@ -112,7 +113,8 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
                   "more_time_per_round": settings.more_time_per_round},
         "seats": rows,
         "gifts": [{"giver": g.giver, "receiver": g.receiver, "round": g.round,
-                   "at": dl.as_utc(g.at).isoformat(), "words": _gift_words(g, names, when)}
+                   "at": dl.as_utc(g.at).isoformat(),
+                   "words": _gift_words(g, then(names, g.step), when)}
                   for g in given],
         "more_time": {"left": days_left,
                       "to": [each for each in deciding
@@ -132,6 +134,12 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
         # what the /seq probe counts: an open page redraws itself when it grows
         "news": people_store.news(session, game_id),
     }
+
+
+def then(names: Sequence[str], step: int) -> list[str]:
+    """The names of whoever held each seat at ``step`` (issue 32, R49): what a gift, a
+    vote or a ballot of that step is shown with, on the pages, in the JSON and the mail."""
+    return names.at_step(step) if isinstance(names, SeatNames) else list(names)
 
 
 def _bank(session: Session, game_id: str, seat: int, settings: dl.ClockSettings,

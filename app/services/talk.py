@@ -21,7 +21,7 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -30,9 +30,11 @@ from app.clock.time import as_utc, now as clock_now
 from app.config import setting
 from app.db import read_session, write_session
 from app.db.statements import table_of
+from app.engine.describe import SeatNames
 from app.gamelog import store
 from app.mail import notify, table_talk
 from app.mail.models import SeatMail
+from app.people import tenures
 from app.services.errors import BadRequest, Forbidden, NotFound, TooMany
 from app.services.repository import _seat_access
 from app.services.results import SeatAccess
@@ -247,19 +249,34 @@ def _time_words(moment: datetime, zone: Any) -> str:
     return f"{local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
 
 
-def rows(found: Iterable[talk_store.Line], names: list[str], me: int | None = None,
+def said_by(names: Sequence[str], seat: int, step: int) -> str:
+    """Who said a message: the seat's holder at the step it was said (issue 32: a seat
+    handed over keeps its old holder's words under their name, R49)."""
+    then = names.at_step(step) if isinstance(names, SeatNames) else names
+    return then[seat] if 0 <= seat < len(then) else "?"
+
+
+def _mine(names: Sequence[str], me: int | None, seat: int, step: int) -> bool:
+    """Whether the reader (seat ``me``) said it: its seat, and its holder then."""
+    if me is None or seat != me:
+        return False
+    return not isinstance(names, SeatNames) or step >= names.since[me]
+
+
+def rows(found: Iterable[talk_store.Line], names: Sequence[str], me: int | None = None,
          zone_name: str | None = None) -> list[dict[str, Any]]:
-    """Messages as the templates and the JSON show them: the sender's name, the text
-    (None when hidden), when (aware UTC, ISO, and in words in ``zone_name``)."""
+    """Messages as the templates and the JSON show them: the sender's name (its holder
+    then: ``said_by``), the text (None when hidden), when (aware UTC, ISO, and in words in
+    ``zone_name``)."""
     zone = notify.zone_of(zone_name or "UTC")
     out = []
     for line in found:
         at = as_utc(line.at)
         out.append({"id": line.id, "seat": line.seat, "step": line.step,
-                    "name": names[line.seat] if 0 <= line.seat < len(names) else "?",
+                    "name": said_by(names, line.seat, line.step),
                     "text": line.shown(), "hidden": line.hidden, "at": at,
                     "at_iso": at.isoformat(), "at_words": _time_words(at, zone),
-                    "mine": me is not None and line.seat == me})
+                    "mine": _mine(names, me, line.seat, line.step)})
     return out
 
 
@@ -276,7 +293,7 @@ def _muted(session: Session, game_id: str, seat: int) -> bool:
     return bool(found and found[0])
 
 
-def for_page(session: Session, game_id: str, names: list[str] | None, me: int | None,
+def for_page(session: Session, game_id: str, names: Sequence[str] | None, me: int | None,
              zone_name: str | None = None) -> dict[str, Any]:
     """The talk box of a seat page (``me``) or the spectator page (``me`` None), read
     only: the messages (newest ``PAGE_LINES``, newest last), the count, whether the seat
@@ -286,7 +303,7 @@ def for_page(session: Session, game_id: str, names: list[str] | None, me: int | 
     game_id = str(game_id)
     table = _table(session, game_id)
     if names is None:  # (the spectator page's reader is not given them)
-        names = [s.name for s in store.seat_rows(session, game_id)]
+        names = _names(session, game_id)
     newest = talk_store.newest_id(session, game_id)  # 0: nothing said yet
     muted = me is not None and _muted(session, game_id, me)
     shown = me is not None or table.spectators
@@ -305,12 +322,19 @@ def for_page(session: Session, game_id: str, names: list[str] | None, me: int | 
             "key": secrets.token_urlsafe(16), "hidden_words": HIDDEN_WORDS}
 
 
+def _names(session: Session, game_id: str) -> Sequence[str]:
+    """The seats' names now and before (issue 32: ``tenures.names_of``, read only when a
+    seat ever changed hands)."""
+    seats = store.seat_rows(session, game_id)
+    return tenures.names_of(session, game_id, seats, [s.name for s in seats])
+
+
 def _count(session: Session, game_id: str) -> int:
     return int(session.connection().execute(
         select(func.count()).select_from(_TALK).where(_TALK.c.game_id == game_id)).scalar_one())
 
 
-def lines_for(session: Session, game_id: str, names: list[str], me: int | None = None,
+def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | None = None,
               after_id: int = 0, upto_step: int | None = None,
               limit: int | None = None) -> list[dict[str, Any]]:
     """The talk as ``rows`` on the caller's session (the JSON, the replay)."""
@@ -324,14 +348,14 @@ def page_box(token: str, zone_name: str | None = None) -> dict[str, Any] | None:
     try:
         with read_session() as session:
             access = _seat_access(session, token)
-            names = [s.name for s in store.seat_rows(session, access.game_id)]
-            return for_page(session, access.game_id, names, access.seat, zone_name)
+            return for_page(session, access.game_id, _names(session, access.game_id),
+                            access.seat, zone_name)
     except (Forbidden, NotFound):
         return None
 
 
 def for_replay(session: Session, game_id: str, seat: int | None, step: int, over: bool,
-               names: list[str]) -> dict[str, Any]:
+               names: Sequence[str]) -> dict[str, Any]:
     """What a replay frame shows of the talk, read on the replay's own session
     (``services.replay_page``'s ``also``): what was said up to ``step``. A seat's
     replay (opened by its link) always shows it; a public one once the game is over,
@@ -349,7 +373,7 @@ def for_replay(session: Session, game_id: str, seat: int | None, step: int, over
 
 
 def replay_json(game_id: str, seat: int | None, step: int, over: bool,
-                names: list[str]) -> list[dict[str, Any]] | None:
+                names: Sequence[str]) -> list[dict[str, Any]] | None:
     """The talk of the JSON replay up to ``step`` (None: this reader may not read it
     yet), in a read session of its own."""
     with read_session() as session:
@@ -376,6 +400,6 @@ def json_lines(game_id: str, me: int | None, after_id: int = 0,
     """The talk as the JSON API gives it to a seat, in a read session of its own:
     ``(lines after after_id (the newest limit of them), the game's newest talk id)``."""
     with read_session() as session:
-        names = [s.name for s in store.seat_rows(session, str(game_id))]
-        found = lines_for(session, game_id, names, me, after_id=after_id, limit=limit)
+        found = lines_for(session, game_id, _names(session, str(game_id)), me,
+                          after_id=after_id, limit=limit)
         return as_json(found), talk_store.newest_id(session, str(game_id))

@@ -23,7 +23,7 @@ from flask import Blueprint, flash, g, redirect, render_template, request, url_f
 from app import services
 from app.clock import deadlines
 from app.engine import words
-from app.engine.describe import move_result
+from app.engine.describe import SeatNames, move_result
 from app.web import choices, round_summary, seat_forms, table_clock, view_helpers
 
 bp = Blueprint("play", __name__)
@@ -53,7 +53,14 @@ def seat_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(view)
     def wrapped(token: str, **kwargs: Any) -> Any:
         if request.method == "GET":
-            g.seat = _read_page(token)
+            try:
+                g.seat = _read_page(token)
+            except services.Forbidden as exc:
+                left = (services.handed_over_link(token)
+                        if exc.details.get("reason") == "revoked" else None)
+                if left is None:
+                    raise
+                return handed_over_page(left)
         else:
             access = services.open_seat(token)
             seat_forms.check_csrf(access)
@@ -94,9 +101,48 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
         call_stakes=words.CALL_STAKES,
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),
+        took_over=took_over_words(view, names, me),
         # the mail box partial asks for its status by token: it was read with the page
         seat_mail_status=lambda _token: mail,
     ), status
+
+
+def handed_over_page(left: services.HandedOver) -> Any:
+    """What an earlier holder's link opens (issue 32 item 3): what happened, and the
+    game to watch; no card of the seat and no link to it (a GET changes nothing)."""
+    return render_template("seat_left.html", left=left, no_referrer=True), 403
+
+
+@bp.get("/left/<token>")
+def left_form(token: str) -> Any:
+    """The unsubscribe of a goodbye (a seat handed over, issue 32): what it concerns, and
+    a button; a GET changes nothing (mail scanners open links)."""
+    return render_template("seat_left.html", mail=services.left_mail(token), done=False,
+                           no_referrer=True)
+
+
+@bp.post("/left/<token>")
+def left_unsubscribe(token: str) -> Any:
+    """One click (RFC 8058) or the form: this game's mail to that address stops."""
+    return render_template("seat_left.html", mail=services.left_mail(token, stop=True),
+                           done=True, no_referrer=True)
+
+
+def took_over_words(view: dict[str, Any], names: Any, me: int) -> str | None:
+    """What the seat page of a newcomer says first (issue 32, R49): whose seat they took
+    over and when, and that its cards, what it has seen and its score are theirs now.
+    None for a seat its holder has held from the start."""
+    since = names.since[me] if isinstance(names, SeatNames) and me < len(names.since) else 0
+    if since <= 0:
+        return None
+    was = names.at_step(since - 1)[me]
+    when = services.when_taken(view, me, since)
+    totals = view.get("totals") or []
+    score = (f" and its score ({totals[me]} point{'' if totals[me] == 1 else 's'})"
+             if me < len(totals) else " and its score")
+    return (f"You took over {was}'s seat{when}: its cards, everything {was} had seen of "
+            f"them{score} are yours to play on. What {was} did and said before stays "
+            f"{was}'s.")
 
 
 @bp.get("/play/<token>")

@@ -59,7 +59,8 @@ def show(game_id: str) -> Any:
     data = page.frames
     frame = data["frames"][0]
     view = frame["view"]
-    names = frame.get("names") or info.names  # (the names of that step: R49 take-overs)
+    # the names of that step, knowing who held each seat before (R49 take-overs, issue 32)
+    names = services.step_names(info.names, step)
     kinds = [s.kind for s in info.seats]
 
     keep: dict[str, Any] = {}

@@ -44,7 +44,8 @@ def _public_reads(session: Any, snap: services.Snapshot) -> tuple[Any, Any, dict
     game_id = snap.game.id
     decisions = deadlines.open_rows(session, game_id, kind=deadlines.DECISION)
     return (table_clock.seat_clocks(session, game_id, decisions),
-            talk.for_page(session, game_id, None, None),
+            # (the names the page read: who said what, then, issue 32)
+            talk.for_page(session, game_id, snap.game.names, None),
             table.read(session, snap.game, None, snap.state, decisions=decisions))
 
 

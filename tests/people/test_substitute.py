@@ -82,7 +82,8 @@ def test_R49_a_substitute_takes_over_an_away_seat(app, client, new_game, tick, m
     old_unsub = unsubscribe_token(gid, 2, app.config["SECRET_KEY"], version=1)
     assert client.get(f"/unsubscribe/{old_unsub}").status_code == 403
     status, outcome = reply(app, old_reply, CID, "D", now=T0 + hours(3))
-    assert outcome == "retired reply address"
+    assert outcome == "retired reply address: answered to the seat's earlier holder", \
+        "issue 32: Cid's reply is answered to Cid (tests/people/test_hand_over_for_both.py)"
     # the mails: Gus his link, the others the news, the old address the one goodbye
     tick(T0 + hours(3))
     welcome = mailbox.to(GUS)
@@ -94,7 +95,7 @@ def test_R49_a_substitute_takes_over_an_away_seat(app, client, new_game, tick, m
         assert "Gus took over Cid's seat" in leads(mailbox, address)
     goodbye = mailbox.to(CID)
     assert [m.get_body(("plain",)).get_content().splitlines()[0] for m in goodbye] == \
-        ["Your seat was handed to another player"]
+        ["Your seat was handed to another player", "Your seat is now played by Gus"]
     assert "/play/" not in goodbye[0].get_body(("plain",)).get_content()
     # Gus plays the seat: his page is the seat's, its knowledge and all
     page = client.get(f"/play/{new_link}")
