@@ -33,6 +33,7 @@ from app.services.left import LEFT_ANSWER
 from app.config import setting
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.outbox import enqueue
+from app.plans.models import Plan, told_lines
 
 #: Answers one seat may get in an hour (config ``INBOUND_ANSWERS_PER_HOUR``):
 #: enough for a confused player, too few for two auto-responders to loop.
@@ -253,10 +254,12 @@ def _follow_up(session: Session, ref: tokens.ReplyRef, verdict: Verdict,
     key = f"reply-turn:{ref.game}:{ref.seat}:{applied}"
     if not _needs_follow_up(session, ref, view, applied, key, now):
         return
+    plan = session.exec(select(Plan).where(Plan.game_id == ref.game, Plan.seat == ref.seat)).first()
     mail = compose.turn_mail(ctx.info, ref.seat, view, since_step=ref.step, due=None,
                              now=now, link=ctx.link(ref.seat),
                              unsubscribe=ctx.unsubscribe(ref.seat),
-                             reply_address=ctx.reply_address(ref.seat, view))
+                             reply_address=ctx.reply_address(ref.seat, view),
+                             plan=told_lines(plan, ref.step))  # issue 35: what it did
     enqueue(session, game_id=ref.game, seat=ref.seat, kind="turn", to=to,
             to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key, domain=ctx.domain,
             now=now, unsubscribe=ctx.unsubscribe(ref.seat),

@@ -55,6 +55,7 @@ from app.mail import compose
 from app.config import setting
 from app.inbound import answers
 from app.inbound import table_replies
+from app.inbound import plan_replies
 from app.inbound.answers import Verdict
 
 log = logging.getLogger(__name__)
@@ -276,6 +277,8 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
         return ref, table_replies.say(ref, parsed, read)
     if parsed.vote is not None:  # an answer to the open vote (issue 21): no move either
         return ref, table_replies.vote(ref, parsed)
+    if parsed.plan is not None:  # a plan and/or standing orders (issue 35)
+        return ref, plan_replies.judge(ref, parsed, _submit)
     if parsed.action is None:
         return ref, Verdict(ANSWERED, "unreadable", answer=(
             f"We could not read a command in your reply: {parsed.problem} {SAY_WORDS}",
@@ -311,7 +314,7 @@ def _not_vouched_for(read: reading.Reading, seat_address: str) -> Verdict | None
 REBASE_TRIES = 4
 
 
-def _submit(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
+def _submit(ref: tokens.ReplyRef, parsed: Parsed, plan: dict | None = None) -> Verdict:
     """Apply the command at its mail's step; if the game moved on since, wherever the
     engine says it still means what it said (issue 17 item 4), else answer why not.
 
@@ -323,7 +326,7 @@ def _submit(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
     for _ in range(REBASE_TRIES):
         try:
             done = services.submit_action(ref.game, ref.seat, parsed.action, step,
-                                          source="mail")
+                                          source="mail", plan=plan)
         except services.Conflict as exc:
             reason = exc.details.get("reason")
             if reason == "busy":

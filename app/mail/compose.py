@@ -315,7 +315,7 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
               due: datetime | None, now: datetime, link: str, unsubscribe: str,
               reminder: bool = False, digest: bool = False,
               zone: tzinfo | None = None, reply_address: str | None = None,
-              played: Played | None = None) -> Mail:
+              played: Played | None = None, plan: list[str] | None = None) -> Mail:
     """The mail of a seat with a pending decision (also its reminders and digests).
 
     The subject is the game's (``thread_subject``); the first line and the preheader
@@ -325,6 +325,7 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     the mail ends with the moves as reply commands and replies go there.
     ``played``: the steps the server played for a seat (issue 17 item 2): what it
     played for this seat is said first, what it played for others in the news.
+    ``plan``: what the seat's plan or standing orders did (issue 35), said first.
     """
     names = game.names
     round_no = view.get("round")
@@ -345,7 +346,7 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
         discard_top=card_info(discard[-1]) if discard else None,
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
         since=since_lines(view, since_step, names, seat, played),
-        played=played_lines(view, since_step, names, seat, played),
+        played=[*(plan or []), *played_lines(view, since_step, names, seat, played)],
         deadline=deadline,
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=others,

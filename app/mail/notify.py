@@ -52,6 +52,7 @@ from app.mail.addresses import checked_or_none
 from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING, SUPERSEDED, Outbox, SeatMail)
 from app.people import tenures
 from app.people.models import Person
+from app.plans import models as plan_models
 from app.mail.outbox import CHANNEL, enqueue, row_values
 
 DEFAULT_MAIL_FROM = str(DEFAULTS["MAIL_FROM"])  # (for the sender, until it reads setting())
@@ -669,11 +670,14 @@ def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime
     since = int(settings.last_acted_step or 0)
     played = (played_steps(unit, ctx.id, len(ctx.seats), since)
               if unit is not None else None)
+    told = plan_models.told_lines(
+        unit.seat_row(plan_models.PLANS, ctx.id, seat) if unit is not None else None, since)
     return compose.turn_mail(ctx.info, seat, view, since_step=since,
                              due=due, now=now, link=ctx.link(seat),
                              unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
                              digest=digest, zone=ctx.zone(seat),
-                             reply_address=ctx.reply_address(seat, view), played=played)
+                             reply_address=ctx.reply_address(seat, view), played=played,
+                             plan=told)
 
 
 def late_turn_mail(session: Session, game: Any, seat: int, state: Any,

@@ -36,12 +36,14 @@ from app.db.statements import table_of
 from app.gamelog import store
 from app.mail.models import Outbox, SeatMail
 from app.people.models import Person
+from app.plans.models import Plan
 
 #: What a move needs of a seat itself (``store.SeatRow``'s fields, in order).
 SEAT_COLUMNS = ("index", "name", "kind", "token_version", "email")
 LOG_COLUMNS = ("seq", "seat", "action", "created")
-#: The rows each seat comes with, every column of each.
-PER_SEAT = (SeatMail, dl.SeatClock, Person)
+#: The rows each seat comes with, every column of each (a seat's ``plan`` row, issue
+#: 35: none for a seat that never decided ahead, so no plan costs no statement).
+PER_SEAT = (SeatMail, dl.SeatClock, Person, Plan)
 #: What is read of each seat's unsent mail (``SeatMail.unsent_mail_id``).
 UNSENT_COLUMNS = ("id", "status", "kind", "lease_until")
 
@@ -80,7 +82,7 @@ class _Query:
         seat, action = table_of(store.Seat), table_of(store.Action)
         game = table_of(store.Game)
         self.with_game = with_game
-        mail, clock = table_of(SeatMail), table_of(dl.SeatClock)
+        mail, clock, plan = table_of(SeatMail), table_of(dl.SeatClock), table_of(Plan)
         address: FromClause = table_of(Person)
         outbox: FromClause = table_of(Outbox)
         by_key = dialect == "postgresql"
@@ -91,7 +93,7 @@ class _Query:
                       .where(outbox.c.id == mail.c.unsent_mail_id).limit(1).lateral("unsent"))
         columns: list[Any] = [seat.c[name] for name in SEAT_COLUMNS]
         self.at: dict[type, int] = {}
-        sources: tuple[FromClause, ...] = (mail, clock, address)
+        sources: tuple[FromClause, ...] = (mail, clock, address, plan)
         for model, source in zip(PER_SEAT, sources):
             self.at[model] = len(columns)
             columns += list(source.c)  # (a lateral's columns are its table's, in order)
@@ -105,7 +107,9 @@ class _Query:
                      .outerjoin(mail, and_(mail.c.game_id == seat.c.game_id,
                                            mail.c.seat == seat.c.index))
                      .outerjoin(clock, and_(clock.c.game_id == seat.c.game_id,
-                                            clock.c.seat == seat.c.index)))
+                                            clock.c.seat == seat.c.index))
+                     .outerjoin(plan, and_(plan.c.game_id == seat.c.game_id,
+                                           plan.c.seat == seat.c.index)))
         if by_key:
             statement = statement.outerjoin(address, true()).outerjoin(outbox, true())
         else:

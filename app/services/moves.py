@@ -24,6 +24,7 @@ from app.services.repository import (
     _same_action, _game_info, _load_game, move_seats, open_seat_for_move,
 )
 from app.services.games import _append, _play_automatic, _finish
+from app.services import plans
 
 log = logging.getLogger("app.services")
 
@@ -63,19 +64,20 @@ def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
 
 
 def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq: int,
-                  source: str = "player") -> Submitted:
+                  source: str = "player", plan: dict[str, Any] | None = None) -> Submitted:
     """Apply one seat's action decided on position ``expected_seq``.
 
     Raises ``Conflict`` when the game is no longer at ``expected_seq`` (or the
     same move is already in the log), ``Illegal`` with the engine's words when
     the rules forbid it, ``NotFound``/``BadRequest`` for nonsense. On any error
-    nothing is written.
+    nothing is written. ``plan``: what the seat decided ahead with this move (issue 35,
+    ``services.plans.attach``), stored in its transaction and played right after it.
     """
-    return submit_actions(game_id, seat, [action], expected_seq, source)
+    return submit_actions(game_id, seat, [action], expected_seq, source, plan)
 
 
 def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expected_seq: int,
-                   source: str = "player") -> Submitted:
+                   source: str = "player", plan: dict[str, Any] | None = None) -> Submitted:
     """Apply several steps of one seat in a row, all or nothing (one form, one Twister).
 
     The steps are appended at ``expected_seq + 1``, ``+ 2``...; if the engine
@@ -83,7 +85,7 @@ def submit_actions(game_id: str, seat: int, actions: list[dict[str, Any]], expec
     step failed. Bots and absent seats act only after the last step.
     """
     checked = _checked_actions(actions, expected_seq, source)
-    return _submit(lambda unit: (str(game_id), seat, None, checked, expected_seq), source)
+    return _submit(lambda unit: (str(game_id), seat, None, checked, expected_seq), source, plan)
 
 
 def submit_now(game_id: str, seat: int, action: dict[str, Any],
@@ -154,7 +156,7 @@ def _checked_actions(actions: Any, expected_seq: Any, source: str) -> list[dict[
     return json.loads(json.dumps(checked))  # plain JSON copies: what will be stored
 
 
-def _submit(move_of: Any, source: str) -> Submitted:
+def _submit(move_of: Any, source: str, plan: dict[str, Any] | None = None) -> Submitted:
     """The transaction of a submission, one unit of work. ``move_of(unit)`` gives
     ``(game_id, seat, seats or None, checked steps, expected_seq)``: a seat link's
     check reads the seats itself, a caller that names the seat leaves them to be
@@ -200,6 +202,8 @@ def _submit(move_of: Any, source: str) -> Submitted:
                                   "missing or out of range.") from exc
                 seq += 1
                 mine.append(item)
+            if plan is not None:
+                plans.attach(unit, game, seat, plan, source, state, seq)
             seq, state, more = _play_automatic(unit, game, seq, state, seats)
             _finish(unit, game, expected_seq, seq, state, [*mine, *more])
             info = _game_info(game, seats, seq)

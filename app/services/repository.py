@@ -29,6 +29,7 @@ from app.mail import notify
 from app.mail.models import Outbox, SeatMail
 from app.people.models import Person
 from app.services import move_read
+from app.plans.models import Plan
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
 from app.gamelog.store import (  # noqa: F401 - how a stored game is handed to the engine
@@ -216,7 +217,7 @@ def move_seats(unit: Unit, game_id: str) -> list[store.SeatRow]:
         held = store.held_state(warm, game, read.logged)
         if held is not None:  # for ``_load_game``, later in this transaction
             unit.facts[(GAME_READ, game_id)] = (game, held, read.logged)
-    for model in (SeatMail, dl.SeatClock):
+    for model in (SeatMail, dl.SeatClock, Plan):
         unit.remember(table_of(model), game_id,
                       [values for values in read.per_seat[model] if values is not None])
     for unsent in read.unsent:

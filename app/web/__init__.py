@@ -41,6 +41,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(targets.bp)
     from app.web import people  # resign, more time, votes, rematch (issue 21)
     app.register_blueprint(people.bp)
+    from app.web import plan_forms  # deciding ahead on the seat page (issue 35)
+    app.register_blueprint(plan_forms.bp)
     if app.config["BENCH_ENDPOINTS"]:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)

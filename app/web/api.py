@@ -13,6 +13,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from app import engine, services
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
+from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -312,6 +313,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
     for module in (talk, targets, people):
         document["paths"].update(module.OPENAPI_PATHS)
         document["components"]["schemas"].update(getattr(module, "OPENAPI_SCHEMAS", {}))
+    document["paths"].update(PLAN_PATHS)            # deciding ahead (issue 35)
+    document["components"]["schemas"].update(PLAN_SCHEMAS)
     return document
 
 

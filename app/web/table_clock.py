@@ -42,6 +42,7 @@ def seat_page_reads(session: Session, access: services.SeatAccess,
     from app.services import talk
     from app.services import notice_targets
     from app.services import table
+    from app.services import ahead
     marks = notify.marks_of_game(session, access.game_id)  # (read once for both)
     mail = mail_box(session, access, snap.view(access.seat), marks)
     decisions = dl.open_rows(session, access.game_id, kind=dl.DECISION)  # (clocks, people)
@@ -55,7 +56,9 @@ def seat_page_reads(session: Session, access: services.SeatAccess,
             "targets": notice_targets.status(session, access),
             # the table's people and clocks: banks, time given, votes (issue 21)
             "people": table.read(session, snap.game, access.seat, snap.state,
-                                   str(mail.get("time_zone") or "UTC"), decisions=decisions)}
+                                   str(mail.get("time_zone") or "UTC"), decisions=decisions),
+            # the seat's waiting plan and standing orders (issue 35)
+            "plan": ahead.state_in(session, access.game_id, access.seat)}
 
 
 def span(delta_seconds: float) -> str:

@@ -1,0 +1,57 @@
+"""Replies that decide ahead (issue 35): a plan for the rest of the turn and/or standing
+orders, read by ``app.mail.commands.read_plan``.
+
+A plan whose first step is the decision the mail asked for is that move, judged like
+any reply (a late one by ``engine.still_means``, a re-sent one applied once), with the
+plan stored in its transaction; the seat's next mail says what the plan did. A plan
+whose turn has not come, and orders, are kept and answered in words: what they will do.
+A plan that cannot start is answered with why, and nothing changes.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+from app import services
+from app.access import tokens
+from app.engine import plans as ep
+from app.inbound.answers import Verdict
+from app.inbound.models import ANSWERED, APPLIED
+from app.mail import commands
+from app.mail.commands import Parsed
+from app.services import ahead
+
+
+def judge(ref: tokens.ReplyRef, parsed: Parsed,
+          submit: Callable[..., Verdict]) -> Verdict:
+    payload: dict[str, Any] = dict(parsed.plan or {})
+    key = ahead.key_of(ref.step, parsed.line)
+    try:
+        if payload.get("plan") is None:
+            sent = ahead.store(ref.game, ref.seat, payload, "mail", key)
+            said = " ".join(sent.words) or "You have no standing orders now."
+            return Verdict(ANSWERED, "orders kept", answer=(said, parsed.line, "view"))
+        action = parsed.action
+        if action is None:
+            got, _ = ahead.first_move(ref.game, ref.seat, payload["plan"])
+            if isinstance(got, ep.Stop):
+                return Verdict(ANSWERED, "plan refused", answer=(
+                    f"Your plan cannot start: {got.reason}. Nothing was changed.",
+                    parsed.line, "menu"))
+            if not isinstance(got, ep.Move):
+                sent = ahead.store(ref.game, ref.seat, payload, "mail", key)
+                return Verdict(ANSWERED, "plan kept", answer=(
+                    " ".join(sent.words), parsed.line, "view"))
+            action = got.action
+        verdict = submit(ref, replace(parsed, action=action),
+                         plan={**payload, "at": 1, "first": action, "key": key})
+    except services.ServiceError as exc:
+        return Verdict(ANSWERED, f"refused: {exc.code}", answer=(
+            commands.mail_words(exc.message), parsed.line, "menu"))
+    if verdict.status != APPLIED:
+        return verdict
+    shown = ahead.state_of(ref.game, ref.seat)
+    if shown["plan"] is not None:  # it waits for its turn: say what it will do, once
+        return replace(verdict, follow_up=False, answer=(
+            " ".join(ahead.words_now(ref.game, ref.seat)), parsed.line, "view"))
+    return verdict

@@ -1,0 +1,134 @@
+"""Issue 35 through the server: a plan sent by reply is played as the seat's own moves
+in the move's transaction, stops in words where the rules refuse a step, never outlives
+its turn, and a plan sent twice is played once."""
+from __future__ import annotations
+
+import email.policy
+from datetime import timedelta
+from email.message import EmailMessage
+from email.utils import make_msgid
+from typing import Any
+
+from app import services
+from app.clock import deadlines as dl
+from app.db import get_engine
+from app.inbound import inbox
+from app.runners import inbound as runners_inbound
+from app.services import ahead
+from tests.clock.conftest import T0, hours
+from tests.mail.conftest import lead_of
+from tests.people.conftest import reply
+
+ANN, BOB = "ann@example.com", "bob@example.com"
+
+
+def _text(mail: Any) -> str:
+    return mail.get_body(preferencelist=("plain",)).get_content()
+
+
+def _mine(game_id: str, seat: int = 0) -> list[tuple[dict, str]]:
+    from tests.people.test_plans_by_reply import _log
+    from flask import current_app
+    return [(a, src) for _, s, a, src in _log(current_app, game_id) if s == seat]
+
+
+def test_r35_r14_an_obsessor_on_the_pile_refuses_the_planned_discard(app, game_at_t0, mailbox,
+                                                                       tick):
+    """Seed 90: the Odd Obsessor starts the pile and an 8 Split Seer tops the deck. Ann's
+    "PEEK 1 2, DRAW, DISCARD, SKIP" peeks and draws; the discard is refused (R14), so the
+    plan stops there and her turn mail for the card in her hand says which step and why."""
+    created = game_at_t0(seats=3, bots=(1, 2), seed="90", first=0)
+    tick(T0)
+    mail = [m for m in mailbox.to(ANN) if m["Reply-To"]][-1]
+    with dl.at(T0):
+        status, _ = reply(app, str(mail["Reply-To"]), ANN, "PEEK 1 2, DRAW, DISCARD, SKIP", now=T0)
+    assert status == "applied"
+    assert [a["type"] for a, _ in _mine(created.game_id)] == ["peek", "draw"]
+    assert {src for _, src in _mine(created.game_id)} == {"mail"}
+    tick(T0 + timedelta(minutes=1))
+    last = [m for m in mailbox.to(ANN) if m["Reply-To"]][-1]
+    assert "keep or discard the card you drew" in lead_of(last)
+    said = " ".join(_text(last).split())
+    assert "Your plan “PEEK 1 2, DRAW, DISCARD, SKIP” stopped at “DISCARD”" in said
+    assert "Odd Obsessor" in said and "Before that, you peeked at #1" in said
+    assert ahead.state_of(created.game_id, 0)["plan"] is None
+
+
+def test_r35_a_plan_sent_twice_is_played_once(app, game_at_t0, mailbox, tick):
+    """The same mail delivered twice (one Message-ID) is stored once; the same words sent
+    again in a new mail to the same turn mail change nothing either."""
+    created = game_at_t0(seats=3, bots=(1, 2), seed="35", first=0)
+    tick(T0)
+    to = str([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]["Reply-To"])
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = ANN, to, "Re: your game"
+    message["Message-ID"] = make_msgid(domain="player.example")
+    message.set_content("PEEK 1 2, DRAW, KEEP AT 1 IF 3 OR LESS, ELSE DISCARD, SKIP\n")
+    raw = message.as_bytes(policy=email.policy.SMTP)
+    with dl.at(T0):
+        first = inbox.store(get_engine(app), raw, via="smtp", mail_from=ANN, rcpt=[to], now=T0)
+        again = inbox.store(get_engine(app), raw, via="smtp", mail_from=ANN, rcpt=[to], now=T0)
+        runners_inbound.apply_pending(app, T0)
+    assert again.id == first.id or getattr(again, "duplicate", True)
+    played = _mine(created.game_id)
+    assert [a["type"] for a, _ in played][:2] == ["peek", "draw"]
+    with dl.at(T0 + hours(1)):
+        status, outcome = reply(app, to, ANN,
+                                "PEEK 1 2, DRAW, KEEP AT 1 IF 3 OR LESS, ELSE DISCARD, SKIP",
+                                now=T0 + hours(1))
+    assert _mine(created.game_id) == played, outcome
+
+
+def test_r35_r29_the_seat_times_out_while_its_plan_waits(app, game_at_t0, mailbox, tick):
+    """Bob starts; Ann sends her next turn ahead ("DRAW, DISCARD") from the page before she
+    peeked. Her turn comes and her plan waits behind her peek (R5). Her time runs out:
+    the clock plays only the decision that timed out, the peek (R29: the two leftmost),
+    and the plan that waited behind it plays her turn at once, as her own moves; her
+    next mail says both. (A timeout that passes the turn itself ends the plan instead:
+    tests/engine/test_plans.py::test_r35_r29_a_timeout_passes_the_turn_a_plan_waited_for.)"""
+    created = game_at_t0(seats=2, seed="35", first=1)
+    gid = created.game_id
+    with dl.at(T0):
+        sent = ahead.send(gid, 0, {"plan": {"steps": [
+            {"choices": [{"action": {"type": "draw"}}]},
+            {"choices": [{"action": {"type": "exchange", "positions": [4]}}]}]}}, None)
+        assert sent.what == "waiting"
+        assert ahead.state_of(gid, 0)["plan"]["words"] == "Draw; then when you draw: keep it at #5."
+        snap = services.snapshot(gid)
+        services.submit_action(gid, 1, {"type": "peek", "positions": [0, 1]}, snap.seq)
+        services.submit_action(gid, 1, {"type": "draw"}, snap.seq + 1)
+        services.submit_action(gid, 1, {"type": "exchange", "positions": [0]}, snap.seq + 2)
+    view = services.snapshot(gid).view(0)
+    assert view["current"] == 0 and 0 in view["peeks_pending"]
+    assert ahead.state_of(gid, 0)["plan"] is not None           # waiting behind the peek
+    tick(T0 + hours(60))
+    assert [(a["type"], src) for a, src in _mine(gid)] == [
+        ("peek", "timeout"), ("draw", "player"), ("exchange", "player")]
+    shown = ahead.state_of(gid, 0)
+    assert shown["plan"] is None
+    assert shown["told"] == ["Your plan “DRAW, KEEP IT AT #5”: you drew a 10 Dracula, "
+                             "kept it at #5."]
+    with dl.at(T0 + hours(61)):
+        snap = services.snapshot(gid)
+        services.submit_action(gid, 1, {"type": "draw"}, snap.seq)
+        services.submit_action(gid, 1, {"type": "exchange", "positions": [0]}, snap.seq + 1)
+    tick(T0 + hours(62))
+    said = " ".join(_text([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]).split())
+    assert "Your plan “DRAW, KEEP IT AT #5”: you drew a 10 Dracula, kept it at #5." in said
+
+
+def test_r35_standing_orders_by_reply_are_answered_and_play_at_once(app, game_at_t0, mailbox,
+                                                                     tick):
+    created = game_at_t0(seats=3, bots=(1, 2), seed="35", first=1)
+    tick(T0)
+    to = str([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]["Reply-To"])
+    with dl.at(T0):
+        status, outcome = reply(app, to, ANN, "ALWAYS PEEK 1 2; ALWAYS SKIP SPLIT SEER", now=T0)
+    assert status == "answered" and outcome == "orders kept"
+    assert [a for a, _ in _mine(created.game_id)][0] == {"type": "peek", "positions": [0, 1]}
+    tick(T0 + timedelta(minutes=1))
+    answer = [m for m in mailbox.to(ANN) if "Always skip the Split Seer." in _text(m)]
+    assert answer, [lead_of(m) for m in mailbox.to(ANN)]
+    with dl.at(T0 + hours(1)):
+        status, outcome = reply(app, to, ANN, "NO ORDERS", now=T0 + hours(1))
+    assert ahead.state_of(created.game_id, 0)["orders"] == []
