@@ -144,3 +144,30 @@ def test_a_fresh_worker_reads_in_two_statements(app, client):
         with counter.request(seen, texts):
             assert client.get(f"/api/play/{created.tokens[0]}/actions").status_code == 200
     assert seen == [1, 2], texts
+
+
+def test_a_persons_zone_and_quiet_hours_cost_no_statement_on_a_move_or_a_seat_page(
+        app, client):
+    """Issue 32 item 2: zone and quiet hours are the person's. A move reads them from the
+    person rows its one query joins already, and a seat page from the person row it read
+    before: the same statements whether or not the people chose any."""
+    from app import services
+    from app.services import person_settings
+
+    def page() -> list[int]:
+        seen: list[int] = []
+        with counter.listening(), counter.request(seen, []):
+            assert client.get(f"/play/{created.tokens[0]}").status_code == 200
+        return seen
+
+    plain = play_through_api(app, client, moves=12)
+    players = [{"name": name, "email": email} for name, email in PEOPLE[:3]]
+    created = services.create_game(players, {}, name="Paged", seed="4243")
+    counter = StatementCounter(get_engine(app))
+    before = page()
+    for _, address in PEOPLE[:3]:
+        person_settings.set_time_zone(address, "America/New_York")
+        person_settings.set_quiet(address, "22:00", "08:00")
+    assert page() == before
+    chosen = play_through_api(app, client, moves=12)
+    assert chosen["posts"] == plain["posts"], (chosen["post_texts"], plain["post_texts"])
