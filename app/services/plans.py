@@ -212,7 +212,9 @@ def attach(unit: Unit, game: Any, seat: int, payload: dict[str, Any], source: st
         first = ep.from_json(payload["plan"]).steps[0]
         did = ([ep.did_words(payload["first"], engine.view(state, seat),
                              engine.view(state, seat), seat)] if payload.get("first") else [])
-        began = at > 0 and bool(first.answers & {"turn"}) or (
+        # begun: its first step was played and was not the round-start peek (a plan sent
+        # mid-turn, "KEEP AT 2, SKIP", is over with that turn), or the turn is under way
+        began = at > 0 and not first.answers <= {"peek"} or (
             view.get("current") == seat and view.get("pending") not in ("turn", None)
             and seat not in (view.get("peeks_pending") or []))
         changes["turn"] = {"plan": payload["plan"], "at": at, "round": view.get("round"),

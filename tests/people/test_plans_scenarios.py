@@ -132,3 +132,21 @@ def test_r35_standing_orders_by_reply_are_answered_and_play_at_once(app, game_at
     with dl.at(T0 + hours(1)):
         status, outcome = reply(app, to, ANN, "NO ORDERS", now=T0 + hours(1))
     assert ahead.state_of(created.game_id, 0)["orders"] == []
+
+
+def test_r35_a_plan_sent_mid_turn_ends_with_that_turn(app, new_game):
+    """Ann drew on her page, then sends "KEEP AT 1, SKIP": the exchange ends her turn, the
+    SKIP was not needed, and nothing of the plan waits for her next turn."""
+    created = new_game(seats=2, bots=(1,), first=0)
+    gid = created.game_id
+    snap = services.snapshot(gid)
+    services.submit_action(gid, 0, {"type": "peek", "positions": [0, 1]}, snap.seq)
+    services.submit_action(gid, 0, {"type": "draw"}, snap.seq + 1)
+    sent = ahead.send(gid, 0, {"plan": {"steps": [
+        {"choices": [{"action": {"type": "exchange", "positions": [0]}}], "text": "KEEP AT 1"},
+        {"choices": [{"action": {"type": "skip"}}], "text": "SKIP"}]}}, None)
+    assert sent.what == "played"
+    shown = ahead.state_of(gid, 0)
+    assert shown["plan"] is None
+    assert shown["told"][-1].endswith("(SKIP was not needed.)")
+    assert [a["type"] for a, _ in _mine(gid)] == ["peek", "draw", "exchange"]
