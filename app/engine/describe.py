@@ -17,68 +17,11 @@ import re
 from typing import Any, Mapping, Sequence
 
 from . import cards
+from .names import SeatNames, names_for
 from .words import (and_list, card_words, possessive, spot, with_article, village_card,
                     action_label, whose)
 
 Event = Mapping[str, Any]
-
-
-class SeatNames(list[str]):
-    """The players' names now (this list, indexed by seat as everywhere) and who held each
-    seat before (R49: a seat changes hands and the game goes on), so that words about an
-    earlier step name whoever sat there then, never today's holder.
-
-    ``eras`` maps a step to the names from that step on (a step as the state counts it:
-    a move of seq ``s`` was made at step ``s - 1``, and a hand-over's newcomer holds the
-    seat from the ``take_over``'s seq); without eras it is just the names now. Pure data:
-    the server builds it from its tenures or from the log's ``take_over`` entries."""
-
-    def __init__(self, names: Sequence[str], eras: Mapping[int, Sequence[str]] | None = None,
-                 since: Sequence[int] | None = None):
-        super().__init__(names)
-        self.eras = tuple(sorted((int(step), tuple(named))
-                                 for step, named in (eras or {}).items()
-                                 if len(named) == len(self)))
-        #: per seat, the step from which its holder now holds it (0: from the start;
-        #: given by the builder, else where the seat's name last changed)
-        if since is None or len(since) != len(self):
-            since = [0] * len(self)
-            for step, named in self.eras:
-                for seat, name in enumerate(named):
-                    if step > 0 and name != self.at_step(step - 1)[seat]:
-                        since[seat] = step
-        self.since = tuple(int(step) for step in since)
-
-    def at_step(self, step: int) -> list[str]:
-        """The names of whoever held each seat at ``step`` (talk, a gift, a vote carry it)."""
-        chosen: Sequence[str] = self
-        for since, named in self.eras:
-            if since > step:
-                break
-            chosen = named
-        return list(chosen)
-
-    def of_event(self, event: Event) -> list[str]:
-        """The names for an event (its ``step`` is the seq of the move that made it)."""
-        return self.at_step(max(int(event.get("step") or 0) - 1, 0))
-
-    def as_of(self, step: int) -> "SeatNames":
-        """The names as they were at ``step`` (a replay's frame), knowing what came before."""
-        eras = {since: named for since, named in self.eras if since <= step}
-        if all(held <= step for held in self.since):
-            return SeatNames(self.at_step(step), eras, self.since)
-        return SeatNames(self.at_step(step), eras)
-
-    def holds(self, seat: int, event: Event) -> bool:
-        """Whether ``seat``'s holder now is who acted at ``event`` (its own ``take_over``
-        included: "You took over Kenji's seat")."""
-        return not 0 <= seat < len(self.since) or int(event.get("step") or 0) >= self.since[seat]
-
-
-def names_for(names: Sequence[str] | None, event: Event) -> Sequence[str] | None:
-    """R49: the names of the seats' holders when ``event`` happened, where ``names`` knows
-    them (``SeatNames``); else ``names`` as they are."""
-    return names.of_event(event) if isinstance(names, SeatNames) else names
 
 
 def _card(card: Mapping[str, Any] | None) -> str:

@@ -39,9 +39,11 @@ from app.access.reply_address import reply_address
 from app.clock.time import as_utc
 from app.config import setting
 from app.db.statements import table_of
+from app.engine.names import name_at
 from app.gamelog import store
 from app.mail import compose, notify
 from app.mail.models import (NONE, PENDING, TALK_EVERY, TALK_HOURLY, TALK_NEVER, Outbox, SeatMail)
+from app.people import tenures
 from app.people.models import Person
 from app.talk import store as talk_store
 
@@ -158,8 +160,12 @@ def wants_talk(marks: dict[str, Any] | None) -> bool:
 
 
 def _names(session: Session, game_id: str) -> list[str]:
+    """The seats' names, and who held them before (issue 32: a message keeps the name of
+    whoever said it; read only for a game whose seat changed hands)."""
     seats = store.seat_rows(session, game_id, with_email=False)
-    return [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
+    return tenures.names_of(session, game_id, seats, [
+        compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats],
+        compose.clean_name)
 
 
 def untold_lines(session: Session, game_id: str, seat: int) -> list[talk_store.Line]:
@@ -186,7 +192,7 @@ def block(lines: list[talk_store.Line], names: list[str], now: datetime,
         return None
     text_lines, items = ["At the table:"], []
     for line in lines:
-        who = names[line.seat] if 0 <= line.seat < len(names) else f"Player {line.seat + 1}"
+        who = name_at(names, line.seat, line.step, f"Player {line.seat + 1}")
         when = when_words(line.at, now, zone)
         said_text = line.text.replace("\r\n", "\n").strip()
         parts = said_text.split("\n")
@@ -202,7 +208,7 @@ def block(lines: list[talk_store.Line], names: list[str], now: datetime,
             '<ul style="margin:0;padding-left:18px;font-size:14px">'
             + "\n".join(items) + "</ul></div>\n")
     first = lines[0]
-    first_who = names[first.seat] if 0 <= first.seat < len(names) else "Someone"
+    first_who = name_at(names, first.seat, first.step, "Someone")
     return Told(text="\n".join(text_lines), html=html, upto=max(l.id for l in lines),
                 first=f"{first_who}: {first.text}")
 
@@ -287,7 +293,7 @@ def talk_mail(session: Session, game: Any, seat: int, now: datetime) -> compose.
     ctx = notify.Context.load(session, game)
     lines = untold_lines(session, ctx.id, seat)
     first = lines[0] if lines else None
-    said_first = (f"{ctx.info.names[first.seat]}: {first.text}"
+    said_first = (f"{name_at(ctx.info.names, first.seat, first.step)}: {first.text}"
                   if first is not None and 0 <= first.seat < len(ctx.info.names) else "")
     address = reply_address(ctx.id, seat, int(ctx.seats[seat].token_version),
                             store.last_seq(session, ctx.id))

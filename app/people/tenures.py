@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.engine.describe import SeatNames
+from app.engine.names import SeatNames
 from app.people.models import Tenure
 
 

@@ -11,7 +11,7 @@ from app import engine
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
-from app.engine.describe import SeatNames
+from app.engine.names import SeatNames
 from app.people import tenures
 from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine

@@ -8,7 +8,7 @@ from typing import Any
 
 from app import engine
 from app.access import tokens
-from app.engine.describe import SeatNames
+from app.engine.names import SeatNames
 
 
 @dataclass(frozen=True)

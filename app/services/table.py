@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from app import engine
 from app.access import tokens
 from app.clock import deadlines as dl
-from app.engine.describe import SeatNames
+from app.engine.names import SeatNames
 from app.gamelog import store
 from app.mail import notify
 from app.mail import people as people_mail

@@ -30,7 +30,7 @@ from app.clock.time import as_utc, now as clock_now
 from app.config import setting
 from app.db import read_session, write_session
 from app.db.statements import table_of
-from app.engine.describe import SeatNames
+from app.engine.names import holds_now, name_at
 from app.gamelog import store
 from app.mail import notify, table_talk
 from app.mail.models import SeatMail
@@ -249,34 +249,20 @@ def _time_words(moment: datetime, zone: Any) -> str:
     return f"{local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
 
 
-def said_by(names: Sequence[str], seat: int, step: int) -> str:
-    """Who said a message: the seat's holder at the step it was said (issue 32: a seat
-    handed over keeps its old holder's words under their name, R49)."""
-    then = names.at_step(step) if isinstance(names, SeatNames) else names
-    return then[seat] if 0 <= seat < len(then) else "?"
-
-
-def _mine(names: Sequence[str], me: int | None, seat: int, step: int) -> bool:
-    """Whether the reader (seat ``me``) said it: its seat, and its holder then."""
-    if me is None or seat != me:
-        return False
-    return not isinstance(names, SeatNames) or step >= names.since[me]
-
-
 def rows(found: Iterable[talk_store.Line], names: Sequence[str], me: int | None = None,
          zone_name: str | None = None) -> list[dict[str, Any]]:
-    """Messages as the templates and the JSON show them: the sender's name (its holder
-    then: ``said_by``), the text (None when hidden), when (aware UTC, ISO, and in words in
+    """Messages as the templates and the JSON show them: the sender's name (the seat's
+    holder when it was said: issue 32, R49), the text (None when hidden), when (aware UTC, ISO, and in words in
     ``zone_name``)."""
     zone = notify.zone_of(zone_name or "UTC")
     out = []
     for line in found:
         at = as_utc(line.at)
         out.append({"id": line.id, "seat": line.seat, "step": line.step,
-                    "name": said_by(names, line.seat, line.step),
+                    "name": name_at(names, line.seat, line.step),
                     "text": line.shown(), "hidden": line.hidden, "at": at,
                     "at_iso": at.isoformat(), "at_words": _time_words(at, zone),
-                    "mine": _mine(names, me, line.seat, line.step)})
+                    "mine": line.seat == me and holds_now(names, line.seat, line.step)})
     return out
 
 

@@ -23,7 +23,8 @@ from flask import Blueprint, flash, g, redirect, render_template, request, url_f
 from app import services
 from app.clock import deadlines
 from app.engine import words
-from app.engine.describe import SeatNames, move_result
+from app.engine.describe import move_result
+from app.engine.names import SeatNames
 from app.web import choices, round_summary, seat_forms, table_clock, view_helpers
 
 bp = Blueprint("play", __name__)
