@@ -157,3 +157,30 @@ def test_danas_page_says_she_took_over_kenjis_seat_and_what_it_holds(
     # and the talk Kenji said is not hers ("(you)" is for what she said herself)
     assert f"Kenji {SAID}" in re.sub(r" \d+ \w{3} \d\d:\d\d \w+ ", " ", page) \
         or "Kenji" in page
+
+
+def tenure_reads(app: Any, client: Any, path: str) -> int:
+    """How many statements of one GET read the tenures (statements are counted, never
+    timed: tests/web/test_statement_count.py)."""
+    from app.db import get_engine
+    from tests.web.test_statement_count import StatementCounter
+
+    counter = StatementCounter(get_engine(app))
+    seen: list[int] = []
+    texts: list[list[str]] = []
+    with counter.listening(), counter.request(seen, texts):
+        assert client.get(path).status_code == 200
+    return sum("tenure" in text for text in texts[0])
+
+
+def test_the_pages_read_the_tenures_once_and_only_where_a_seat_changed_hands(
+        app, client, new_game, tick, mailbox):
+    with dl.at(T0):
+        untouched = new_game(seats=3, people=PEOPLE)
+    for path in (f"/play/{untouched.tokens[0]}", f"/games/{untouched.game_id}",
+                 f"/api/play/{untouched.tokens[0]}/talk"):
+        assert tenure_reads(app, client, path) == 0, path
+    game = play_until_handed_over(app, client, new_game, tick, mailbox)
+    for path in (f"/play/{game['links'][0]}", f"/play/{game['dana']}",
+                 f"/games/{game['gid']}", f"/api/play/{game['links'][0]}/talk"):
+        assert tenure_reads(app, client, path) == 1, path
