@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 from . import cards
 from .describe import describe
+from .names import SeatNames
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,9 @@ def _join(items: list[str]) -> str:
 
 
 def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
+    if isinstance(names, SeatNames):  # R49: the round's players, not who holds it now
+        names = names.at_step(max(s.step - 1, 0))
+
     def who(seat: int | None) -> str:
         if seat is None:
             return "nobody"

@@ -184,3 +184,27 @@ def test_the_pages_read_the_tenures_once_and_only_where_a_seat_changed_hands(
     for path in (f"/play/{game['links'][0]}", f"/play/{game['dana']}",
                  f"/games/{game['gid']}", f"/api/play/{game['links'][0]}/talk"):
         assert tenure_reads(app, client, path) == 1, path
+
+
+def test_words_of_a_step_name_its_holders_then_and_say_you_only_for_the_readers_own():
+    """The rules' words (R49): Kenji held seat 2 until the take_over at seq 10, Dana
+    since. An event of seq 5 is Kenji's, also on Dana's own page; her take-over and what
+    she did after are hers ("you")."""
+    from app.engine.describe import event_sentence, played_parts
+    from app.engine.names import SeatNames, name_at
+
+    names = SeatNames(["Ann", "Bob", "Dana"], {0: ["Ann", "Bob", "Kenji"],
+                                                10: ["Ann", "Bob", "Dana"]}, [0, 0, 10])
+    timed_out = {"type": "pass", "seat": 2, "step": 5}
+    took = {"type": "take_over", "seat": 2, "step": 10, "name": "Dana", "was": "Kenji",
+            "round": 1}
+    later = {"type": "draw", "seat": 2, "step": 11}
+    assert event_sentence(timed_out, names) == "Kenji passed (timed out)."
+    assert event_sentence(timed_out, names, me=2) == "Kenji passed (timed out)."
+    assert event_sentence(took, names, me=2) == "You took over Kenji's seat in round 1."
+    assert event_sentence(later, names, me=2) == "You drew a card."
+    assert event_sentence(later, names, me=0) == "Dana drew a card."
+    peeked = [{"type": "peek", "seat": 2, "step": 5, "positions": [0, 1]}]
+    assert played_parts(peeked, names, 2, 2)[0].startswith("Time ran out for Kenji")
+    assert (name_at(names, 2, 9), name_at(names, 2, 10)) == ("Kenji", "Dana")
+    assert names.as_of(9) == ["Ann", "Bob", "Kenji"] and list(names) == ["Ann", "Bob", "Dana"]
