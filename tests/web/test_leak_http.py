@@ -342,6 +342,19 @@ def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_
     assert "/play/" not in goodbye[-1].get_body(("plain",)).get_content()
     mail_found.extend(mail_problems(mailbox.to("gus@example.com"), table.allowed(2), "gus"))
     mailbox.clear()
+    # issue 32: Cid replies to one of his old turn mails; the answer is his alone, and
+    # names no card at all (the seat is not his any more) and no link of the seat
+    from app.access.reply_address import reply_address
+    from tests.people.conftest import reply
+    _, outcome = reply(app, reply_address(gid, 2, 1, table.step - 1), "cid@example.com",
+                       "D", now=datetime.now(timezone.utc))
+    assert outcome.endswith("answered to the seat's earlier holder"), outcome
+    sender.send_mail_due(app, datetime.now(timezone.utc), backend=mailbox)
+    answer = mailbox.to("cid@example.com")
+    assert len(answer) == 1 and mailbox.to("gus@example.com") == []
+    mail_found.extend(mail_problems(answer, set(), "cid (answer)"))
+    assert not re.search(r"/play/\S{20,}", answer[0].get_body(("plain",)).get_content())
+    mailbox.clear()
     assert client.get(f"/play/{old}").status_code == 403
     assert client.get(f"/api/play/{old}").status_code == 403
     table.seat_view(2)   # Gus's first look: what the seat had seen
