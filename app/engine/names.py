@@ -1,7 +1,8 @@
 """Who held each seat when, as the words about the past need it (R49: a seat changes
 hands and the game goes on; R53: what was done or said keeps its people; issue 32).
-(``app.people.tenures``) or from the log's ``take_over`` entries, and ``describe`` names
-each event by the holders of its step."""
+Pure data: the server builds it from its tenures (``app.people.tenures``) or from the
+log's ``take_over`` entries, and ``describe`` names each event by the holders of its
+step."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
