@@ -39,6 +39,8 @@ ADDRESS_MODE_WORDS = {
 }
 #: Quiet hours may not take more of a day than this: a person must be reachable.
 QUIET_MAX_HOURS = 16
+#: A game's clock that runs every day: the person's page shows their own hours alone.
+EVERY_DAY = dl.ClockSettings.from_options({})
 NO_ADDRESS = ("This seat has no email address, so it has no settings across games: its "
               "times are shown in UTC.")
 
@@ -189,7 +191,7 @@ def status(address: str, session: Session | None = None) -> dict[str, Any]:
             "zones": common_zones(zone),
             "quiet_start": hhmm(quiet[0]) if quiet else "",
             "quiet_end": hhmm(quiet[1]) if quiet else "",
-            "calendar_words": notify.seat_calendar(row, dl.ClockSettings.from_options({})).describe(),
+            "calendar_words": notify.seat_calendar(row, EVERY_DAY).describe(),
             "address_mode": row.mode if row is not None else PER_GAME,
             "address_modes": ADDRESS_MODE_WORDS,
             "by_mail": bool(row.by_mail) if row is not None else True,

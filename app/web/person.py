@@ -68,7 +68,8 @@ def _save(address: str) -> list[str]:
         added = notice_targets.add_for_address(address, url)
         said.append(f"notices of all your games go to {added['shown']} as well")
     if form.get("remove_target"):
-        said.append(f"no more notices to {notice_targets.remove_for_address(address, form['remove_target'])}")
+        gone = notice_targets.remove_for_address(address, form["remove_target"])
+        said.append(f"no more notices to {gone}")
     if not said:
         raise services.BadRequest("Nothing to save: choose a time zone, quiet hours or how "
                                   "your mail comes.")
