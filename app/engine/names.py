@@ -5,7 +5,7 @@ log's ``take_over`` entries, and ``describe`` names each event by the holders of
 step."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 Event = Mapping[str, Any]
 
@@ -35,6 +35,13 @@ class SeatNames(list[str]):
                     if step > 0 and name != self.at_step(step - 1)[seat]:
                         since[seat] = step
         self.since = tuple(int(step) for step in since)
+
+    def shown(self, show: Callable[[int, str], str]) -> "SeatNames":
+        """The same names as a reader shows them (``show(seat, name)``: a mail's clean
+        names), now and before."""
+        return SeatNames([show(seat, name) for seat, name in enumerate(self)],
+                         {since: [show(seat, name) for seat, name in enumerate(named)]
+                          for since, named in self.eras}, self.since)
 
     def at_step(self, step: int) -> list[str]:
         """The names of whoever held each seat at ``step`` (talk, a gift, a vote carry it)."""

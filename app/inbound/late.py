@@ -32,6 +32,7 @@ from app.clock.time import as_utc
 from app.engine.action_schema import PRESENCE
 from app.engine.describe import event_sentence
 from app.engine.meaning import Meaning, changed_words
+from app.engine.names import SeatNames
 from app.mail import compose, notify
 from app.mail.models import Outbox
 
@@ -83,8 +84,10 @@ def stale_words(ref: tokens.ReplyRef, meaning: Meaning,
     """'Your reply was to the mail of 14:02 UTC about your draw; since then ... Nothing
     was changed.' — mail words (no page, no step, no "reload"), positions from 1 as the
     menu counts them."""
-    names = [compose.clean_name(n) or f"Player {i + 1}"
-             for i, n in enumerate(services.game_info(ref.game).names)]
+    # (the names of each step's holders, where a seat changed hands: R53)
+    known = services.game_info(ref.game).names
+    names = (known if isinstance(known, SeatNames) else SeatNames(known)).shown(
+        lambda i, n: compose.clean_name(n) or f"Player {i + 1}")
     seat = ref.seat
     about = compose.subject_words(meaning.decision_then)
     about = about if about.startswith("your ") else f"“{about}”"
