@@ -65,6 +65,11 @@ class GameInfo:
             "seq": self.seq, "rules": self.rules, "end_reason": self.end_reason,
             "series_id": self.series_id, "rematch_of": self.rematch_of,
             "series_no": self.series_no,
+            # where a seat changed hands (issue 32, R53): who held the seats from which
+            # step on (a log event of seq ``s`` was made at step ``s - 1``)
+            **({"holders": [{"from_step": step, "names": list(named)}
+                            for step, named in self.earlier.eras]}
+               if self.earlier is not None and self.earlier.eras else {}),
         }
 
 

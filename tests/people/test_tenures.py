@@ -138,6 +138,9 @@ def test_after_dana_took_over_nothing_kenji_did_or_said_is_shown_as_hers(
         "a mail after the hand-over carried Kenji's last words, under his name"
     for deed in ("gave {} one more day", "to take over {}'s seat", "{} is away"):
         assert deed.format("Kenji") in seen, deed
+    # a program reading the log's seat numbers learns who held them when
+    holders = client.get(f"/api/play/{links[0]}").get_json()["game"]["holders"]
+    assert [h["names"][2] for h in holders] == ["Kenji", "Dana"]
     for link in (links[0], dana):
         talk = client.get(f"/api/play/{link}/talk").get_json()["talk"]
         assert [(line["name"], line["text"]) for line in talk] == [("Kenji", SAID),
