@@ -150,3 +150,21 @@ def test_r35_a_plan_sent_mid_turn_ends_with_that_turn(app, new_game):
     assert shown["plan"] is None
     assert shown["told"][-1].endswith("(SKIP was not needed.)")
     assert [a["type"] for a, _ in _mine(gid)] == ["peek", "draw", "exchange"]
+
+
+def test_r35_the_answer_to_a_plan_that_waits_says_what_it_will_do(app, game_at_t0, mailbox,
+                                                                  tick):
+    """Bob starts; Ann answers her round-start mail with her peek and her whole first turn:
+    the peek is played now, and the answer says, once, what the plan will do."""
+    created = game_at_t0(seats=2, seed="35", first=1)
+    tick(T0)
+    to = str([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]["Reply-To"])
+    with dl.at(T0):
+        status, outcome = reply(app, to, ANN, "PEEK 1 2, DRAW, KEEP AT 2 IF 3 OR LESS, ELSE "
+                                              "DISCARD", now=T0)
+    assert status == "applied", outcome
+    assert [a["type"] for a, _ in _mine(created.game_id)] == ["peek"]
+    tick(T0 + timedelta(minutes=1))
+    said = " ".join(_text(mailbox.to(ANN)[-1]).split())
+    assert ("Your plan waits for its turn: Draw; then when you draw: keep it at #2 if it is "
+            "3 or less, else discard it.") in said
