@@ -30,6 +30,7 @@ from app.plans.models import PLANS, told_lines
 ACTING = "plan acting"          # what is being applied: ("turn", step) or ("order", order)
 FAILED = "plan order failed"     # an order the engine refused at this step: not again
 STARTED = "plan told base"       # the seat's told lines as they stood when this unit began
+PLAYED = "plan played told"      # what the server played for the seat is among them
 #: Lines of ``told`` kept for the next mail.
 TOLD_KEPT = 8
 
@@ -68,6 +69,7 @@ def step_for(unit: Unit, game: Any, seat: int, state: Any, seq: int) -> tuple[di
         got = ep.decide(plan, progress, view, seat)
         if isinstance(got, ep.Move):
             unit.facts[(ACTING, game.id, seat)] = ("turn", got.step)
+            _keep_played(unit, game, seat, state)
             return got.action, str(row.turn.get("source") or "player")
         if isinstance(got, (ep.Done, ep.Stop)):
             _finish(unit, game, seat, row, plan, progress, got, state, seq)
@@ -78,9 +80,22 @@ def step_for(unit: Unit, game: Any, seat: int, state: Any, seq: int) -> tuple[di
         return None
     order, action = found
     unit.facts[(ACTING, game.id, seat)] = ("order", order)
+    _keep_played(unit, game, seat, state)
     source = next((str(o.get("source") or "player") for o in row.orders or []
                    if o.get("on") == order.on), "player")
     return action, source
+
+
+def _keep_played(unit: Unit, game: Any, seat: int, state: Any) -> None:
+    """Before the seat's first plan step of this move: what the server played for it since
+    it last played (a timed-out peek, R29) joins the words its next mail says, since the
+    plan's steps are its own moves and "since you last played" starts after them."""
+    if (PLAYED, game.id, seat) in unit.facts:
+        return
+    unit.facts[(PLAYED, game.id, seat)] = True
+    lines = notify.played_for_seat(unit, notify.Context.load(unit, game), seat, state)
+    if lines:
+        unit.facts[(STARTED, game.id, seat)].extend(lines)
 
 
 def applied(unit: Unit, game: Any, seat: int, action: dict[str, Any], before: Any,

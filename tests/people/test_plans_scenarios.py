@@ -84,7 +84,7 @@ def test_r35_r29_the_seat_times_out_while_its_plan_waits(app, game_at_t0, mailbo
     peeked. Her turn comes and her plan waits behind her peek (R5). Her time runs out:
     the clock plays only the decision that timed out, the peek (R29: the two leftmost),
     and the plan that waited behind it plays her turn at once, as her own moves; her
-    next mail says both. (A timeout that passes the turn itself ends the plan instead:
+    next mail says both (R52). (A timeout that passes the turn itself ends the plan instead:
     tests/engine/test_plans.py::test_r35_r29_a_timeout_passes_the_turn_a_plan_waited_for.)"""
     created = game_at_t0(seats=2, seed="35", first=1)
     gid = created.game_id
@@ -106,14 +106,16 @@ def test_r35_r29_the_seat_times_out_while_its_plan_waits(app, game_at_t0, mailbo
         ("peek", "timeout"), ("draw", "player"), ("exchange", "player")]
     shown = ahead.state_of(gid, 0)
     assert shown["plan"] is None
-    assert shown["told"] == ["Your plan “DRAW, KEEP IT AT #5”: you drew a 10 Dracula, "
-                             "kept it at #5."]
+    assert shown["told"] == [
+        "Time ran out: cards #1 and #2 of your village were looked at for you.",
+        "Your plan “DRAW, KEEP IT AT #5”: you drew a 10 Dracula, kept it at #5."]
     with dl.at(T0 + hours(61)):
         snap = services.snapshot(gid)
         services.submit_action(gid, 1, {"type": "draw"}, snap.seq)
         services.submit_action(gid, 1, {"type": "exchange", "positions": [0]}, snap.seq + 1)
     tick(T0 + hours(62))
     said = " ".join(_text([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]).split())
+    assert "Time ran out: cards #1 and #2 of your village were looked at for you." in said
     assert "Your plan “DRAW, KEEP IT AT #5”: you drew a 10 Dracula, kept it at #5." in said
 
 
