@@ -157,9 +157,10 @@ def test_danas_page_says_she_took_over_kenjis_seat_and_what_it_holds(
     mine = client.get(f"/api/play/{game['dana']}").get_json()
     assert mine["view"]["villages"] == engine.view(services.snapshot(game["gid"]).state,
                                                    2)["villages"]
-    # and the talk Kenji said is not hers ("(you)" is for what she said herself)
-    assert f"Kenji {SAID}" in re.sub(r" \d+ \w{3} \d\d:\d\d \w+ ", " ", page) \
-        or "Kenji" in page
+    # and what Kenji said is his on her page, not hers ("(you)" is for what she said)
+    assert f"Kenji: {LAST}" in page
+    assert not re.search(r"\(you\) [^.!]{0,30}(Konbanwa|Oyasumi)", page), \
+        "his words are not marked as hers"
 
 
 def tenure_reads(app: Any, client: Any, path: str) -> int:
