@@ -87,7 +87,9 @@ def test_the_goodbyes_unsubscribe_stops_this_games_mail_to_kenji_and_nothing_els
     assert asked.status_code == 200
     words = " ".join(re.sub(r"<[^>]+>", " ", asked.get_data(as_text=True)).split())
     assert "Unsubscribe from this game's mail" in words and "Only this game" in words
-    assert client.post(path).status_code == 200
+    done = client.post(path)
+    assert done.status_code == 200 and "no more mail from this game" in done.get_data(as_text=True)
+    assert client.post(path[:-4]).status_code == 403, "a cut-short link does nothing"
     with read_session() as session:
         person = session.exec(select(Person).where(Person.address == KENJI)).first()
         assert person is None or person.mode != "none", "not every game: only this one"
