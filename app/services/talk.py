@@ -252,8 +252,8 @@ def _time_words(moment: datetime, zone: Any) -> str:
 def rows(found: Iterable[talk_store.Line], names: Sequence[str], me: int | None = None,
          zone_name: str | None = None) -> list[dict[str, Any]]:
     """Messages as the templates and the JSON show them: the sender's name (the seat's
-    holder when it was said: issue 32, R49), the text (None when hidden), when (aware UTC, ISO, and in words in
-    ``zone_name``)."""
+    holder when it was said: issue 32, R53), the text (None when hidden), when (aware
+    UTC, ISO, and in words in ``zone_name``)."""
     zone = notify.zone_of(zone_name or "UTC")
     out = []
     for line in found:
