@@ -67,9 +67,8 @@ class Holders:
         reader shows a name (the mail's header-safe names)."""
         count = len(current)
         steps = sorted({0, *(row.from_step for row in self.rows)})
-        eras = {step: [clean(self.name_at(seat, step, current[seat])) if
-                       self.at_step(seat, step) is not None else current[seat]
-                       for seat in range(count)] for step in steps}
+        eras = {step: [clean(row.name) if (row := self.at_step(seat, step)) is not None
+                       else current[seat] for seat in range(count)] for step in steps}
         since = [max((row.from_step for row in self.of(seat) if row.to_step is None),
                      default=0) for seat in range(count)]
         return SeatNames(current, eras, since)
@@ -79,14 +78,6 @@ class Holders:
         held it from the start)."""
         held = self.of(seat)
         return held[-2] if len(held) >= 2 and held[-1].to_step is None else None
-
-    def of_address(self, seat: int, address: str) -> Tenure | None:
-        """The latest stretch of ``address`` at ``seat`` that has ended (a reply or a
-        link of someone who no longer holds it), None if it never ended."""
-        folded = address.strip().lower()
-        ended = [row for row in self.of(seat)
-                 if row.to_step is not None and row.address.lower() == folded]
-        return ended[-1] if ended else None
 
 
 def handed_over(seats: Sequence[object]) -> bool:

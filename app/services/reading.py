@@ -26,9 +26,7 @@ def _holders(session: Session, info: GameInfo, seats: Sequence[Any]) -> GameInfo
     once per request (``tenures.of_game``, one statement) and only for a game whose seat
     changed hands (``tenures.handed_over``: its link's version moved), so the pages and
     JSON of every other game read what they read before."""
-    if not tenures.handed_over(seats):
-        return info
-    return replace(info, earlier=tenures.of_game(session, info.id).names(info.names))
+    return replace(info, earlier=tenures.names_of(session, info.id, seats, info.names))
 
 
 def snapshot(game_id: str) -> Snapshot:
