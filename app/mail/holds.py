@@ -19,6 +19,7 @@ chose them.
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from html import escape
@@ -86,14 +87,15 @@ def sent_since(engine: Engine, to: str, since: datetime, *,
     return [as_utc(at) for at in reversed(rows) if at is not None]
 
 
-def sent_among(engine: Engine, addresses: list[str], now: datetime, *,
+def sent_among(engine: Engine | Session, addresses: list[str], now: datetime, *,
                hour_cap: int | None, day_cap: int | None
                ) -> tuple[dict[str, list[datetime]], dict[str, list[datetime]]]:
     """For each of ``addresses``, in one statement: the newest ``hour_cap`` mails sent to
     it in the hour before ``now`` that the hourly cap counts (not conversation), and the
     newest ``day_cap`` sent in the day before (oldest first; what ``sent_in_last_hour``
     and ``sent_since`` say of one address). Numbered newest first per address with a
-    window function over ``ix_outbox_to_sent``: an address's rows of one day at most."""
+    window function over ``ix_outbox_to_sent``: an address's rows of one day at most.
+    ``engine``: a session instead, to ask in its transaction (a sending batch's)."""
     now = as_utc(now)
     hour_since, day_since = now - HOUR, now - trust.DAY
     newest = func.row_number().over(partition_by=col(Outbox.to),
@@ -112,13 +114,19 @@ def sent_among(engine: Engine, addresses: list[str], now: datetime, *,
         .order_by(sent.c.to, sent.c.sent_at)
     hour: dict[str, list[datetime]] = {}
     day: dict[str, list[datetime]] = {}
-    with Session(engine) as session:
+    with _session(engine) as session:
         for to, at, counted_hour, counted_day in session.execute(query):
             if counted_hour:
                 hour.setdefault(to, []).append(as_utc(at))
             if counted_day:
                 day.setdefault(to, []).append(as_utc(at))
     return hour, day
+
+
+def _session(engine: Engine | Session) -> AbstractContextManager[Session]:
+    """A session of its own for ``engine``; a session given is used as it is (its
+    caller ends it)."""
+    return nullcontext(engine) if isinstance(engine, Session) else Session(engine)
 
 
 @dataclass
@@ -142,23 +150,24 @@ class Caps:
     day: dict[str, list[datetime]] = field(default_factory=dict)
     acted: dict[str, bool] = field(default_factory=dict)
 
-    def prefetch(self, addresses: set[str]) -> None:
+    def prefetch(self, addresses: set[str], session: Session | None = None) -> None:
         """Learn what the caps need of a batch's ``addresses`` in two statements, not two
         or three per mail (issue 30: the sender made 0.16x raw smtplib's mails/s): when
         each was sent to in the last hour and day (``sent_among``), and which addresses
-        ever played (``trust.acted_among``)."""
+        ever played (``trust.acted_among``); in ``session``'s transaction when given (the
+        batch's one read: a clock transaction a batch, not one a question)."""
         wanted = sorted(addresses - self.hour.keys())
         if not wanted:
             return
-        hour, day = sent_among(self.engine, wanted, self.now, hour_cap=self.per_address_hour,
-                               day_cap=self.stranger_day)
-        for address in wanted:
-            self.hour[address] = hour.get(address, [])
-            self.day[address] = day.get(address, [])
-        if self.stranger_day is not None:
-            with Session(self.engine) as session:
-                acted = trust.acted_among(session, wanted)
-            self.acted.update({address: address in acted for address in wanted})
+        with _session(session if session is not None else self.engine) as asking:
+            hour, day = sent_among(asking, wanted, self.now, hour_cap=self.per_address_hour,
+                                   day_cap=self.stranger_day)
+            for address in wanted:
+                self.hour[address] = hour.get(address, [])
+                self.day[address] = day.get(address, [])
+            if self.stranger_day is not None:
+                acted = trust.acted_among(asking, wanted)
+                self.acted.update({address: address in acted for address in wanted})
 
     def holds(self, row: Outbox) -> tuple[datetime, str, str] | None:
         """``(until, why, words)`` when a cap holds ``row`` now; None: it may leave."""
@@ -260,10 +269,11 @@ def hold(session: Session, row: Outbox, until: datetime, why: str,
     return values, int(collapsed or 0)
 
 
-def untold_addresses(engine: Engine, addresses: set[str]) -> set[str]:
+def untold_addresses(engine: Engine | Session, addresses: set[str]) -> set[str]:
     """Which of ``addresses`` have held mail nobody was told of (the partial index
-    ``ix_outbox_held_untold``: one probe per batch, nearly always empty)."""
-    with Session(engine) as session:
+    ``ix_outbox_held_untold``: one probe per batch, nearly always empty); ``engine``: a
+    session instead, to ask in its transaction."""
+    with _session(engine) as session:
         return set(session.exec(select(Outbox.to).where(
             col(Outbox.held_untold), col(Outbox.to).in_(sorted(addresses)))).all())
 

@@ -70,6 +70,9 @@ RETRY_FIRST_SECONDS = 0.5
 RETRY_CAP_SECONDS = 5.0
 #: While the SMTP server cannot be reached, the sender asks this often whether it is back.
 SMTP_PROBE_SECONDS = 2.0
+#: A step that sends mail leaves the notices to the next step, unless the last look at
+#: them is older than this (steps that find mail due one after the other).
+NOTICES_LOOK_SECONDS = 2.0
 
 
 def still_holds(row: Outbox) -> bool:
@@ -143,13 +146,15 @@ def mail_backend(app: Any) -> MailBackend:
 def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None,
                   on_sent: Callable[[Outbox], None] | None = None,
                   notice_send: notices.Send | None = None,
-                  owner: str | None = None) -> sending.SendReport:
+                  owner: str | None = None, with_notices: bool = True) -> sending.SendReport:
     """Send every due outbox row, batch after batch; ``on_sent(row)`` after each
     mail handed over (the sender thread counts it as progress, issue 17 item 1).
     Then the notices those mails wrote for the seats' targets, and any other due
     (issue 20 item 3; ``notice_send``: how, default apprise), so the clock's own
-    sending, when the sender thread is stale, sends them too. ``owner``: whose
-    claims the rows carry (a sender thread's own, named in its heartbeat)."""
+    sending, when the sender thread is stale, sends them too; ``with_notices=False``:
+    not (the sender thread asks for due notices itself in its next step, without a
+    claim of its own: issue 30 item 4, the clock's transactions a move). ``owner``:
+    whose claims the rows carry (a sender thread's own, named in its heartbeat)."""
     with app.app_context():
         report = sending.send_due(get_engine(app), backend or mail_backend(app), now,
                                   owner=owner,
@@ -157,7 +162,8 @@ def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None
                                   drain=True, still_holds=still_holds,
                                   compose_late=compose_late,
                                   per_address_hour=per_address_cap(), on_sent=on_sent)
-    send_notices_due(app, now, send=notice_send)
+    if with_notices:
+        send_notices_due(app, now, send=notice_send)
     return report
 
 
@@ -214,6 +220,7 @@ class Waker:
         self._unreachable_since: float | None = None
         self._check_put_off = False
         self._probed_at = 0.0
+        self._noticed_at = time.monotonic()
         self._beater = heartbeats.Beater(get_engine(app), heartbeats.SENDER)
         #: whose claims this thread's rows carry; its heartbeat names it, so a clock
         #: that finds the heartbeat stale gives them back (``sending.release_stale_sender``)
@@ -307,8 +314,14 @@ class Waker:
         upcoming = next_due(self.app)
         now = datetime.now(timezone.utc)
         if upcoming is not None and upcoming <= now:
-            report = send_mail_due(self.app, now, backend=self.backend,
-                                   on_sent=self._sent, owner=self.owner)
+            # the notices its mails wrote go in the next step, when ``notices.next_due``
+            # finds them due, as it finds any other (no claim of notices in every step that
+            # sends mail); with them, unless a stream of mail kept the steps from looking
+            looked = time.monotonic() - self._noticed_at > NOTICES_LOOK_SECONDS
+            report = send_mail_due(self.app, now, backend=self.backend, on_sent=self._sent,
+                                   owner=self.owner, with_notices=looked)
+            if looked:
+                self._noticed_at = time.monotonic()
             if report.claimed:
                 self.reports.append(report)
                 log.info("mail: %s", report)
@@ -318,6 +331,7 @@ class Waker:
                 self._beater.beat()
                 return None  # there may be more
         # issue 20 item 3: notices due by themselves (a retry, a test notice)
+        self._noticed_at = time.monotonic()
         noticed = notices.next_due(get_engine(self.app))
         if noticed is not None and noticed <= datetime.now(timezone.utc):
             told = send_notices_due(self.app, datetime.now(timezone.utc))

@@ -184,9 +184,11 @@ class Sending(Runner[Outbox]):
     def batch(self, items: list[Outbox]) -> AbstractContextManager[Any]:
         self.broken = None
         self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
-        self.caps.prefetch({row.to for row in items})
-        self.untold = holds.untold_addresses(self.engine, {row.to for row in items})
-        with Session(self.engine) as session:  # (one probe: nearly always empty)
+        # what the batch's rows need to know, in one transaction (issue 30 item 4: the
+        # clock's transactions a move): the caps, the untold holds, the bounces, ...
+        with Session(self.engine) as session:
+            self.caps.prefetch({row.to for row in items}, session)
+            self.untold = holds.untold_addresses(session, {row.to for row in items})
             self.bouncing = bounces.bouncing_among(session, {row.to for row in items})
             # issue 21 item 1: the quiet hours of the batch's seats (one query)
             self.calendars = notify.quiet_calendars(
