@@ -1,5 +1,5 @@
-"""Replies that are no move (issues 20 and 21): words said at the table (``SAY ...``) and
-an answer to the game's open vote (``VOTE YES``, ``ACCEPT``...). Whatever step the reply
+"""Replies that are no move (issues 20 and 21): words said at the table (``SAY ...``), an
+answer to the game's open vote (``VOTE YES``, ``ACCEPT``...) and "I'm back" (``BACK``). Whatever step the reply
 address names, they are applied as they are, once, and answered in words: what was said
 or counted, or why not. ``app.inbound.worker.judge`` sends them here after the same
 checks as a move (the reply address, the sender, the operator's MTA).
@@ -17,7 +17,7 @@ from app.inbound.answers import Verdict
 from app.inbound.models import ANSWERED
 from app.mail import compose
 from app.mail.commands import Parsed
-from app.services import talk, votes
+from app.services import absence, talk, votes
 
 
 def say(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading) -> Verdict:
@@ -56,3 +56,18 @@ def vote(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
              else f"The vote is decided ({vote.status}): {vote.outcome}")
     return Verdict(ANSWERED, f"voted {said} (vote {vote.id})", answer=(
         f"Your answer is counted: {said}. {where}", "", None))
+
+
+def back(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
+    """"I'm back" by reply (R29), as the page's button: the seat's decisions wait for it
+    again with normal deadlines, and a substitute vote about it fails (R51)."""
+    assert parsed.back
+    try:
+        absence.come_back(ref.game, ref.seat, source="mail")
+    except services.ServiceError as exc:
+        return Verdict(ANSWERED, f"back refused: {exc.code}", answer=(
+            f"Nothing changed: {exc.message}", parsed.line, None))
+    return Verdict(ANSWERED, "came back", answer=(
+        "Welcome back: your decisions wait for you again, with normal deadlines. If "
+        "someone proposed a substitute for your seat, that vote fails: the seat stays "
+        "yours.", "", None))

@@ -277,6 +277,8 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
         return ref, table_replies.say(ref, parsed, read)
     if parsed.vote is not None:  # an answer to the open vote (issue 21): no move either
         return ref, table_replies.vote(ref, parsed)
+    if parsed.back:  # "I'm back" (R29, R51): whatever step the address names
+        return ref, table_replies.back(ref, parsed)
     if parsed.plan is not None:  # a plan and/or standing orders (issue 35)
         return ref, plan_replies.judge(ref, parsed, _submit)
     if parsed.action is None:

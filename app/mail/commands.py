@@ -48,6 +48,9 @@ HELP_WORDS = ("help", "h", "?", "menu", "commands")
 VOTE_WORDS = {"vote yes": True, "vote y": True, "vote no": False, "vote n": False,
               "accept": True, "rematch": True, "decline": False, "veto": False,
               "agree": True}
+#: "I'm back" by replying (R29, R51): the seat's return, as its page's button; it also
+#: ends a substitute vote about the seat (a player who answers is not away).
+BACK_WORDS = frozenset({"back", "i m back", "im back", "i am back"})
 MAX_LINE = 200
 #: A reply that talks to the table (issue 20 item 2): its first line is "SAY nice one"
 #: or "say: nice one", in any case; "sayonara" is not it. Talk is no move: it is never
@@ -100,6 +103,8 @@ class Parsed:
     #: An answer to the game's open vote (issue 21): True yes / accept, False no /
     #: decline / veto, None when the line is no answer.
     vote: bool | None = None
+    #: ``BACK`` ("I'm back", R29): the seat returns from away.
+    back: bool = False
     #: A plan for the rest of the turn and/or standing orders (issue 35, ``read_plan``):
     #: ``{"plan": <plan JSON> | None, "orders": [<order JSON>...], "clear_orders": bool,
     #: "cancel": bool}``; ``action`` is then the plan's first step when it has no
@@ -109,7 +114,7 @@ class Parsed:
     @property
     def readable(self) -> bool:
         return (self.action is not None or self.help or self.say is not None
-                or self.vote is not None or self.plan is not None)
+                or self.vote is not None or self.plan is not None or self.back)
 
 
 # -- writing ---------------------------------------------------------------------
@@ -167,6 +172,8 @@ def parse(line: str) -> Parsed:
         return Parsed(original, help=True)
     if text in VOTE_WORDS:
         return Parsed(original, vote=VOTE_WORDS[text])
+    if text in BACK_WORDS:
+        return Parsed(original, back=True)
     words = text.split()
     verb = words[0]
     rest = words[1:]

@@ -116,9 +116,11 @@ def mark_absent_if_due(game_id: str, seat: int) -> bool:
 
 # -- what a player can do about the clock ------------------------------------------------
 
-def come_back(game_id: str, seat: int) -> "Submitted":
-    """R29 "I'm back": logged as a ``back`` action; normal deadlines from the next decision."""
-    return _services().submit_now(game_id, seat, {"type": "back"}, source="player")
+def come_back(game_id: str, seat: int, source: str = "player") -> "Submitted":
+    """R29 "I'm back" (the page's button, or a ``BACK`` reply: ``source`` "mail"): logged
+    as a ``back`` action; normal deadlines from the next decision. It also ends a
+    substitute vote about the seat (R51)."""
+    return _services().submit_now(game_id, seat, {"type": "back"}, source=source)
 
 
 def vacation_left(game_id: str, seat: int) -> int:

@@ -158,6 +158,27 @@ def test_R51_expiry_after_the_subject_came_back_keeps_the_seat(client, new_game,
     assert mailbox.to(MALLORY) == []
 
 
+def test_R51_cid_replies_back_to_the_vote_mail_and_the_seat_stays_his(app, client, new_game,
+                                                                    tick, mailbox):
+    """Cid reads only his mail: he answers the vote's mail with "I'm back" (R29 by reply,
+    as the page's button). He is back, told so in words, and the vote fails at the clock's
+    next tick: the seat, its link and its cards stay his."""
+    gid, tokens = cid_away_ann_proposes(client, new_game, tick, mailbox)
+    to = reply_to(mailbox, CID, "Ann proposes Mallory to take over your seat")
+
+    status, outcome = reply(app, to, CID, "I'm back", now=T0 + hours(2))
+
+    assert (status, outcome) == ("answered", "came back")
+    tick(T0 + hours(2.1))
+    answer = next(m.get_body(("plain",)).get_content() for m in mailbox.to(CID)
+                  if "Welcome back" in m.get_body(("plain",)).get_content())
+    assert "the seat stays yours" in answer
+    vote = the_vote(gid)
+    assert (vote.status, vote.outcome) == ("failed", "Cid came back, so the seat stays Cid's.")
+    assert holder(gid, 2) == "Cid" and client.get(f"/play/{tokens[2]}").status_code == 200
+    assert mailbox.to(MALLORY) == []
+
+
 # -- the rules that hold it --------------------------------------------------------------
 
 def test_R51_a_weekdays_only_games_vote_does_not_lapse_on_a_saturday(client, new_game, tick,
