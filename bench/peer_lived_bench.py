@@ -239,7 +239,7 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
         conn.exec_driver_sql(f'CREATE DATABASE "{peer_db}"')
     names = {part: f"silver-eye-{part}-{schema}"[:60] for part in ("web", "clock", "inbound")}
     counts = {part: workdir / f"{part}.json" for part in ("clock", "inbound")}
-    per_window = max(3, int(window * 30 / MOVES_PER_GAME) + 2)  # games per client
+    per_window = max(3, int(window * 30 / MOVES_PER_GAME) + 1)  # games per client
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": secret,
                       "INSTANCE_PATH": str(workdir / "instance")})
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
