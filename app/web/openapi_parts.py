@@ -65,7 +65,8 @@ PLAN_PATHS: dict[str, Any] = {"/api/play/{token}/plan": {
                            "422": error("The plan cannot start now (why)")}},
     "delete": {"summary": "Cancel the waiting plan (standing orders stay)",
                "parameters": [TOKEN],
-               "responses": {"200": answer("PlanState", "What is left"), "403": BAD_LINK}}}}
+               "responses": {"200": answer("PlanState", "What is left"), "403": BAD_LINK,
+                             "422": error("The game is over: no plan is kept for it")}}}}
 
 PLAN_SCHEMAS: dict[str, Any] = {
     "PlanBody": _PLAN_BODY,
@@ -92,5 +93,7 @@ PLAN_SCHEMAS: dict[str, Any] = {
     "PlanSent": {"type": "object", "properties": {
         "what": {"type": "string", "enum": ["played", "waiting", "orders", "already"]},
         "words": {"type": "array", "items": {"type": "string"}},
-        "seq": {"type": "integer"}, "state": {"$ref": "#/components/schemas/PlanState"}}},
+        "seq": {"type": ["integer", "null"], "description": "The step after what was played "
+                "now (null: nothing was played yet)"},
+        "state": {"$ref": "#/components/schemas/PlanState"}}},
 }
