@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -41,9 +42,42 @@ def fresh_schema(server_url: str, prefix: str = "test") -> Iterator[str]:
     try:
         yield url_with_schema(server_url, schema)
     finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+        try:
+            drop_schema(admin, schema)
+        finally:
+            admin.dispose()
+
+
+#: How long the drop of a test's schema waits for a lock before it looks for who holds it.
+DROP_LOCK_TIMEOUT = "20s"
+
+
+def drop_schema(admin: sa.Engine, schema: str) -> None:
+    """Drop a test's schema. A connection the test left idle in a transaction on it (a
+    session never closed) would make the drop wait for ever and hang the whole run: it
+    is ended instead, and a warning names its last statement, so the run finishes and
+    the leak is still seen in the summary."""
+    for _ in range(3):
+        try:
+            with admin.begin() as conn:
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{DROP_LOCK_TIMEOUT}'")
+                conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+            return
+        except sa.exc.OperationalError:
+            with admin.begin() as conn:
+                stuck = conn.exec_driver_sql(
+                    "SELECT DISTINCT a.pid, left(a.query, 300) FROM pg_locks l "
+                    "JOIN pg_class c ON c.oid = l.relation "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "JOIN pg_stat_activity a ON a.pid = l.pid "
+                    "WHERE n.nspname = %s AND a.state LIKE 'idle in transaction%%'",
+                    (schema,)).all()
+                for pid, query in stuck:
+                    conn.exec_driver_sql("SELECT pg_terminate_backend(%s)", (pid,))
+                    warnings.warn(f"a connection was left idle in a transaction on {schema} "
+                                  f"after: {query}")
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 @pytest.fixture
