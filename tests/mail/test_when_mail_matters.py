@@ -419,14 +419,17 @@ def test_a_turn_mail_composed_as_it_leaves_is_the_mail_the_seat_would_have_got(
     assert "/play/" in text and row.html
     assert str(mail["Reply-To"]) == row.headers["Reply-To"]
     # what the seat would have got at once with no grace period: the same words
-    fresh = notify._turn_mail(
-        *_context_and_settings(graced, gid, waiter), due=None, now=T0, reminder=False)
+    fresh = _turn_mail_at_once(graced, gid, waiter)
     assert SUBJECT.search(lead_of(mail)).group(2) == SUBJECT.search(lead_of(fresh)).group(2)
 
 
-def _context_and_settings(app: Any, gid: str, seat: int) -> tuple[Any, ...]:
+def _turn_mail_at_once(app: Any, gid: str, seat: int) -> Any:
+    """The turn mail the seat would get at once, composed while its session is open (a
+    context used after its session closed would open a transaction nobody ends)."""
     from app.gamelog import store
 
     with app.app_context(), Session(get_engine(app)) as session:
         ctx = notify.Context.load(session, session.get(store.Game, gid))
-        return ctx, seat, services.load_state(gid), notify.seat_mail(session, gid, seat)
+        return notify._turn_mail(ctx, seat, services.load_state(gid),
+                                 notify.seat_mail(session, gid, seat), due=None, now=T0,
+                                 reminder=False)
