@@ -53,10 +53,6 @@ class Holders:
                 return row
         return None
 
-    def name_at(self, seat: int, step: int, default: str) -> str:
-        row = self.at_step(seat, step)
-        return row.name if row is not None else default
-
     def of(self, seat: int) -> list[Tenure]:
         return [row for row in self.rows if row.seat == seat]
 

@@ -128,6 +128,11 @@ def cancel(game_id: str, seat: int, source: str = "player") -> Sent:
     return store(game_id, seat, {"plan": None, "orders": [], "cancel": True}, source)
 
 
+def clear_orders(game_id: str, seat: int, source: str = "player") -> Sent:
+    """The seat's standing orders are dropped (its waiting plan stays)."""
+    return store(game_id, seat, {"plan": None, "orders": [], "clear_orders": True}, source)
+
+
 def state_of(game_id: str, seat: int) -> dict[str, Any]:
     """The seat's plan, standing orders and what they last did, for its page and JSON."""
     with read_session() as session:

@@ -2,9 +2,8 @@
 
 - per seat: every decision, a digest, or none (but links asked for); table talk by mail;
 - the person's settings across games (issue 32: zone, quiet hours, the mode across games,
-  invitations) live in ``app.services.person_settings``; a seat's link speaks for its
-  person there (``set_time_zone``, ``set_quiet``, ``set_address_mode`` below name the
-  person by the seat, for the seat page's JSON).
+  invitations) live in ``app.services.person_settings``, where a seat's link speaks for
+  its person (``person_settings.address_of_seat``).
 
 Changing them touches no game state and writes no action. One-click
 unsubscribe (RFC 8058) sets the seat's mode to ``none``.
@@ -31,8 +30,7 @@ from app.mail.models import (DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVE
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
 from app.services import person_settings as person
-#: (the seat page's JSON checks a zone and quiet hours before storing them: one check)
-from app.services.person_settings import ADDRESS_MODE_WORDS, check_quiet, check_zone  # noqa: F401
+from app.services.person_settings import ADDRESS_MODE_WORDS
 
 MODE_WORDS = {
     EVERY: "a mail for every decision",
@@ -88,17 +86,6 @@ def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:
     return notify.seat_mail(session, str(game_id), int(seat))
 
 
-def set_time_zone(game_id: str, seat: int, name: str) -> str:
-    """The zone of the seat's person, for all their games (``person_settings``)."""
-    return person.set_time_zone(person.address_of_seat(game_id, seat), name)
-
-
-def set_quiet(game_id: str, seat: int, start: str | None, end: str | None,
-              now: datetime | None = None) -> tuple[int, int] | None:
-    """The quiet hours of the seat's person, for all their games (``person_settings``)."""
-    return person.set_quiet(person.address_of_seat(game_id, seat), start, end, now)
-
-
 def _store_seat(game_id: str, seat: int, **values: Any) -> None:
     """Change the seat's mail row in a transaction of its own (its time of change too)."""
     with write_session() as session:
@@ -107,11 +94,6 @@ def _store_seat(game_id: str, seat: int, **values: Any) -> None:
             setattr(row, name, value)
         row.updated_at = dl.now()
         session.add(row)
-
-
-def set_address_mode(game_id: str, seat: int, mode: str) -> str:
-    """How the seat's person gets mail across all their games (``person_settings``)."""
-    return person.set_address_mode(person.address_of_seat(game_id, seat), mode)
 
 
 def mode_of(game_id: str, seat: int) -> str:

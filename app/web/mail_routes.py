@@ -139,11 +139,6 @@ def invitations_refused_at(address: str) -> Any:
 
 # -- a seat's settings -----------------------------------------------------------------
 
-def _checked_seat(token: str) -> services.SeatAccess:
-    access = services.open_seat(token)
-    seat_forms.check_csrf(access)
-    return access
-
 
 def _back_to_seat(token: str) -> Any:
     return redirect(url_for("play.show", token=token), code=303)
@@ -153,7 +148,7 @@ def _back_to_seat(token: str) -> Any:
 def prefs(token: str) -> Any:
     """This game's mail settings: its mail mode and its table talk by mail. Zone, quiet
     hours and the mode across games are the person's (their settings page: issue 32)."""
-    access = _checked_seat(token)
+    access = seat_forms.form_seat(token)
     form = request.form
     # check every field before storing any, so a bad one changes nothing
     if "mode" in form and form["mode"] not in preferences.MODE_WORDS:
@@ -177,7 +172,7 @@ def prefs(token: str) -> Any:
 
 @bp.post("/play/<token>/back")
 def back(token: str) -> Any:
-    access = _checked_seat(token)
+    access = seat_forms.form_seat(token)
     absence.come_back(access.game_id, access.seat)
     flash("Welcome back: your decisions wait for you again, with normal deadlines.", "success")
     return _back_to_seat(token)
@@ -185,7 +180,7 @@ def back(token: str) -> Any:
 
 @bp.post("/play/<token>/vacation")
 def vacation(token: str) -> Any:
-    access = _checked_seat(token)
+    access = seat_forms.form_seat(token)
     try:
         days = int(request.form.get("days", ""))
     except ValueError:

@@ -75,8 +75,7 @@ def _seat_action(token: str, work: Callable[[services.SeatAccess], str]) -> Any:
     a flash; a refusal shows the page again with the reason (nothing changed)."""
     from app.web import play, table_clock
 
-    access = services.open_seat(token)
-    seat_forms.check_csrf(access)
+    access = seat_forms.form_seat(token)
     try:
         said = work(access)
     except (services.BadRequest, services.Conflict, services.TooMany, services.NotFound,
@@ -269,8 +268,9 @@ def api_answer_vote(token: str, vote_id: str) -> Any:
 @bp.post("/api/play/<token>/quiet")
 def api_quiet(token: str) -> Any:
     """The seat's zone and quiet hours: ``{"time_zone": "Europe/Berlin", "start": "22:00",
-    "end": "08:00"}`` (``start`` and ``end`` null: none; ``time_zone`` optional)."""
-    from app.services import seat_settings
+    "end": "08:00"}`` (``start`` and ``end`` null: none; ``time_zone`` optional): the
+    seat's person's, for all their games (issue 32)."""
+    from app.services import person_settings
 
     access = services.open_seat(token)
     body = _body()
@@ -279,11 +279,12 @@ def api_quiet(token: str) -> Any:
             raise services.BadRequest(f'"{field}" must be text, like "22:00", or null.')
     if "start" not in body or "end" not in body:
         raise services.BadRequest('Send {"start": "22:00", "end": "08:00"} (or both null).')
-    zone = seat_settings.check_zone(body["time_zone"]) if body.get("time_zone") else None
-    seat_settings.check_quiet(body["start"], body["end"])  # (all checked before storing)
+    zone = person_settings.check_zone(body["time_zone"]) if body.get("time_zone") else None
+    person_settings.check_quiet(body["start"], body["end"])  # (all checked before storing)
+    address = person_settings.address_of_seat(access.game_id, access.seat)
     if zone is not None:
-        seat_settings.set_time_zone(access.game_id, access.seat, zone)
-    seat_settings.set_quiet(access.game_id, access.seat, body["start"], body["end"])
+        person_settings.set_time_zone(address, zone)
+    person_settings.set_quiet(address, body["start"], body["end"])
     return jsonify(_table_json(token))
 
 

@@ -95,8 +95,7 @@ def seat_show(token: str) -> Any:
 
 @bp.post("/play/<token>/settings")
 def seat_save(token: str) -> Any:
-    access = services.open_seat(token)
-    seat_forms.check_csrf(access)
+    access = seat_forms.form_seat(token)
     said = _save(settings.address_of_seat(access.game_id, access.seat))
     return _saved(said, url_for("person.seat_show", token=token))
 

@@ -38,16 +38,11 @@ def _back(token: str) -> Any:
     return redirect(url_for("play.show", token=token, plan=1) + "#plan", code=303)
 
 
-def _checked(token: str) -> services.SeatAccess:
-    access = services.open_seat(token)
-    seat_forms.check_csrf(access)
-    return access
-
 
 @bp.post("/play/<token>/plan")
 def send(token: str) -> Any:
     """A plan or orders in words, as a reply would carry them."""
-    access = _checked(token)
+    access = seat_forms.form_seat(token)
     try:
         sent = ahead.send(access.game_id, access.seat,
                           plan_payload({"words": request.form.get("words", "")[:200]}), None,
@@ -61,7 +56,7 @@ def send(token: str) -> Any:
 
 @bp.post("/play/<token>/plan/cancel")
 def cancel(token: str) -> Any:
-    access = _checked(token)
+    access = seat_forms.form_seat(token)
     ahead.cancel(access.game_id, access.seat)
     flash("Your plan is cancelled: you decide your turn yourself.", "success")
     return _back(token)
@@ -69,9 +64,8 @@ def cancel(token: str) -> Any:
 
 @bp.post("/play/<token>/plan/orders/clear")
 def clear(token: str) -> Any:
-    access = _checked(token)
-    ahead.store(access.game_id, access.seat, {"plan": None, "orders": [],
-                                              "clear_orders": True}, "player")
+    access = seat_forms.form_seat(token)
+    ahead.clear_orders(access.game_id, access.seat)
     flash("Your standing orders are cleared.", "success")
     return _back(token)
 

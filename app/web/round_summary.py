@@ -28,8 +28,7 @@ def for_page(access: services.SeatAccess, snap: services.Snapshot,
 @bp.post("/play/<token>/summary/dismiss")
 def dismiss(token: str) -> Any:
     """Hide the summary shown (POST-redirect-GET back to the seat page)."""
-    access = services.open_seat(token)
-    seat_forms.check_csrf(access)
+    access = seat_forms.form_seat(token)
     raw = (request.form.get("round") or "").strip()
     if not raw.isdigit() or not 1 <= int(raw) <= ROUNDS:
         raise services.BadRequest(f"The round to hide must be a number from 1 to {ROUNDS}. "

@@ -21,3 +21,12 @@ def check_csrf(access: services.SeatAccess) -> None:
         raise services.Forbidden("This form was not made for your seat (or your link "
                                  "was replaced). Reload your page and try again.",
                                  reason="csrf")
+
+
+def form_seat(token: str) -> services.SeatAccess:
+    """The seat a posted form speaks for: its link opened, then its CSRF token checked
+    (every settings form of a seat page enters here; the move form checks inside its
+    own transaction)."""
+    access = services.open_seat(token)
+    check_csrf(access)
+    return access

@@ -53,11 +53,6 @@ def seat_targets(token: str) -> dict[str, Any] | None:
 
 # -- the page's forms ---------------------------------------------------------------------
 
-def _form_seat(token: str) -> services.SeatAccess:
-    access = services.open_seat(token)
-    seat_forms.check_csrf(access)
-    return access
-
 
 def _back(access: services.SeatAccess) -> Any:
     return redirect(url_for("play.show", token=access.token, _anchor="notices"), code=303)
@@ -80,7 +75,7 @@ def _checked_id(target_id: str) -> int:
 @bp.post("/play/<token>/targets")
 def add_form(token: str) -> Any:
     """Add a target from the page's form."""
-    access = _form_seat(token)
+    access = seat_forms.form_seat(token)
     try:
         added = notice_targets.add(access, request.form.get("url", ""),
                                    request.form.get("scope", notice_targets.SEAT))
@@ -94,7 +89,7 @@ def add_form(token: str) -> Any:
 @bp.post("/play/<token>/targets/<target_id>/<any(test, resume, remove):what>")
 def target_form(token: str, target_id: str, what: str) -> Any:
     """Test, resume or remove one target from the page."""
-    access = _form_seat(token)
+    access = seat_forms.form_seat(token)
     try:
         number = _checked_id(target_id)
         if what == "test":
@@ -114,7 +109,7 @@ def target_form(token: str, target_id: str, what: str) -> Any:
 @bp.post("/play/<token>/targets/mail")
 def mail_form(token: str) -> Any:
     """The "Also mail me" checkbox: mail beside the targets, or targets instead."""
-    access = _form_seat(token)
+    access = seat_forms.form_seat(token)
     # (the box posts a hidden "0" before the checkbox: a form without the box is "off")
     by_mail = any(v in ("1", "on", "true", "yes") for v in request.form.getlist("by_mail"))
     scope = request.form.get("scope", "game")

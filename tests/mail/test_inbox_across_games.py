@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from app import services
 from app.services import absence
 from app.runners import clock
+from app.services import person_settings
 from app.services import seat_settings as preferences
 from app.access import tokens
 from app.clock import deadlines as dl
@@ -171,7 +172,7 @@ def test_one_digest_a_day_across_all_games_with_each_seats_link(app, client):
 
 def test_the_daily_digest_has_a_one_click_unsubscribe_for_the_address(app, client):
     created = games_with_ann(2)
-    preferences.set_address_mode(created[0].game_id, 0, "daily")
+    person_settings.set_address_mode("ann@example.com", "daily")
     mailbox = Recorder()
     clock.tick(app, T0 + timedelta(minutes=10), backend=mailbox)
     (digest,) = [m for m in mailbox.to("ann@example.com") if "wait" in str(m["Subject"])]
