@@ -353,21 +353,40 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     ), reply_to=menu.address if menu else None)
 
 
+#: What an invitation says of the mail a seat will get, by its mail mode
+#: (``app.mail.models``): only what the server will do.
+INVITATION_MAIL_WORDS = {
+    "every": "you get a mail whenever it is your turn",
+    "digest": "this game mails you a digest of its news instead of a mail each turn",
+    "daily": "you get one mail a day across all your games while one waits for you",
+    "none": "this game sends you no turn mail: your seat page shows when it is your turn",
+}
+
+
 def invitation_mail(game: MailGame, seat: int, *, link: str, unsubscribe: str,
                     deadline_hours: float, clock: str | None = None,
-                    rematch_of: str | None = None, yours: Any = None) -> Mail:
+                    rematch_of: str | None = None, yours: Any = None,
+                    mode: str = "every", absent_after: int | None = None) -> Mail:
     """The first mail of a seat. ``clock``: how the game's clock runs, in words, when it
     is not simply a deadline per decision (a time bank, running days: issue 21);
     ``rematch_of``: the title of the game this one is a rematch of (issue 21 item 6);
     ``yours``: the person's zone and quiet hours, or how a newcomer sets them
-    (``invitations.YourSettings``, issue 32)."""
+    (``invitations.YourSettings``, issue 32); ``mode``: the seat's mail mode, so the mail
+    promises only the mail that will come; ``absent_after``: the missed deadlines after
+    which the server plays the seat at once.
+
+    The game has started when this leaves and nobody waits for an answer (issue 33
+    item 4): it says what the person can do now (play, set their zone and quiet hours,
+    refuse further invitations) and what happens if they do nothing, never "accept"."""
     span = _span(timedelta(hours=deadline_hours)).removeprefix("in ")
     lead = (f"Rematch of {clean_name(rematch_of)}: your seat is ready" if rematch_of
-            else f"You are invited to play: accept or decline within {span}")
+            else "You are invited to play: your seat is ready, the game has started")
     return render("invitation", thread_subject(game), lead=lead,
                   game=game, seat=seat, name=game.names[seat], names=game.names,
                   link=link, unsubscribe=unsubscribe, commitment=game.commitment,
-                  deadline=span, clock=clock, rematch_of=rematch_of, yours=yours)
+                  deadline=span, clock=clock, rematch_of=rematch_of, yours=yours,
+                  mail_words=INVITATION_MAIL_WORDS.get(mode, INVITATION_MAIL_WORDS["every"]),
+                  absent_after=absent_after)
 
 
 def people_mail(game: MailGame, seat: int, *, lead: str, lines: list[str], link: str | None,

@@ -537,7 +537,9 @@ def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
     mail = compose.invitation_mail(ctx.info, seat, link=ctx.link(seat), unsubscribe=guard,
                                    deadline_hours=ctx.settings.deadline.total_seconds() / 3600,
                                    clock=None if ctx.settings.plain else ctx.settings.words(),
-                                   rematch_of=rematch_of, yours=yours)
+                                   rematch_of=rematch_of, yours=yours,
+                                   mode=mode_of(unit, ctx, seat),
+                                   absent_after=ctx.settings.absent_after)
     queue(unit, game_id=ctx.id, seat=seat, kind="invitation", to=to,
           to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
           domain=ctx.domain, now=now, unsubscribe=guard, root=True)
