@@ -20,7 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone, tzinfo
-from email.headerregistry import Address
+from email.headerregistry import Address, BaseHeader, HeaderRegistry
 from email import policy as email_policy
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -518,16 +518,36 @@ def sender_address(sender: str) -> Address:
                    or "silver-eye-post@localhost")
 
 
+class _KeptHeaderClasses(HeaderRegistry):
+    """The standard library's header registry, keeping the class it makes for each kind
+    of header: ``HeaderRegistry.__getitem__`` makes a new class with ``type()`` for every
+    header it parses (about 30 a message), which was a third of composing a mail (issue
+    30: 1.08 -> 0.75 ms a message). The classes hold no state of their own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._kept: dict[str, type[BaseHeader]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        key = name.lower()
+        kept = self._kept.get(key)
+        if kept is None:
+            kept = self._kept.setdefault(key, super().__getitem__(name))
+        return kept
+
+
+_HEADERS = _KeptHeaderClasses()
+
 #: Long header lines are allowed (RFC 5322 says 998), so that a List-Unsubscribe
 #: URL is never folded into an encoded word that mail clients cannot read.
-MESSAGE_POLICY = email_policy.default.clone(max_line_length=998)
+MESSAGE_POLICY = email_policy.default.clone(max_line_length=998, header_factory=_HEADERS)
 #: Bodies are encoded at 76, RFC 2045 §6.7's limit for a quoted-printable line (and
 #: §6.8's for base64); Python's encoder counts the soft break's "=" inside the limit,
 #: so 76 here is 76 on the wire (at 78, 5,152 lines of 80 mails ran to 78: issue 34).
 #: Python applies ``max_line_length`` to bodies too, so with the header policy alone
 #: an HTML line ran to 998 characters: SpamAssassin's MIME_QP_LONG_LINE, and relays
 #: that re-wrap such bodies break a signature (issue 19).
-BODY_POLICY = email_policy.default.clone(max_line_length=76)
+BODY_POLICY = email_policy.default.clone(max_line_length=76, header_factory=_HEADERS)
 
 ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe",
                    "List-Unsubscribe-Post", "List-Id", "Reply-To")
