@@ -25,12 +25,13 @@ from datetime import datetime, timedelta
 from html import escape
 from typing import Any, Mapping
 
-from sqlalchemy import and_, func, or_, update
+from sqlalchemy import and_, func, or_, union_all, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.clock.time import as_utc
+from app.gamelog import store
 from app.mail import trust
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
@@ -88,30 +89,40 @@ def sent_since(engine: Engine, to: str, since: datetime, *,
 
 
 def sent_among(engine: Engine | Session, addresses: list[str], now: datetime, *,
-               hour_cap: int | None, day_cap: int | None
+               hour_cap: int | None, day_cap: int | None, owner: str | None = None
                ) -> tuple[dict[str, list[datetime]], dict[str, list[datetime]]]:
     """For each of ``addresses``, in one statement: the newest ``hour_cap`` mails sent to
     it in the hour before ``now`` that the hourly cap counts (not conversation), and the
     newest ``day_cap`` sent in the day before (oldest first; what ``sent_in_last_hour``
     and ``sent_since`` say of one address). Numbered newest first per address with a
     window function over ``ix_outbox_to_sent``: an address's rows of one day at most.
-    ``engine``: a session instead, to ask in its transaction (a sending batch's)."""
+    ``engine``: a session instead, to ask in its transaction (a sending batch's).
+
+    Counted as sent too (at ``counted_at``): rows another sender's caps let go and that
+    it still holds under its claim (issue 34 item 1), about to leave; ``owner``: the
+    asking sender, whose own claims are not among them (it is deciding them now)."""
     now = as_utc(now)
     hour_since, day_since = now - HOUR, now - trust.DAY
-    newest = func.row_number().over(partition_by=col(Outbox.to),
-                                    order_by=col(Outbox.sent_at).desc())
-    newest_of_kind = func.row_number().over(
-        partition_by=(col(Outbox.to), col(Outbox.conversation)),
-        order_by=col(Outbox.sent_at).desc())
-    sent = (sa_select(col(Outbox.to), col(Outbox.sent_at), col(Outbox.conversation),
-                      newest.label("day_n"), newest_of_kind.label("hour_n"))
-            .where(col(Outbox.to).in_(addresses), col(Outbox.status) == SENT,
-                   col(Outbox.sent_at) > day_since).subquery("sent"))
+    wanted = col(Outbox.to).in_(addresses)
+    done: Any = sa_select(col(Outbox.to).label("to"), col(Outbox.sent_at).label("at"),
+                     col(Outbox.conversation).label("conversation")).where(
+        wanted, col(Outbox.status) == SENT, col(Outbox.sent_at) > day_since)
+    going: Any = sa_select(col(Outbox.to).label("to"), col(Outbox.counted_at).label("at"),
+                      col(Outbox.conversation).label("conversation")).where(
+        wanted, col(Outbox.status) == PENDING, col(Outbox.counted_at) > day_since,
+        col(Outbox.lease_until) > now,
+        *([col(Outbox.lease_owner) != owner] if owner is not None else []))
+    both = union_all(done, going).subquery("both")
+    newest = func.row_number().over(partition_by=both.c.to, order_by=both.c.at.desc())
+    newest_of_kind = func.row_number().over(partition_by=(both.c.to, both.c.conversation),
+                                            order_by=both.c.at.desc())
+    sent = sa_select(both.c.to, both.c.at, both.c.conversation, newest.label("day_n"),
+                     newest_of_kind.label("hour_n")).subquery("sent")
     in_hour = and_(sent.c.hour_n <= (hour_cap or 0), sent.c.conversation.is_(False),
-                   sent.c.sent_at > hour_since)
+                   sent.c.at > hour_since)
     in_day = sent.c.day_n <= (day_cap or 0)
-    query = sa_select(sent.c.to, sent.c.sent_at, in_hour, in_day).where(or_(in_hour, in_day)) \
-        .order_by(sent.c.to, sent.c.sent_at)
+    query = sa_select(sent.c.to, sent.c.at, in_hour, in_day).where(or_(in_hour, in_day)) \
+        .order_by(sent.c.to, sent.c.at)
     hour: dict[str, list[datetime]] = {}
     day: dict[str, list[datetime]] = {}
     with _session(engine) as session:
@@ -131,15 +142,21 @@ def _session(engine: Engine | Session) -> AbstractContextManager[Session]:
 
 @dataclass
 class Caps:
-    """The caps of one sending batch, with what it learnt per address.
+    """The caps of one sending batch, decided for its rows at once, under a lock.
 
     ``per_address_hour``: at most that many mails an hour to one address, but
     conversation (issue 11's reply play is bounded by the player's own replies).
     ``stranger_day``: at most that many mails in 24 hours to an address that never
-    acted (``app.mail.trust``; issue 17 item 3), conversation included. Both are
-    counted from sent rows when first needed for an address, then kept in step
-    with what this batch sends; ``has_acted`` is asked once per address a batch
-    and only for the rows that may be held by it.
+    acted (``app.mail.trust``; issue 17 item 3), conversation included.
+
+    Why a lock (issue 34 item 1): the caps used to be counted from sent rows once per
+    batch, so the clock's tick and the sender thread, each with a batch for one
+    address, each allowed the whole hour (89 mails in 61 s under a cap of 60).
+    ``settle`` now decides a batch's rows under a lock per address (the transaction's
+    advisory lock on PostgreSQL, the write lock on SQLite: ``store.lock_key``),
+    counting what was sent and what other senders' caps let go and still hold under
+    their claims, and marks the rows it lets go (``counted_at``) before the lock ends:
+    the next sender's count includes them, however many senders there are.
     """
 
     engine: Engine
@@ -149,42 +166,69 @@ class Caps:
     hour: dict[str, list[datetime]] = field(default_factory=dict)
     day: dict[str, list[datetime]] = field(default_factory=dict)
     acted: dict[str, bool] = field(default_factory=dict)
+    #: ``row id -> (until, why, words)`` of the rows ``settle`` holds; a row settled
+    #: and not in it may leave.
+    held: dict[int, tuple[datetime, str, str]] = field(default_factory=dict)
+    settled: set[int] = field(default_factory=set)
 
-    def prefetch(self, addresses: set[str], session: Session | None = None) -> None:
-        """Learn what the caps need of a batch's ``addresses`` in two statements, not two
-        or three per mail (issue 30: the sender made 0.16x raw smtplib's mails/s): when
-        each was sent to in the last hour and day (``sent_among``), and which addresses
-        ever played (``trust.acted_among``); in ``session``'s transaction when given (the
-        batch's one read: a clock transaction a batch, not one a question)."""
-        wanted = sorted(addresses - self.hour.keys())
-        if not wanted:
+    @property
+    def on(self) -> bool:
+        return self.per_address_hour is not None or self.stranger_day is not None
+
+    def settle(self, rows: list[Outbox], session: Session, owner: str) -> None:
+        """Decide which of ``rows`` (claimed by ``owner``) the caps let go, and count
+        them, in ``session``'s transaction, which it commits (the locks end there).
+
+        Two statements beside the locks and the mark, not two or three per mail (issue
+        30): when each address was sent to (or will be, by another sender) in the last
+        hour and day (``sent_among``), and which addresses ever played
+        (``trust.acted_among``)."""
+        rows = sorted((row for row in rows if row.id not in self.settled),
+                      key=lambda row: row.id or 0)
+        if not rows or not self.on:
+            self.settled.update(row.id for row in rows if row.id is not None)
             return
-        with _session(session if session is not None else self.engine) as asking:
-            hour, day = sent_among(asking, wanted, self.now, hour_cap=self.per_address_hour,
-                                   day_cap=self.stranger_day)
-            for address in wanted:
-                self.hour[address] = hour.get(address, [])
-                self.day[address] = day.get(address, [])
-            if self.stranger_day is not None:
-                acted = trust.acted_among(asking, wanted)
-                self.acted.update({address: address in acted for address in wanted})
+        addresses = sorted({row.to for row in rows})
+        if not store.lock_keys(session, [f"mail-caps:{address.lower()}"
+                                         for address in addresses]):
+            raise TimeoutError("the database stayed busy; the caps could not be counted")
+        hour, day = sent_among(session, addresses, self.now, hour_cap=self.per_address_hour,
+                               day_cap=self.stranger_day, owner=owner)
+        acted = trust.acted_among(session, addresses) if self.stranger_day is not None \
+            else set(addresses)
+        for address in addresses:
+            self.hour[address] = hour.get(address, [])
+            self.day[address] = day.get(address, [])
+            self.acted[address] = address in acted
+        going: list[int] = []
+        for row in rows:
+            assert row.id is not None  # (claimed rows are stored rows)
+            self.settled.add(row.id)
+            hold = self._over(row)
+            if hold is not None:
+                self.held[row.id] = hold
+                continue
+            going.append(row.id)
+            if not row.conversation:
+                self.hour[row.to].append(self.now)
+            self.day[row.to].append(self.now)
+        if going:
+            session.execute(update(Outbox).where(col(Outbox.id).in_(going),
+                                                 col(Outbox.lease_owner) == owner)
+                            .values(counted_at=self.now)
+                            .execution_options(synchronize_session=False))
+        session.commit()
 
-    def holds(self, row: Outbox) -> tuple[datetime, str, str] | None:
-        """``(until, why, words)`` when a cap holds ``row`` now; None: it may leave."""
+    def _over(self, row: Outbox) -> tuple[datetime, str, str] | None:
+        """``(until, why, words)`` when the counts so far leave no room for ``row``."""
         held: list[tuple[datetime, str, str]] = []
         if self.per_address_hour is not None and not row.conversation:
-            if row.to not in self.hour:
-                self.hour[row.to] = sent_in_last_hour(self.engine, row.to, self.now,
-                                                      newest=self.per_address_hour)
             times = self.hour[row.to]
             if len(times) >= self.per_address_hour:
                 held.append((times[len(times) - self.per_address_hour] + HOUR, HELD_HOUR,
                              f"held back: {len(times)} mails to this address in the last "
                              f"hour (at most {self.per_address_hour})"))
-        if self.stranger_day is not None and not self._acted(row.to):
-            if row.to not in self.day:
-                self.day[row.to] = sent_since(self.engine, row.to, self.now - trust.DAY,
-                                              newest=self.stranger_day)
+        if self.stranger_day is not None and not self.acted[row.to]:
             times = self.day[row.to]
             if len(times) >= self.stranger_day:
                 held.append((times[len(times) - self.stranger_day] + trust.DAY, HELD_STRANGER,
@@ -192,18 +236,14 @@ class Caps:
                              f"mails in 24 hours (at most {self.stranger_day})"))
         return max(held, key=lambda each: each[0]) if held else None
 
-    def _acted(self, to: str) -> bool:
-        if to not in self.acted:
+    def holds(self, row: Outbox) -> tuple[datetime, str, str] | None:
+        """``(until, why, words)`` when a cap holds ``row`` now; None: it may leave. A row
+        its batch did not settle is settled alone (its own lock and count)."""
+        if row.id not in self.settled and self.on:
+            assert row.lease_owner is not None, "the caps decide claimed rows"
             with Session(self.engine) as session:
-                self.acted[to] = trust.has_acted(session, to)
-        return self.acted[to]
-
-    def sent(self, row: Outbox) -> None:
-        """Count a mail this batch handed over."""
-        if row.to in self.hour and not row.conversation:
-            self.hour[row.to].append(self.now)
-        if row.to in self.day:
-            self.day[row.to].append(self.now)
+                self.settle([row], session, row.lease_owner)
+        return self.held.get(row.id) if row.id is not None else None
 
     def words(self, why: str | None, count: int, game: bool) -> str:
         """What the first mail after a hold says (issue 17 item 3)."""

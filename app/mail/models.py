@@ -99,6 +99,10 @@ class Outbox(SQLModel, table=True):
     #: Which cap held it: ``hour`` (``MAIL_PER_ADDRESS_PER_HOUR``) or ``stranger``
     #: (an address that never acted: ``app.mail.trust``).
     held_why: str | None = Field(default=None, max_length=16)
+    #: When a sender's caps let this row go (issue 34 item 1): while its claim lasts,
+    #: the caps of every other sender count it as sent, so two senders at once cannot
+    #: each allow an address the whole hour's mails (``app.mail.holds.Caps.settle``).
+    counted_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
 
 
 class SeatMail(SQLModel, table=True):

@@ -109,4 +109,4 @@ def row_values(*, game_id: str | None, seat: int | None, kind: str, to: str, to_
             "message_id": headers["Message-ID"], "idempotency": idempotency,
             "last_error": None, "created_at": as_utc(now), "announces": announces,
             "held_until": None, "conversation": bool(conversation), "held_untold": False,
-            "held_why": None}
+            "held_why": None, "counted_at": None}

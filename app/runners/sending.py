@@ -187,7 +187,7 @@ class Sending(Runner[Outbox]):
         # what the batch's rows need to know, in one transaction (issue 30 item 4: the
         # clock's transactions a move): the caps, the untold holds, the bounces, ...
         with Session(self.engine) as session:
-            self.caps.prefetch({row.to for row in items}, session)
+            self.caps.settle(items, session, self.owner)  # (issue 34: counted under a lock)
             self.untold = holds.untold_addresses(session, {row.to for row in items})
             self.bouncing = bounces.bouncing_among(session, {row.to for row in items})
             # issue 21 item 1: the quiet hours of the batch's seats (one query)
@@ -320,7 +320,6 @@ class Sending(Runner[Outbox]):
             table_talk.mark_told(engine, row, talk, now)  # (issue 20 item 2)
             if told:
                 report.superseded += holds.mark_told(engine, row, told, now)
-            self.caps.sent(row)
             if self.on_sent is not None:
                 self.on_sent(row)
 
