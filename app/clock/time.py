@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from typing import Iterator
 
 _frozen_now: ContextVar[datetime | None] = ContextVar("silver_eye_now", default=None)
@@ -47,3 +47,10 @@ def as_utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)
+
+
+def iso_in(moment: datetime, zone: tzinfo | None) -> str:
+    """``moment`` as ISO 8601 at the reader's offset ("2030-01-07T10:00:00+01:00"): the
+    same instant a program reads, the wall time its person reads (issue 33: a seat's
+    JSON shows no UTC time once its person chose a zone). ``zone`` None: UTC."""
+    return as_utc(moment).astimezone(zone or timezone.utc).isoformat()

@@ -213,7 +213,18 @@ def played_lines(view: dict[str, Any], after_step: int, names: list[str], seat: 
         if who == seat:
             lead, _ = played_parts(events, names, seat, seat, why)
             lines.extend([lead] if lead else [])
-    return lines
+    return counted(lines)
+
+
+def counted(lines: list[str]) -> list[str]:
+    """Each sentence once, in the order first said, with how often it was said when more
+    than once: "You were away: your turn was passed for you (23 times)." (issue 33: a
+    seat away to the end of a game met 23 identical sentences above its result)."""
+    times: dict[str, int] = {}
+    for line in lines:
+        times[line] = times.get(line, 0) + 1
+    return [line if n == 1 else f"{line.removesuffix('.')} ({n} times)."
+            for line, n in times.items()]
 
 
 def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:

@@ -26,7 +26,7 @@ from app.access.reply_address import reply_address
 from app.access.unsubscribe import left_token
 from app.clock import deadlines as dl
 from app.mail import compose
-from app.mail.notify import Context, queue, wants
+from app.mail.notify import Context, mode_of, queue, wants
 from app.people.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
 
 #: Outbox kinds of these mails (``Outbox.kind``).
@@ -114,7 +114,7 @@ def welcome(unit: Any, ctx: Context, seat: int, was: str, now: datetime, step: i
     lines = [f"The players of “{_title(ctx)}” ({', '.join(others)}) handed you {was}'s "
              "seat: you take over its cards, what it has seen and its score, and play it "
              "from now on.",
-             ctx.settings.words() + ". You get a mail whenever it is your turn.",
+             f"{ctx.settings.words()}; {compose.INVITATION_MAIL_WORDS[mode_of(unit, ctx, seat)]}.",
              "This link is your seat: keep it to yourself."]
     mail = compose.people_mail(ctx.info, seat, lead=f"You take over {was}'s seat",
                                lines=lines, link=ctx.link(seat), button="Open your seat",

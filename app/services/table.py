@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from app import engine
 from app.access import tokens
 from app.clock import deadlines as dl
+from app.clock.time import iso_in
 from app.engine.names import SeatNames
 from app.gamelog import store
 from app.mail import notify
@@ -64,7 +65,7 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
     for each in seats:
         due = dl.as_utc(deciding[each.index].due_at) if each.index in deciding else None
         rows.append({"seat": each.index, "name": each.name, "kind": each.kind,
-                     "due": due.isoformat() if due else None, "due_words": when(due),
+                     "due": iso_in(due, tz) if due else None, "due_words": when(due),
                      "bank": (_bank(session, game_id, each.index, settings, clocks,
                                     deciding, now) if settings.banked else None),
                      "resigned": each.index in resigned, "away": each.index in away})
@@ -82,7 +83,7 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
         asked = votes.asked(vote.kind, seats, state, away, vote.subject_seat).seats
         open_box = {"id": vote.id, "kind": vote.kind, "by": vote.seat,
                     "words": people_mail.vote_words(vote, then(names, vote.step)),
-                    "expires": vote.expires_at.isoformat(),
+                    "expires": iso_in(vote.expires_at, tz),
                     "expires_words": when(dl.as_utc(vote.expires_at)),
                     "asked": list(asked),
                     "answers": {str(k): v for k, v in answers.items()},
@@ -113,7 +114,7 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
                   "more_time_per_round": settings.more_time_per_round},
         "seats": rows,
         "gifts": [{"giver": g.giver, "receiver": g.receiver, "round": g.round,
-                   "at": dl.as_utc(g.at).isoformat(),
+                   "at": iso_in(g.at, tz),
                    "words": _gift_words(g, then(names, g.step), when)}
                   for g in given],
         "more_time": {"left": days_left,

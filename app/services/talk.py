@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from app.clock.time import as_utc, now as clock_now
+from app.clock.time import as_utc, iso_in, now as clock_now
 from app.config import setting
 from app.db import read_session, write_session
 from app.db.statements import table_of
@@ -261,7 +261,7 @@ def rows(found: Iterable[talk_store.Line], names: Sequence[str], me: int | None 
         out.append({"id": line.id, "seat": line.seat, "step": line.step,
                     "name": name_at(names, line.seat, line.step),
                     "text": line.shown(), "hidden": line.hidden, "at": at,
-                    "at_iso": at.isoformat(), "at_words": _time_words(at, zone),
+                    "at_iso": iso_in(at, zone), "at_words": _time_words(at, zone),
                     "mine": line.seat == me and holds_now(names, line.seat, line.step)})
     return out
 
@@ -323,9 +323,11 @@ def _count(session: Session, game_id: str) -> int:
 def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | None = None,
               after_id: int = 0, upto_step: int | None = None,
               limit: int | None = None) -> list[dict[str, Any]]:
-    """The talk as ``rows`` on the caller's session (the JSON, the replay)."""
+    """The talk as ``rows`` on the caller's session (the JSON, the replay); a seat's
+    times in its person's zone (issue 33: a seat's JSON shows no UTC time)."""
+    zone = str(notify.person_zone(session, game_id, me)) if me is not None else None
     return rows(talk_store.lines(session, str(game_id), after_id=after_id, upto_step=upto_step,
-                                 limit=limit), names, me)
+                                 limit=limit), names, me, zone)
 
 
 def page_box(token: str, zone_name: str | None = None) -> dict[str, Any] | None:

@@ -9,12 +9,14 @@ and the routes pass the result in (no template reaches for a global).
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timezone, tzinfo
 from typing import Any, Mapping, Sequence
 
 from flask import Flask
 from flask.blueprints import BlueprintSetupState
+from zoneinfo import ZoneInfo
 
+from app.clock.time import as_utc, iso_in
 from app.engine import ROUNDS
 from app.engine import cards as card_info
 from app.engine import words
@@ -192,22 +194,42 @@ def _scoring_marks(view: View) -> tuple[set[int], dict[int, str]]:
     return faceup, tucks
 
 
-def _clock_words(clock: Mapping[str, datetime] | None, now: datetime | None) -> dict[str, str]:
+def viewer_zone(name: str | tzinfo | None) -> tzinfo:
+    """The zone a page's times are shown in: its viewer's (a seat's person's, issue 32),
+    UTC for a spectator or a name ``zoneinfo`` does not know."""
+    if isinstance(name, tzinfo):
+        return name
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ValueError, KeyError, OSError):
+        return timezone.utc
+
+
+def time_words(moment: datetime, zone: str | tzinfo | None) -> str:
+    """'Mon 07 Jan 10:54 CET': a time on a badge, in the viewer's zone (issue 33: the
+    village badge said "09:54 UTC" beside "10:54 CET")."""
+    local = as_utc(moment).astimezone(viewer_zone(zone))
+    return f"{local:%a %d %b %H:%M} {local.tzname() or 'UTC'}"
+
+
+def _clock_words(clock: Mapping[str, datetime] | None, now: datetime | None,
+                 zone: str | tzinfo | None = None) -> dict[str, str]:
     if not clock or now is None:
         return {}
     from app.web.table_clock import span
 
-    due, since = clock["due"], clock["since"]
-    return {"due": due.strftime("%a %d %b %H:%M") + " UTC",
-            "due_iso": due.isoformat(), "since": span((now - since).total_seconds()),
-            "since_iso": since.isoformat()}
+    due, since, where = clock["due"], clock["since"], viewer_zone(zone)
+    return {"due": time_words(due, where), "due_iso": iso_in(due, where),
+            "since": span((now - since).total_seconds()), "since_iso": iso_in(since, where)}
 
 
 def village_rows(view: View, names: Sequence[str], me: int | None,
                  kinds: Sequence[str] | None = None, choice: CardChoice | None = None,
                  clocks: Mapping[int, Mapping[str, datetime]] | None = None,
-                 now: datetime | None = None) -> list[dict[str, Any]]:
-    """The villages with their owners, the viewer's own first.
+                 now: datetime | None = None,
+                 zone: str | tzinfo | None = None) -> list[dict[str, Any]]:
+    """The villages with their owners, the viewer's own first; their clocks' times in
+    ``zone``, the viewer's.
 
     With a ``choice``, each card that may be ticked carries its checkbox value
     (``pick``) and the words a screen reader and the live line say for it; a
@@ -242,7 +264,7 @@ def village_rows(view: View, names: Sequence[str], me: int | None,
             "eye_open": eye.get("holder") == seat and bool(eye.get("open")),
             "caller": view.get("caller") == seat,
             "bot": bool(kinds and seat < len(kinds) and kinds[seat] == "bot"),
-            "clock": _clock_words((clocks or {}).get(seat), now)
+            "clock": _clock_words((clocks or {}).get(seat), now, zone)
             if seat in (view.get("to_act") or []) else {},
             "scored": bool(faceup_at_scoring),
         })
@@ -283,14 +305,16 @@ def install(setup: BlueprintSetupState | Flask) -> None:
 def table_context(view: View, names: Sequence[str], kinds: Sequence[str] | None,
                   me: int | None, choice: CardChoice | None = None,
                   clocks: Mapping[int, Mapping[str, datetime]] | None = None,
-                  now: datetime | None = None) -> dict[str, Any]:
-    """Everything the table macros need, for a seat (``me``) or a spectator (None)."""
+                  now: datetime | None = None,
+                  zone: str | tzinfo | None = None) -> dict[str, Any]:
+    """Everything the table macros need, for a seat (``me``) or a spectator (None);
+    ``zone``: the viewer's, every time shown is in it (a spectator's: UTC)."""
     log = view.get("log") or []
     return {
         "view": view,
         "names": list(names),
         "me": me,
-        "villages": village_rows(view, names, me, kinds, choice, clocks, now),
+        "villages": village_rows(view, names, me, kinds, choice, clocks, now, zone),
         "scores": score_rows(view, names, me),
         "log": log_entries(log, names, me),
         "deck_cards": deck_known(view),
