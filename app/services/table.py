@@ -137,6 +137,19 @@ def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = 
     }
 
 
+def about_me(table: dict[str, Any] | None, seat: int) -> dict[str, Any] | None:
+    """The table as ``seat`` sees it, its open vote marked ``about_you`` when it is a
+    substitute vote for this very seat (R51: its person is asked, may veto, and is
+    shown it first): the asked seat that is away or resigned is the subject, since
+    everyone else asked is still playing."""
+    vote = (table or {}).get("vote")
+    if table is not None and vote is not None and vote.get("kind") == "substitute":
+        row = next((r for r in table.get("seats") or () if r.get("seat") == seat), None)
+        vote["about_you"] = bool(seat in (vote.get("asked") or ()) and row is not None
+                                 and (row.get("away") or row.get("resigned")))
+    return table
+
+
 def then(names: Sequence[str], step: int) -> list[str]:
     """The names of whoever held each seat at ``step`` (issue 32, R49): what a gift, a
     vote or a ballot of that step is shown with, on the pages, in the JSON and the mail."""

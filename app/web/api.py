@@ -14,6 +14,7 @@ from flask import Blueprint, current_app, jsonify, request
 from app import engine, services
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
 from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
+from app.web.seat_request import SeatRequest, seat_required, with_game
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -50,25 +51,30 @@ def _json_body() -> dict[str, Any]:
 
 
 @bp.get("/play/<token>")
-def play(token: str) -> Any:
+@seat_required(read=_seat_talk)
+def play(seat: SeatRequest) -> Any:
     """A seat's private view of its game, the step number and the players' names."""
-    access, snap, talk = services.seat_page(token, _seat_talk)
-    return jsonify(_seat_payload(access, snap, talk))
+    assert seat.snap is not None
+    return jsonify(_seat_payload(seat.access, seat.snap, seat.page))
 
 
 @bp.get("/play/<token>/actions")
-def legal_actions(token: str) -> Any:
+@seat_required(read=with_game)
+def legal_actions(seat: SeatRequest) -> Any:
     """What this seat may do now (empty when it has nothing to decide)."""
-    access, snap = services.seat_snapshot(token)
+    access, snap = seat.access, seat.snap
+    assert snap is not None
     view = snap.view(access.seat)
     return jsonify({"seat": access.seat, "seq": snap.seq, "to_act": view.get("to_act", []),
                     "legal_actions": view.get("legal_actions", [])})
 
 
 @bp.post("/play/<token>/actions")
-def submit(token: str) -> Any:
+@seat_required(in_unit=True)
+def submit(token: str, check: Any) -> Any:
     """Make a move: ``{"action": {...}, "expected_seq": n}`` with n the step it was decided on."""
-    def read_move(_access: services.SeatAccess) -> tuple[list[Any], Any]:  # link accepted
+    def read_move(access: services.SeatAccess) -> tuple[list[Any], Any]:  # link accepted
+        check(access)
         body = _json_body()
         if "action" not in body or "expected_seq" not in body:
             raise services.BadRequest('Both "action" and "expected_seq" are needed.')

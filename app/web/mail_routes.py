@@ -30,30 +30,11 @@ from app.services import seat_settings as preferences
 from app.mail.backends import mail_folder
 from app.mail.compose import local_time_words
 from app.mail.notify import zone_of
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 
 bp = Blueprint("mail", __name__)
 
 EML_NAME = re.compile(r"^\d{9}-[a-z_]+\.eml$")
-
-
-@bp.app_template_global("seat_mail_status")
-def seat_mail_status(token: str) -> dict[str, Any] | None:
-    """For the seat page's partials: the seat's mail mode and clock (None if the link fails).
-
-    Read once per request (kept in the request's environ, which lives exactly as long
-    as the request: ``g`` can outlive it where an app context was pushed first): the
-    page asks twice, for the notices at its top (issue 17 items 2 and 3) and for its
-    mail settings, and one request opens one read session."""
-    memo: dict[str, dict[str, Any] | None] = request.environ.setdefault(
-        "silver_eye_post.seat_mail_status", {})
-    if token not in memo:
-        try:
-            access = services.open_seat(token)
-            memo[token] = preferences.status(access.game_id, access.seat)
-        except services.ServiceError:
-            memo[token] = None
-    return memo[token]
 
 
 # -- unsubscribe (RFC 8058) ----------------------------------------------------------
@@ -131,12 +112,6 @@ def my_games_invitations(token: str) -> Any:
     return redirect(url_for("my_games.show", token=token), code=303)
 
 
-@bp.app_template_global("invitations_refused_at")
-def invitations_refused_at(address: str) -> Any:
-    """For the games page: when its address refused invitations (None: welcome)."""
-    return person_settings.invitations_refused_at(address)
-
-
 # -- a seat's settings -----------------------------------------------------------------
 
 
@@ -145,10 +120,11 @@ def _back_to_seat(token: str) -> Any:
 
 
 @bp.post("/play/<token>/prefs")
-def prefs(token: str) -> Any:
+@seat_required
+def prefs(seat: SeatRequest) -> Any:
     """This game's mail settings: its mail mode and its table talk by mail. Zone, quiet
     hours and the mode across games are the person's (their settings page: issue 32)."""
-    access = seat_forms.form_seat(token)
+    access = seat.access
     form = request.form
     # check every field before storing any, so a bad one changes nothing
     if "mode" in form and form["mode"] not in preferences.MODE_WORDS:
@@ -167,20 +143,21 @@ def prefs(token: str) -> Any:
         raise services.BadRequest("Nothing to save: choose how this game's mail comes (your "
                                   "time zone and quiet hours are on your settings page).")
     flash(f"Mail settings saved: {'; '.join(said)}.", "success")
-    return _back_to_seat(token)
+    return _back_to_seat(seat.token)
 
 
 @bp.post("/play/<token>/back")
-def back(token: str) -> Any:
-    access = seat_forms.form_seat(token)
-    absence.come_back(access.game_id, access.seat)
+@seat_required
+def back(seat: SeatRequest) -> Any:
+    absence.come_back(seat.access.game_id, seat.access.seat)
     flash("Welcome back: your decisions wait for you again, with normal deadlines.", "success")
-    return _back_to_seat(token)
+    return _back_to_seat(seat.token)
 
 
 @bp.post("/play/<token>/vacation")
-def vacation(token: str) -> Any:
-    access = seat_forms.form_seat(token)
+@seat_required
+def vacation(seat: SeatRequest) -> Any:
+    access = seat.access
     try:
         days = int(request.form.get("days", ""))
     except ValueError:
@@ -188,7 +165,7 @@ def vacation(token: str) -> Any:
     until = absence.start_vacation(access.game_id, access.seat, days)
     zone = preferences.status(access.game_id, access.seat)["time_zone"]
     flash(f"Your clock is paused until {local_time_words(until, zone_of(zone))}.", "success")
-    return _back_to_seat(token)
+    return _back_to_seat(seat.token)
 
 
 # -- the file mailbox (development only) ---------------------------------------------------

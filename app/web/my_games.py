@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 
 from app import services
 from app.config import setting
-from app.services import my_games
+from app.services import my_games, person_settings
 
 bp = Blueprint("my_games", __name__)
 
@@ -45,6 +45,7 @@ def show(token: str) -> Any:
                                no_referrer=True), 403
     seats = my_games.games_of(address)
     return render_template("my_games.html", seats=seats, token=token, address=address,
+                           refused=person_settings.invitations_refused_at(address),
                            no_referrer=True)
 
 

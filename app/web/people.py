@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from flask import Blueprint, flash, g, jsonify, redirect, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
 from app.services import people, table, votes
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
 
 bp = Blueprint("people", __name__)
@@ -42,49 +42,23 @@ KINDS = ("abort", "substitute", "rematch")
 MAX_ID = 2**31 - 1
 
 
-@bp.app_template_global("seat_table")
-def seat_table(token: str) -> dict[str, Any] | None:
-    """The seat page's "The table" box: what the page read with the rest of it."""
-    seat = g.get("seat")
-    reads = getattr(seat, "reads", None) or {}
-    access = getattr(seat, "access", None)
-    if access is None or access.token != token:
-        return None
-    return about_me(reads.get("people"), access.seat)
-
-
-def about_me(table: dict[str, Any] | None, seat: int) -> dict[str, Any] | None:
-    """The table as ``seat`` sees it, its open vote marked ``about_you`` when it is a
-    substitute vote for this very seat (R51: its person is asked, may veto, and is
-    shown it first): the asked seat that is away or resigned is the subject, since
-    everyone else asked is still playing."""
-    vote = (table or {}).get("vote")
-    if table is not None and vote is not None and vote.get("kind") == "substitute":
-        row = next((r for r in table.get("seats") or () if r.get("seat") == seat), None)
-        vote["about_you"] = bool(seat in (vote.get("asked") or ()) and row is not None
-                                 and (row.get("away") or row.get("resigned")))
-    return table
-
-
 def _back(token: str) -> Any:
     return redirect(url_for("play.show", token=token) + "#people", code=303)
 
 
-def _seat_action(token: str, work: Callable[[services.SeatAccess], str]) -> Any:
-    """A form of the box: the link and its CSRF token checked, ``work`` done and said in
-    a flash; a refusal shows the page again with the reason (nothing changed)."""
-    from app.web import play, table_clock
+def _seat_action(seat: SeatRequest, work: Callable[[services.SeatAccess], str]) -> Any:
+    """A form of the box (its link and CSRF token checked by ``seat_required``): ``work``
+    done and said in a flash; a refusal shows the page again with the reason (nothing
+    changed)."""
+    from app.web import play
 
-    access = seat_forms.form_seat(token)
     try:
-        said = work(access)
+        said = work(seat.access)
     except (services.BadRequest, services.Conflict, services.TooMany, services.NotFound,
             services.Illegal) as exc:
-        snapshot = services.seat_page(token, table_clock.seat_page_reads)
-        g.seat = play.SeatRequest(*snapshot)
-        return play.render_seat(g.seat, exc.message, exc.status)
+        return play.render_seat(play.page_again(seat.token), exc.message, exc.status)
     flash(said, "success")
-    return _back(token)
+    return _back(seat.token)
 
 
 def _seat_arg(value: Any) -> int:
@@ -102,7 +76,8 @@ def _seat_arg(value: Any) -> int:
 # -- page forms -----------------------------------------------------------------------
 
 @bp.post("/play/<token>/resign")
-def resign(token: str) -> Any:
+@seat_required
+def resign(seat: SeatRequest) -> Any:
     """R48: resign, after the page's confirm."""
     def work(access: services.SeatAccess) -> str:
         if request.form.get("confirm") != "yes":
@@ -110,21 +85,23 @@ def resign(token: str) -> Any:
         people.resign(access.game_id, access.seat)
         return ("You resigned: the rules' defaults play your seat from now on, and the others "
                 "are told. You can still read the table and talk.")
-    return _seat_action(token, work)
+    return _seat_action(seat, work)
 
 
 @bp.post("/play/<token>/more-time")
-def more_time(token: str) -> Any:
+@seat_required
+def more_time(seat: SeatRequest) -> Any:
     """One more day for another seat's decision."""
     def work(access: services.SeatAccess) -> str:
         receiver = _seat_arg(request.form.get("seat"))
         given = people.give_time(access.game_id, access.seat, receiver)
         return f"You gave one more day: the move is now due {_when(access, given.after)}."
-    return _seat_action(token, work)
+    return _seat_action(seat, work)
 
 
 @bp.post("/play/<token>/votes")
-def start_vote(token: str) -> Any:
+@seat_required
+def start_vote(seat: SeatRequest) -> Any:
     """Start a vote (the proposer's own answer is yes)."""
     def work(access: services.SeatAccess) -> str:
         kind = request.form.get("kind", "")
@@ -135,25 +112,27 @@ def start_vote(token: str) -> Any:
         vote = votes.start(access.game_id, access.seat, kind, subject=subject,
                            name=request.form.get("name"), email=request.form.get("email"))
         return _vote_said(vote, started=True)
-    return _seat_action(token, work)
+    return _seat_action(seat, work)
 
 
 @bp.post("/play/<token>/votes/<vote_id>")
-def answer_vote(token: str, vote_id: str) -> Any:
+@seat_required
+def answer_vote(seat: SeatRequest, vote_id: str) -> Any:
     """Answer the open vote: ``answer=yes`` or ``answer=no``."""
     def work(access: services.SeatAccess) -> str:
         yes = _answer(request.form.get("answer"))
         vote = votes.answer(access.game_id, access.seat, _vote_id(vote_id), yes)
         return _vote_said(vote, started=False)
-    return _seat_action(token, work)
+    return _seat_action(seat, work)
 
 
 @bp.post("/play/<token>/votes/<vote_id>/withdraw")
-def withdraw_vote(token: str, vote_id: str) -> Any:
+@seat_required
+def withdraw_vote(seat: SeatRequest, vote_id: str) -> Any:
     def work(access: services.SeatAccess) -> str:
         votes.withdraw(access.game_id, access.seat, _vote_id(vote_id))
         return "You withdrew your vote; everyone asked is told."
-    return _seat_action(token, work)
+    return _seat_action(seat, work)
 
 
 def _answer(value: Any) -> bool:
@@ -197,31 +176,34 @@ def _body() -> dict[str, Any]:
     return body
 
 
-def _table_json(token: str) -> dict[str, Any]:
-    """The table as the seat sees it, and its own zone and quiet hours: one read session."""
+def _read_table(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
+    """The table as the seat sees it, and its own zone and quiet hours (one read session)."""
     from app.services import seat_settings
 
-    def read(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
-        mine = seat_settings.status(access.game_id, access.seat, session)
-        me = {"time_zone": mine["time_zone"], "quiet_start": mine["quiet_start"] or None,
-              "quiet_end": mine["quiet_end"] or None, "calendar": mine["calendar_words"]}
-        return me, table.read(session, snap.game, access.seat, snap.state,
-                              mine["time_zone"])
-
-    access, snap, (me, seen) = services.seat_page(token, read)
+    mine = seat_settings.status(access.game_id, access.seat, session)
+    me = {"time_zone": mine["time_zone"], "quiet_start": mine["quiet_start"] or None,
+          "quiet_end": mine["quiet_end"] or None, "calendar": mine["calendar_words"]}
     return {"seat": access.seat, "seq": snap.seq, "game": snap.game.public(), "me": me,
-            **(about_me(seen, access.seat) or {})}
+            **(table.about_me(table.read(session, snap.game, access.seat, snap.state,
+                                         mine["time_zone"]), access.seat) or {})}
+
+
+def _table_json(token: str) -> dict[str, Any]:
+    """The table after a change (read afresh: the change was its own transaction)."""
+    return services.seat_page(token, _read_table)[2]
 
 
 @bp.get("/api/play/<token>/table")
-def api_table(token: str) -> Any:
+@seat_required(read=_read_table)
+def api_table(seat: SeatRequest) -> Any:
     """The table's people and clocks as this seat sees them."""
-    return jsonify(_table_json(token))
+    return jsonify(seat.page)
 
 
 @bp.post("/api/play/<token>/resign")
-def api_resign(token: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def api_resign(seat: SeatRequest) -> Any:
+    access, token = seat.access, seat.token
     body = _body()
     if body.get("confirm") is not True:
         raise services.BadRequest('Send {"confirm": true} to resign: nothing was changed.')
@@ -230,16 +212,18 @@ def api_resign(token: str) -> Any:
 
 
 @bp.post("/api/play/<token>/more-time")
-def api_more_time(token: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def api_more_time(seat: SeatRequest) -> Any:
+    access, token = seat.access, seat.token
     body = _body()
     people.give_time(access.game_id, access.seat, _seat_arg(body.get("seat")))
     return jsonify(_table_json(token))
 
 
 @bp.post("/api/play/<token>/votes")
-def api_start_vote(token: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def api_start_vote(seat: SeatRequest) -> Any:
+    access, token = seat.access, seat.token
     body = _body()
     kind = body.get("kind")
     if kind not in KINDS:
@@ -256,8 +240,9 @@ def api_start_vote(token: str) -> Any:
 
 
 @bp.post("/api/play/<token>/votes/<vote_id>")
-def api_answer_vote(token: str, vote_id: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def api_answer_vote(seat: SeatRequest, vote_id: str) -> Any:
+    access, token = seat.access, seat.token
     body = _body()
     if not isinstance(body.get("yes"), bool):
         raise services.BadRequest('Send {"yes": true} or {"yes": false}.')
@@ -266,13 +251,14 @@ def api_answer_vote(token: str, vote_id: str) -> Any:
 
 
 @bp.post("/api/play/<token>/quiet")
-def api_quiet(token: str) -> Any:
+@seat_required
+def api_quiet(seat: SeatRequest) -> Any:
     """The seat's zone and quiet hours: ``{"time_zone": "Europe/Berlin", "start": "22:00",
     "end": "08:00"}`` (``start`` and ``end`` null: none; ``time_zone`` optional): the
     seat's person's, for all their games (issue 32)."""
     from app.services import person_settings
 
-    access = services.open_seat(token)
+    access, token = seat.access, seat.token
     body = _body()
     for field in ("time_zone", "start", "end"):
         if body.get(field) is not None and not isinstance(body[field], str):
@@ -289,8 +275,9 @@ def api_quiet(token: str) -> Any:
 
 
 @bp.delete("/api/play/<token>/votes/<vote_id>")
-def api_withdraw_vote(token: str, vote_id: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def api_withdraw_vote(seat: SeatRequest, vote_id: str) -> Any:
+    access, token = seat.access, seat.token
     votes.withdraw(access.game_id, access.seat, _vote_id(vote_id))
     return jsonify(_table_json(token))
 

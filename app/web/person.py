@@ -23,7 +23,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from app import services
 from app.services import my_games, notice_targets
 from app.services import person_settings as settings
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 
 bp = Blueprint("person", __name__)
 
@@ -84,20 +84,19 @@ def _saved(said: list[str], to: str) -> Any:
 # -- from a seat page (and the invitation) ---------------------------------------------
 
 @bp.get("/play/<token>/settings")
-def seat_show(token: str) -> Any:
-    from app.access import tokens
-
-    access = services.open_seat(token)
+@seat_required
+def seat_show(seat: SeatRequest) -> Any:
+    access = seat.access
     address = settings.address_of_seat(access.game_id, access.seat)
-    return _page(address, token=token, via="seat",
-                 csrf=access.csrf)
+    return _page(address, token=seat.token, via="seat", csrf=access.csrf)
 
 
 @bp.post("/play/<token>/settings")
-def seat_save(token: str) -> Any:
-    access = seat_forms.form_seat(token)
+@seat_required
+def seat_save(seat: SeatRequest) -> Any:
+    access = seat.access
     said = _save(settings.address_of_seat(access.game_id, access.seat))
-    return _saved(said, url_for("person.seat_show", token=token))
+    return _saved(said, url_for("person.seat_show", token=seat.token))
 
 
 # -- from the games page --------------------------------------------------------------

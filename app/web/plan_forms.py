@@ -1,37 +1,21 @@
 """Deciding ahead on the web (issue 35): on the seat page, send a plan or standing orders
-in words, cancel a waiting plan, clear the orders (``seat_plan`` gives the page's box,
-``templates/partials/plan.html``); and the same as JSON, ``/api/play/<token>/plan``
+in words, cancel a waiting plan, clear the orders (the page's box,
+``templates/partials/plan.html``, is read with the seat page); and the same as JSON, ``/api/play/<token>/plan``
 (GET, POST, DELETE; described in ``openapi_parts.PLAN_PATHS``, which
 ``api.openapi_document`` merges). Here rather than in ``app.web.api``, which is long."""
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, g, jsonify, redirect, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
 from app.mail import commands
 from app.services import ahead
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 from app.web.people import _body as _json_body  # (one JSON body check: 415, 400)
 
 bp = Blueprint("plan_forms", __name__)
-
-
-@bp.app_template_global("seat_plan")
-def seat_plan(token: str) -> dict[str, Any] | None:
-    """The seat's plan box: its waiting plan, orders and what they last did, as the page
-    read them with the rest of it (``table_clock.seat_page_reads``), else read now."""
-    seat = g.get("seat")
-    reads = getattr(seat, "reads", None) or {}
-    access = getattr(seat, "access", None)
-    if access is not None and access.token == token and "plan" in reads:
-        return reads["plan"]
-    try:
-        access = services.open_seat(token)
-    except services.ServiceError:
-        return None
-    return ahead.state_of(access.game_id, access.seat)
 
 
 def _back(token: str) -> Any:
@@ -40,9 +24,10 @@ def _back(token: str) -> Any:
 
 
 @bp.post("/play/<token>/plan")
-def send(token: str) -> Any:
+@seat_required
+def send(seat: SeatRequest) -> Any:
     """A plan or orders in words, as a reply would carry them."""
-    access = seat_forms.form_seat(token)
+    access, token = seat.access, seat.token
     try:
         sent = ahead.send(access.game_id, access.seat,
                           plan_payload({"words": request.form.get("words", "")[:200]}), None,
@@ -55,16 +40,18 @@ def send(token: str) -> Any:
 
 
 @bp.post("/play/<token>/plan/cancel")
-def cancel(token: str) -> Any:
-    access = seat_forms.form_seat(token)
+@seat_required
+def cancel(seat: SeatRequest) -> Any:
+    access, token = seat.access, seat.token
     ahead.cancel(access.game_id, access.seat)
     flash("Your plan is cancelled: you decide your turn yourself.", "success")
     return _back(token)
 
 
 @bp.post("/play/<token>/plan/orders/clear")
-def clear(token: str) -> Any:
-    access = seat_forms.form_seat(token)
+@seat_required
+def clear(seat: SeatRequest) -> Any:
+    access, token = seat.access, seat.token
     ahead.clear_orders(access.game_id, access.seat)
     flash("Your standing orders are cleared.", "success")
     return _back(token)
@@ -86,16 +73,18 @@ def plan_payload(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.get("/api/play/<token>/plan")
-def plan_state(token: str) -> Any:
+@seat_required
+def plan_state(seat: SeatRequest) -> Any:
     """The seat's waiting plan, standing orders and what they last did (``PlanState``)."""
-    access = services.open_seat(token)
+    access = seat.access
     return jsonify(ahead.state_of(access.game_id, access.seat))
 
 
 @bp.post("/api/play/<token>/plan")
-def plan_send(token: str) -> Any:
+@seat_required
+def plan_send(seat: SeatRequest) -> Any:
     """Decide ahead (``PlanBody``): played at once as far as it goes, or kept for its turn."""
-    access = services.open_seat(token)
+    access = seat.access
     body = _json_body()
     sent = ahead.send(access.game_id, access.seat, plan_payload(body), body.get("expected_seq"),
                       source="player")
@@ -105,9 +94,10 @@ def plan_send(token: str) -> Any:
 
 
 @bp.delete("/api/play/<token>/plan")
-def plan_cancel(token: str) -> Any:
+@seat_required
+def plan_cancel(seat: SeatRequest) -> Any:
     """Cancel the seat's waiting plan; its standing orders stay."""
-    access = services.open_seat(token)
+    access = seat.access
     ahead.cancel(access.game_id, access.seat)
     return jsonify(ahead.state_of(access.game_id, access.seat))
 

@@ -7,72 +7,39 @@ of decision and the ticked cards, turned into engine steps by
 ``choices.actions_from_form`` and applied together, all or nothing). A refused
 move (422) or a stale page (409) shows the page again with the reason in words.
 
-Seat access is checked once per request by ``@seat_required`` (flaskr's
-``login_required``, for seat links); a GET reads everything it shows in one
-database session (``services.seat_page``).
+Seat access is checked once per request by ``@seat_required``
+(``app.web.seat_request``); a GET reads everything it shows in one database
+session.
 """
 from __future__ import annotations
 
-import functools
 import json
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from flask import Blueprint, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from app import services
 from app.clock import deadlines
+from app.services import table
 from app.engine import words
 from app.engine.describe import move_result
 from app.engine.names import SeatNames
-from app.web import choices, round_summary, seat_forms, table_clock, view_helpers
+from app.web import choices, round_summary, table_clock, view_helpers
+from app.web.seat_request import SeatRequest, open_request, seat_required
 
 bp = Blueprint("play", __name__)
 bp.record_once(view_helpers.install)
 
 
-@dataclass
-class SeatRequest:
-    """The seat a request is for, checked once, and (GET) what its page reads."""
-
-    access: services.SeatAccess
-    snap: services.Snapshot | None = None
-    reads: dict[str, Any] | None = None
-
-
-def _read_page(token: str) -> SeatRequest:
-    access, snap, reads = services.seat_page(token, table_clock.seat_page_reads)
-    return SeatRequest(access, snap, reads)
-
-
-def seat_required(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Open the seat of ``<token>`` once and keep it in ``g.seat``.
-
-    A GET also reads the page's game and clocks in the same session; a POST
-    must carry the seat's CSRF token (a form made for this very link).
-    """
-    @functools.wraps(view)
-    def wrapped(token: str, **kwargs: Any) -> Any:
-        if request.method == "GET":
-            try:
-                g.seat = _read_page(token)
-            except services.Forbidden as exc:
-                left = (services.handed_over_link(token)
-                        if exc.details.get("reason") == "revoked" else None)
-                if left is None:
-                    raise
-                return handed_over_page(left)
-        else:
-            access = services.open_seat(token)
-            seat_forms.check_csrf(access)
-            g.seat = SeatRequest(access)
-        return view(**kwargs)
-    return wrapped
+def page_again(token: str) -> SeatRequest:
+    """The seat page read again, for a form refused after its seat was opened (the
+    reason shown above the moves)."""
+    return open_request(token, table_clock.seat_page_reads)
 
 
 def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) -> Any:
     """The seat page, optionally with an error above the moves."""
-    access, snap, reads = seat.access, seat.snap, seat.reads or {}
+    access, snap, reads = seat.access, seat.snap, seat.page or {}
     assert snap is not None
     me = access.seat
     view = snap.view(me)
@@ -93,7 +60,8 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
     if snap.game.status == "abandoned":
         context["pending"] = "This game was abandoned: no more moves can be made."
         context["ended"] = services.ended_words(snap.game)
-    mail = reads.get("mail")
+    draft, refused = reads.get("talk_draft", ("", None))
+    talk_box = reads.get("talk")
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,
         groups=groups, my_move=bool(groups or choice), choice=choice, simon=simon,
@@ -103,15 +71,11 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),
         took_over=took_over_words(view, names, me),
-        # the mail box partial asks for its status by token: it was read with the page
-        seat_mail_status=lambda _token: mail,
+        mail_box=reads.get("mail"), targets_box=reads.get("targets"),
+        people_box=table.about_me(reads.get("people"), me), plan_box=reads.get("plan"),
+        talk_box={**talk_box, "draft": draft, "error": refused} if talk_box else None,
+        talk_folded=True,
     ), status
-
-
-def handed_over_page(left: services.HandedOver) -> Any:
-    """What an earlier holder's link opens (issue 32 item 3): what happened, and the
-    game to watch; no card of the seat and no link to it (a GET changes nothing)."""
-    return render_template("seat_left.html", left=left, no_referrer=True), 403
 
 
 @bp.get("/left/<token>")
@@ -147,10 +111,10 @@ def took_over_words(view: dict[str, Any], names: Any, me: int) -> str | None:
 
 
 @bp.get("/play/<token>")
-@seat_required
-def show() -> Any:
+@seat_required(read=table_clock.seat_page_reads)
+def show(seat: SeatRequest) -> Any:
     """The seat's private view and its moves."""
-    return render_seat(g.seat)
+    return render_seat(seat)
 
 
 def _posted_actions(form: Any, me: int) -> list[dict[str, Any]]:
@@ -184,17 +148,17 @@ def _expected_seq(form: Any) -> int:
 
 
 @bp.post("/play/<token>/act")
-def act(token: str) -> Any:
+@seat_required(in_unit=True)
+def act(token: str, check: Any) -> Any:
     """Submit a move (one or several steps), then back to the page (POST-redirect-GET).
 
-    Not ``seat_required``: the link is checked inside the move's own
-    transaction (``services.submit_by_link``, one session for the check and
-    the move), and the form's CSRF token right after it, before the body is
-    read."""
+    The link is checked inside the move's own transaction
+    (``services.submit_by_link``, one session for the check and the move), and
+    the form's CSRF token right after it, before the body is read."""
     steps: list[dict[str, Any]] = []
 
     def read_move(access: services.SeatAccess) -> tuple[list[dict[str, Any]], int]:
-        seat_forms.check_csrf(access)
+        check(access)
         expected_seq = _expected_seq(request.form)
         steps[:] = _posted_actions(request.form, access.seat)
         return steps, expected_seq
@@ -202,7 +166,7 @@ def act(token: str) -> Any:
     try:
         access, done = services.submit_by_link(token, read_move)
     except (services.Illegal, services.Conflict) as exc:
-        return render_seat(_read_page(token), exc.message, exc.status)
+        return render_seat(page_again(token), exc.message, exc.status)
     names = done.snapshot.game.names
     after = done.snapshot.view(access.seat)
     said = move_result([(item.action, item.events) for item in done.applied[:len(steps)]],

@@ -14,7 +14,7 @@ from flask import Blueprint, flash, redirect, request, url_for
 from app import services
 from app.engine import ROUNDS
 from app.services import round_summaries
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 
 bp = Blueprint("round_summary", __name__)
 
@@ -26,13 +26,14 @@ def for_page(access: services.SeatAccess, snap: services.Snapshot,
 
 
 @bp.post("/play/<token>/summary/dismiss")
-def dismiss(token: str) -> Any:
+@seat_required
+def dismiss(seat: SeatRequest) -> Any:
     """Hide the summary shown (POST-redirect-GET back to the seat page)."""
-    access = seat_forms.form_seat(token)
+    access = seat.access
     raw = (request.form.get("round") or "").strip()
     if not raw.isdigit() or not 1 <= int(raw) <= ROUNDS:
         raise services.BadRequest(f"The round to hide must be a number from 1 to {ROUNDS}. "
                                   "Reload your page and try again.")
     round_summaries.dismiss(access.game_id, access.seat, int(raw))
     flash(f"The summary of round {raw} is hidden; the replay keeps it.", "success")
-    return redirect(url_for("play.show", token=token), code=303)
+    return redirect(url_for("play.show", token=seat.token), code=303)

@@ -12,22 +12,24 @@ creator's hide and spectators switch, a seat's mute, and the JSON routes.
 - ``GET|POST /api/play/<token>/talk``: the talk as JSON, and a message said by JSON.
 
 ``OPENAPI_PATHS`` describes the JSON routes; ``app.web.api.openapi_document`` merges it.
-The page's box reads what ``table_clock.seat_page_reads`` read with the page
-(``seat_talk`` below), so a GET still reads everything in its one session.
+The page's box is what the seat page's presenter read with the rest of the page.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from flask import Blueprint, flash, g, jsonify, redirect, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
 from app.services import talk as talk_service
 from app.talk.models import API, PAGE
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
 
 bp = Blueprint("talk", __name__)
+
+#: The check ``seat_required(in_unit=True)`` hands a view, run in its use case's transaction.
+Check = Callable[[services.SeatAccess], None]
 
 
 class NotJson(services.ServiceError):
@@ -41,44 +43,14 @@ class NotJson(services.ServiceError):
 MAX_ID = 2**31 - 1
 
 
-#: Keys of what this module keeps for one request (in its environ, which lives exactly as
-#: long as the request: ``g`` can outlive it where an app context was pushed first).
-_SEAT, _BOXES, _DRAFT = ("silver_eye_post.talk_seat", "silver_eye_post.talk_boxes",
-                         "silver_eye_post.talk_draft")
-
-
-@bp.app_template_global("seat_talk")
-def seat_talk(token: str) -> dict[str, Any] | None:
-    """The seat page's talk box: what the page read with the rest of it (a GET's
-    ``g.seat``, set by ``play.seat_required`` for this very request), or, on a page
-    shown again after a refused form, read now (once per request); with the refused
-    form's text and reason, if any."""
-    seat = g.get("seat")
-    if request.method != "GET" and request.environ.get(_SEAT) is not seat:
-        seat = None  # not this request's reading
-    reads = getattr(seat, "reads", None) or {}
-    access = getattr(seat, "access", None)
-    box = reads.get("talk") if access is not None and access.token == token else None
-    if box is None:
-        memo = request.environ.setdefault(_BOXES, {})
-        if token not in memo:
-            memo[token] = talk_service.page_box(token)
-        box = memo[token]
-    if box is None:
-        return None
-    draft, error = request.environ.get(_DRAFT, ("", None))
-    return {**box, "draft": draft, "error": error}
-
-
 def _again(token: str, exc: services.ServiceError, draft: str) -> Any:
     """The seat page again, the refused message's reason above it and in the talk box,
     its text kept in the box (nothing was said)."""
-    from app.web import play, table_clock
+    from app.web import play
 
-    access, snap, reads = services.seat_page(token, table_clock.seat_page_reads)
-    g.seat = request.environ[_SEAT] = play.SeatRequest(access, snap, reads)
-    request.environ[_DRAFT] = (draft, exc.message)
-    body, status = play.render_seat(g.seat, exc.message, exc.status)
+    seat = play.page_again(token)
+    seat.page["talk_draft"] = (draft, exc.message)
+    body, status = play.render_seat(seat, exc.message, exc.status)
     headers = {}
     if "retry_after" in exc.details:
         headers["Retry-After"] = str(exc.details["retry_after"])
@@ -91,12 +63,13 @@ def _talk_anchor(token: str) -> Any:
 
 
 @bp.post("/play/<token>/talk")
-def say(token: str) -> Any:
+@seat_required(in_unit=True)
+def say(token: str, check: Check) -> Any:
     """Say a message at the table from the seat page, then back to the talk box."""
     text = request.form.get("text", "")
     key = request.form.get("key") or None
     try:
-        talk_service.say_by_link(token, text, key, PAGE, check=seat_forms.check_csrf)
+        talk_service.say_by_link(token, text, key, PAGE, check=check)
     except (services.BadRequest, services.TooMany) as exc:
         return _again(token, exc, text[:4000])
     flash("Said at the table.", "success")
@@ -104,11 +77,12 @@ def say(token: str) -> Any:
 
 
 @bp.post("/play/<token>/talk/<int:talk_id>/hide")
-def hide(token: str, talk_id: int) -> Any:
+@seat_required(in_unit=True)
+def hide(token: str, check: Check, talk_id: int) -> Any:
     """The creator hides one message; anyone else gets a 403 with words."""
     if talk_id > MAX_ID:
         raise services.NotFound("There is no such message at this table.")
-    if talk_service.hide(token, talk_id, check=seat_forms.check_csrf):
+    if talk_service.hide(token, talk_id, check=check):
         flash("The message is hidden: everyone now sees “hidden by the creator” in its "
               "place.", "success")
     else:
@@ -125,20 +99,22 @@ def _switch(name: str) -> bool:
 
 
 @bp.post("/play/<token>/talk/mute")
-def mute(token: str) -> Any:
+@seat_required(in_unit=True)
+def mute(token: str, check: Check) -> Any:
     """Fold the table talk away on this seat's page (``muted=1``), or bring it back."""
     muted = _switch("muted")
-    talk_service.set_muted(token, muted, check=seat_forms.check_csrf)
+    talk_service.set_muted(token, muted, check=check)
     flash("You muted the table talk: it stays folded away until you unmute it." if muted
           else "The table talk is back on your page.", "success")
     return _talk_anchor(token)
 
 
 @bp.post("/play/<token>/talk/spectators")
-def spectators(token: str) -> Any:
+@seat_required(in_unit=True)
+def spectators(token: str, check: Check) -> Any:
     """The creator lets spectators read the talk (``on=1``), or not."""
     on = _switch("on")
-    talk_service.set_spectators(token, on, check=seat_forms.check_csrf)
+    talk_service.set_spectators(token, on, check=check)
     flash("Spectators may read the table talk." if on
           else "Spectators no longer read the table talk; the players still do.", "success")
     return _talk_anchor(token)
@@ -156,20 +132,23 @@ def _after() -> int:
 
 
 @bp.get("/api/play/<token>/talk")
-def api_lines(token: str) -> Any:
+@seat_required
+def api_lines(seat: SeatRequest) -> Any:
     """The table talk for a seat: every message after ``?after=`` (an id; default: the
     newest ``PAGE_LINES``), oldest first."""
     after = _after()
-    access = services.open_seat(token)
+    access = seat.access
     lines, newest = talk_service.json_lines(access.game_id, access.seat, after_id=after,
                                             limit=None if after else talk_service.PAGE_LINES)
     return jsonify({"talk": lines, "newest": newest})
 
 
 @bp.post("/api/play/<token>/talk")
-def api_say(token: str) -> Any:
+@seat_required(in_unit=True)
+def api_say(token: str, check: Check) -> Any:
     """Say a message by JSON: ``{"text": "...", "key": "optional"}`` -> 201."""
-    def check(_access: services.SeatAccess) -> None:  # the link accepted: now the body
+    def check_body(access: services.SeatAccess) -> None:  # the link accepted: now the body
+        check(access)
         if not request.is_json:
             raise NotJson('Send the message as JSON with "Content-Type: application/json", '
                           'like {"text": "nice Dracula"}.')
@@ -180,7 +159,7 @@ def api_say(token: str) -> Any:
     body = _body()
     try:
         access, talk_id = talk_service.say_by_link(token, body.get("text"), body.get("key"),
-                                                   API, check=check)
+                                                   API, check=check_body)
     except services.TooMany as exc:
         answer = jsonify({"error": exc.code, "message": exc.message})
         answer.status_code = exc.status

@@ -12,43 +12,23 @@ page and by JSON, and says whether mail still comes beside them.
 
 A target's URL is never shown, only ``shown`` (service, host, last four characters).
 ``OPENAPI_PATHS`` describes the JSON routes; ``app.web.api.openapi_document`` merges it.
-The page's box reads what ``table_clock.seat_page_reads`` read with the page.
+The page's box is what the seat page's presenter read with the rest of the page.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, g, jsonify, redirect, request, url_for
+from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
 from app.services import notice_targets
-from app.web import seat_forms
+from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, error
 
 bp = Blueprint("targets", __name__)
 
 #: Ids above this are no target (and PostgreSQL's integer could not hold them).
 MAX_ID = 2**31 - 1
-_BOXES = "silver_eye_post.targets_boxes"
-
-
-@bp.app_template_global("seat_targets")
-def seat_targets(token: str) -> dict[str, Any] | None:
-    """The seat page's "Notices elsewhere" box: what the page read with the rest of it
-    (``g.seat.reads["targets"]``), else read now, once per request."""
-    seat = g.get("seat")
-    reads = getattr(seat, "reads", None) or {}
-    access = getattr(seat, "access", None)
-    if access is not None and access.token == token and reads.get("targets") is not None:
-        return dict(reads["targets"])
-    memo = request.environ.setdefault(_BOXES, {})
-    if token not in memo:
-        try:
-            memo[token] = notice_targets.read_status(services.open_seat(token))
-        except services.ServiceError:
-            memo[token] = None
-    box = memo[token]
-    return dict(box) if box is not None else None
 
 
 # -- the page's forms ---------------------------------------------------------------------
@@ -73,9 +53,10 @@ def _checked_id(target_id: str) -> int:
 
 
 @bp.post("/play/<token>/targets")
-def add_form(token: str) -> Any:
+@seat_required
+def add_form(seat: SeatRequest) -> Any:
     """Add a target from the page's form."""
-    access = seat_forms.form_seat(token)
+    access = seat.access
     try:
         added = notice_targets.add(access, request.form.get("url", ""),
                                    request.form.get("scope", notice_targets.SEAT))
@@ -87,9 +68,10 @@ def add_form(token: str) -> Any:
 
 
 @bp.post("/play/<token>/targets/<target_id>/<any(test, resume, remove):what>")
-def target_form(token: str, target_id: str, what: str) -> Any:
+@seat_required
+def target_form(seat: SeatRequest, target_id: str, what: str) -> Any:
     """Test, resume or remove one target from the page."""
-    access = seat_forms.form_seat(token)
+    access = seat.access
     try:
         number = _checked_id(target_id)
         if what == "test":
@@ -107,9 +89,10 @@ def target_form(token: str, target_id: str, what: str) -> Any:
 
 
 @bp.post("/play/<token>/targets/mail")
-def mail_form(token: str) -> Any:
+@seat_required
+def mail_form(seat: SeatRequest) -> Any:
     """The "Also mail me" checkbox: mail beside the targets, or targets instead."""
-    access = seat_forms.form_seat(token)
+    access = seat.access
     # (the box posts a hidden "0" before the checkbox: a form without the box is "off")
     by_mail = any(v in ("1", "on", "true", "yes") for v in request.form.getlist("by_mail"))
     scope = request.form.get("scope", "game")
@@ -150,15 +133,17 @@ def _target_json(target: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.get("/api/play/<token>/targets")
-def list_json(token: str) -> Any:
+@seat_required
+def list_json(seat: SeatRequest) -> Any:
     """The seat's targets (and its address's), masked."""
-    return jsonify(_public(notice_targets.read_status(services.open_seat(token))))
+    return jsonify(_public(notice_targets.read_status(seat.access)))
 
 
 @bp.post("/api/play/<token>/targets")
-def add_json(token: str) -> Any:
+@seat_required
+def add_json(seat: SeatRequest) -> Any:
     """Add a target: ``{"url": ..., "scope": "seat"|"address", "by_mail": bool?}``."""
-    access = services.open_seat(token)
+    access = seat.access
     body = _json_object()
     by_mail = body.get("by_mail")
     if by_mail is not None and not isinstance(by_mail, bool):
@@ -170,23 +155,26 @@ def add_json(token: str) -> Any:
 
 
 @bp.delete("/api/play/<token>/targets/<target_id>")
-def remove_json(token: str, target_id: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def remove_json(seat: SeatRequest, target_id: str) -> Any:
+    access = seat.access
     shown = notice_targets.remove(access, _checked_id(target_id))
     return jsonify({"removed": int(target_id), "shown": shown})
 
 
 @bp.post("/api/play/<token>/targets/<target_id>/test")
-def test_json(token: str, target_id: str) -> Any:
+@seat_required
+def test_json(seat: SeatRequest, target_id: str) -> Any:
     """Queue a test notice; the notice runner sends it within seconds."""
-    access = services.open_seat(token)
+    access = seat.access
     queued = notice_targets.test(access, _checked_id(target_id))
     return jsonify({"queued": True, "target_id": queued["target_id"]}), 202
 
 
 @bp.post("/api/play/<token>/targets/<target_id>/resume")
-def resume_json(token: str, target_id: str) -> Any:
-    access = services.open_seat(token)
+@seat_required
+def resume_json(seat: SeatRequest, target_id: str) -> Any:
+    access = seat.access
     return jsonify(_target_json(notice_targets.resume(access, _checked_id(target_id))))
 
 
