@@ -8,8 +8,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.gamelog import store
-from app.mail import compose, notify
-from app.mail.models import FAILED, PENDING, Outbox
+from app.mail import compose, invitations, notify
+from app.mail.models import FAILED, PENDING, SUPERSEDED, Outbox
 
 
 def mail_trouble(session: Session, game_id: str, seat: int,
@@ -44,6 +44,16 @@ def mail_trouble(session: Session, game_id: str, seat: int,
             who = "Your" if row.seat == seat else f"{compose.clean_name(seats[row.seat].name)}'s"
             lines.append(f"{who} mail bounces: {row.last_error or 'the mail server refused it'}. "
                          f"Share the seat's link another way.")
+        # issue 34 item 3: mail not sent because the address refused when it was to leave
+        refused = session.exec(select(Outbox.seat).distinct().where(
+            col(Outbox.game_id) == game_id, col(Outbox.status) == SUPERSEDED,
+            col(Outbox.last_error).startswith(invitations.REFUSED_AT_SEND))).all()
+        for other in sorted(s for s in refused if s is not None and s < len(seats)):
+            lines.append(f"{compose.clean_name(seats[other].name)}'s address asked for no more "
+                         "invitations (or no mail) from games here and has not played in this "
+                         "one, so we send it nothing more, and the seat is played by the rules' "
+                         "defaults, as an away seat. If they agreed to play, give them the "
+                         "seat's link yourself.")
     held = session.exec(select(Outbox).where(
         col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
         col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None),

@@ -162,9 +162,46 @@ def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None
                                   drain=True, still_holds=still_holds,
                                   compose_late=compose_late,
                                   per_address_hour=per_address_cap(), on_sent=on_sent)
+        if report.refused:
+            play_refused_as_away(report.refused)
     if with_notices:
         send_notices_due(app, now, send=notice_send)
     return report
+
+
+#: A seat's "away" entry is tried this many times when another move lands first.
+AWAY_RETRIES = 5
+
+
+def play_refused_as_away(seats: list[tuple[str, int]]) -> None:
+    """Seats whose mail was superseded because their address refused and never played
+    there (issue 34 item 3, ``invitations.refused_at_send``) are logged ``away`` (R29,
+    source ``system``), as a seat whose run of timeouts reached the game's threshold:
+    the rules' defaults play its decisions at once, so the others do not wait out its
+    deadlines for a person who said no; a game where nobody is left is abandoned. The
+    creator's page says why (``app.mail.trouble``). A seat away already, or a game
+    over, is left as it is; one that cannot be logged is logged for the operator and
+    its deadlines time out as before."""
+    for game_id, seat in seats:
+        for _ in range(AWAY_RETRIES):
+            with read_session() as session:
+                game = session.get(store.Game, game_id)
+                clock = session.exec(select(dl.SeatClock).where(
+                    dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
+                if game is None or game.status != "running" or (clock and clock.absent):
+                    break
+                seq = store.last_seq(session, game_id)
+            try:
+                services.submit_action(game_id, seat, {"type": "away"}, seq, source="system")
+            except services.Conflict:
+                continue
+            except services.ServiceError as exc:
+                log.warning("game %s seat %s refused its mail and could not be logged away: "
+                            "%s", game_id, seat, exc)
+                break
+            log.info("game %s seat %s: its address refused our mail; the seat is away",
+                     game_id, seat)
+            break
 
 
 def send_notices_due(app: Any, now: datetime, *,

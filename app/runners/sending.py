@@ -24,7 +24,7 @@ import logging
 import smtplib
 import uuid
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
@@ -34,7 +34,7 @@ from sqlmodel import Session, col, select
 
 from app.channels.models import NoticeTarget
 from app.clock.time import as_utc
-from app.mail import bounces, holds, notify, table_talk, trust
+from app.mail import bounces, holds, invitations, notify, table_talk, trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
@@ -75,6 +75,9 @@ class SendReport:
     failed: int = 0
     superseded: int = 0
     held: int = 0
+    #: The seats (game, seat) whose mail was superseded because their address refused
+    #: and never played there (issue 34 item 3): the caller plays them as away.
+    refused: list[tuple[str, int]] = field(default_factory=list)
 
 
 def claim_due(engine: Engine, now: datetime, *, owner: str, limit: int = BATCH,
@@ -173,6 +176,7 @@ class Sending(Runner[Outbox]):
         self.talking: set[str] = set()
         self.targets: tuple[set[tuple[str, int]], set[str]] = (set(), set())
         self.broken: BaseException | None = None
+        self.refusals: dict[int, str] = {}
         #: the batch's connection for the rows' ends (``batch``); the engine outside one
         self.ends: Engine | Connection = engine
 
@@ -197,6 +201,7 @@ class Sending(Runner[Outbox]):
             self.talking = talking_games(session, {row.game_id for row in items
                                                    if row.game_id is not None})
             self.targets = targeted(session, items)
+            self.refusals = invitations.refused_at_send(session, items)  # (issue 34 item 3)
         stack = ExitStack()  # (the backend is entered once for the run: ``send_due``)
         ends = stack.enter_context(self.engine.connect())
         ends.execution_options(isolation_level="AUTOCOMMIT")
@@ -214,6 +219,14 @@ class Sending(Runner[Outbox]):
         engine, owner, now, report = self.engine, self.owner, self.now, self.report
         ends = self.ends
         attempts = row.attempts + 1
+        refusal = self.refusals.get(row.id)
+        if refusal is not None:  # its address refused and never played here (issue 34)
+            _finish(ends, row.id, owner, status=SUPERSEDED, held_until=None,
+                    last_error=refusal[:500])
+            report.superseded += 1
+            if (str(row.game_id), int(row.seat or 0)) not in report.refused:
+                report.refused.append((str(row.game_id), int(row.seat or 0)))
+            return
         if row.announces and self.still_holds is not None and not self.still_holds(row):
             # (held_untold stays: the next mail of the seat says it was held)
             _finish(ends, row.id, owner, status=SUPERSEDED, held_until=None,

@@ -33,7 +33,7 @@ def queue(count: int, *, to: str = VICTIM) -> None:
     with write_session() as session:
         for n in range(count):
             outbox.enqueue(session, game_id=None, seat=None, kind="test", to=to, to_name="V",
-                           mail=compose.Mail(subject=f"mail {n}", text="t", html=None),
+                           mail=compose.Mail(subject=f"mail {n}", text="t", html="<p>t</p>"),
                            idempotency=f"flood:{to}:{n}", domain="silver-eye.test", now=NOW)
 
 
@@ -95,7 +95,7 @@ def two_senders_at_once(app: Any, *, hour: int | None, stranger: int | None,
 
 def statuses() -> dict[str, int]:
     with Session(get_engine()) as session:
-        return dict(session.exec(select(Outbox.status, func.count())  # type: ignore[call-overload]
+        return dict(session.exec(select(Outbox.status, func.count())
                                  .group_by(col(Outbox.status))).all())
 
 
@@ -112,7 +112,7 @@ def test_two_senders_at_once_send_one_address_at_most_its_hourly_cap(app):
         # the rest waits, held, until the hour of the first of the 60 is over, and the
         # victim's next mail will say why (nothing is lost, nothing fails silently)
         assert {row.held_why for row in held} == {holds.HELD_HOUR}
-        assert {as_utc(row.held_until) for row in held} == {NOW + holds.HOUR}
+        assert {as_utc(row.held_until) for row in held if row.held_until} == {NOW + holds.HOUR}
         assert all(row.lease_owner is None for row in held)
 
 
