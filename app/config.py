@@ -59,6 +59,9 @@ DEFAULTS: dict[str, Any] = {
     "MAIL_BACKEND": "file",
     # Needed by MAIL_BACKEND=smtp: smtp://user:pass@host:587?starttls=1 or smtps://...
     "SMTP_URL": None,
+    # The name the SMTP transport gives in EHLO/HELO (None: this host's name, Python's
+    # default); make it the name the sending IP's PTR record gives (docs/deliverability.md).
+    "SMTP_HELO": None,
     "MAIL_FROM": "Silver Eye Post <silver-eye-post@localhost>",
     # None: the file backend writes under instance/mail.
     "MAIL_DIR": None,
@@ -72,6 +75,9 @@ DEFAULTS: dict[str, Any] = {
     "FRESH_LINK_MINUTES": 10.0,
     # Mails to one address per hour across all games (0: no cap).
     "MAIL_PER_ADDRESS_PER_HOUR": 60,
+    # Games a day one address may be seated in by people it never played with (issue 34
+    # item 2: a person is bounded by people, not by history; 0: no bound).
+    "INVITATIONS_FROM_STRANGERS_PER_DAY": 10,
     # Done mail, finished inbound mail and closed deadlines older than this are pruned.
     "MAIL_RETENTION_DAYS": 30,
     # -- the clock and readiness (issue 17 item 1, ``app.runners.heartbeats``) --------
@@ -141,7 +147,7 @@ DEFAULTS: dict[str, Any] = {
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
             "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET", "INBOUND_AUTHSERV_ID",
             "LOG_FORMAT", "METRICS_TOKEN", "DKIM_DOMAIN", "DKIM_SELECTOR",
-            "DKIM_PRIVATE_KEY_FILE")
+            "DKIM_PRIVATE_KEY_FILE", "SMTP_HELO")
 #: Environment variables read as comma-separated lists.
 ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
@@ -150,6 +156,7 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
+               "INVITATIONS_FROM_STRANGERS_PER_DAY",
                "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS", "HSTS_MAX_AGE",
                "BOUNCE_SOFT_LIMIT", "TALK_MAX_CHARS", "TALK_PER_SEAT_PER_HOUR",
                "TALK_MAIL_MINUTES", "NOTICE_TARGETS_PER_SEAT", "NOTICE_MAX_ATTEMPTS",

@@ -133,6 +133,49 @@ def refused_at_send(session: Session, rows: list[Any]) -> dict[int, str]:
     return why
 
 
+def strangers_per_day() -> int:
+    """``INVITATIONS_FROM_STRANGERS_PER_DAY`` (0: no bound)."""
+    from app.config import setting
+
+    return max(0, int(float(setting("INVITATIONS_FROM_STRANGERS_PER_DAY"))))
+
+
+def from_strangers_today(session: Session, address: str, now: datetime) -> int:
+    """How many games created in the 24 hours before ``now`` seat ``address`` with nobody
+    it ever played with (issue 34 item 2: a person is bounded by people, not by its
+    history). Measured before: once the victim had made one move anywhere, the
+    stranger's bound of mails no longer applied, and 40 source addresses made 390 games
+    naming it in 143 s. A game with someone it played with (a friend's rematch, a
+    club's table) is not counted. Its games of the day (``ix_seat_email``), their other
+    seats, and which of those it played with (``trust.played_with``)."""
+    from app.mail import trust
+
+    since = now - trust.DAY
+    key = address.lower()
+    recent = [game_id for game_id in session.exec(
+        select(store.Seat.game_id).join(store.Game, col(store.Game.id) == col(store.Seat.game_id))
+        .where(func.lower(col(store.Seat.email)) == key, col(store.Game.created) > since)).all()]
+    if not recent:
+        return 0
+    seated: dict[str, set[str]] = {game_id: set() for game_id in recent}
+    for game_id, other in session.exec(
+            select(store.Seat.game_id, func.lower(col(store.Seat.email)))
+            .where(col(store.Seat.game_id).in_(recent), col(store.Seat.email) != "",
+                   func.lower(col(store.Seat.email)) != key)).all():
+        seated[game_id].add(other)
+    friends = trust.played_with(session, address, sorted(set().union(*seated.values())))
+    return sum(1 for others in seated.values() if not others & friends)
+
+
+def too_many_invitations_words(name: str, index: int, address: str, had: int,
+                               limit: int) -> str:
+    """What the creator reads when ``address`` had the day's invitations from strangers."""
+    return (f"{address} (seat {index + 1}, {name}) was invited to {had} games here in the last "
+            "24 hours by people they have never played with; we invite an address to at most "
+            f"{limit} such games a day, so no game was created. If you know them, ask them "
+            "to join a game of yours they can see first, or invite them again tomorrow.")
+
+
 def refused_words(name: str, index: int, address: str) -> str:
     """What the creator reads when a seat's address refused invitations."""
     return (f"{address} (seat {index + 1}, {name}) asked not to be invited to games here, so "

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Text, exists, func, literal, select
+from sqlalchemy.orm import aliased
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlmodel import Session, col
 
@@ -94,3 +95,28 @@ def mails_in_day(session: Session, address: str, now: datetime) -> int:
         .where(func.lower(col(Outbox.to)) == address.lower(), col(Outbox.created_at) > now - DAY,
                col(Outbox.status) != SUPERSEDED)).scalar() or 0)
 
+
+
+def played_with(session: Session, address: str, others: list[str]) -> set[str]:
+    """Which of ``others`` (case-folded) played a game with ``address``: a game where a
+    seat at each made a move of its own (issue 34 item 2). Seated together is not
+    enough: a stranger who names an address in a game of theirs has not played with it.
+    One statement: the address's seats (``ix_seat_email``), the other seats of those
+    games at ``others``, a probe of ``ix_action_own`` for each side."""
+    wanted = sorted({other.lower() for other in others if other} - {address.lower()})
+    if not address or not wanted:
+        return set()
+    me, them = aliased(store.Seat), aliased(store.Seat)
+    action = store.Action
+
+    def moved(seat: Any) -> Any:
+        return exists(select(literal(1)).where(
+            col(action.game_id) == seat.game_id, col(action.seat) == seat.index,
+            col(action.source).in_(OWN_SOURCES)))
+
+    them_address = func.lower(them.email)
+    query = (select(them_address).distinct().select_from(me)
+             .join(them, col(them.game_id) == col(me.game_id))
+             .where(func.lower(me.email) == address.lower(), them_address.in_(wanted),
+                    col(them.index) != col(me.index), moved(me), moved(them)))
+    return set(session.execute(query).scalars())
