@@ -9,6 +9,7 @@ same row out twice and on the stable Message-ID for the rare crash between
 from __future__ import annotations
 
 import os
+import re
 import smtplib
 import ssl
 from dataclasses import dataclass
@@ -88,9 +89,12 @@ class SmtpSettings:
     username: str | None
     password: str | None
     timeout: float = 30.0
+    #: The name given in EHLO/HELO (``SMTP_HELO``; None: this host's name, as smtplib
+    #: finds it): receivers and Postfix's logs compare it with the sending IP's PTR name.
+    helo: str | None = None
 
     @classmethod
-    def from_url(cls, url: str) -> "SmtpSettings":
+    def from_url(cls, url: str, helo: str | None = None) -> "SmtpSettings":
         parts = urlsplit(url)
         if parts.scheme not in ("smtp", "smtps"):
             raise ValueError(f"SMTP_URL must start with smtp:// or smtps://, not {parts.scheme!r}")
@@ -104,7 +108,25 @@ class SmtpSettings:
                    ssl=use_ssl, starttls=starttls and not use_ssl,
                    username=unquote(parts.username) if parts.username else None,
                    password=unquote(parts.password) if parts.password else None,
-                   timeout=timeout)
+                   timeout=timeout, helo=checked_helo(helo))
+
+
+#: What EHLO may name (RFC 5321 section 4.1.1.1): a domain, or an address literal.
+_HELO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}"
+                   r"[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]+\]|\[IPv6:[0-9A-Fa-f:.]+\]")
+
+
+def checked_helo(name: str | None) -> str | None:
+    """``SMTP_HELO`` as given, or None when empty; a name that is neither a domain nor an
+    address literal fails at start with words (a space or a line break in it would
+    end the command early)."""
+    name = (name or "").strip()
+    if not name:
+        return None
+    if not _HELO.fullmatch(name):
+        raise ValueError(f"SMTP_HELO must be a host name (such as mail.example.org) or an "
+                         f"address literal (such as [192.0.2.1]), not {name!r}")
+    return name
 
 
 class SmtpBackend:
@@ -133,9 +155,10 @@ class SmtpBackend:
         s = self.settings
         conn: smtplib.SMTP
         if s.ssl:
-            conn = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=self._tls())
+            conn = smtplib.SMTP_SSL(s.host, s.port, local_hostname=s.helo, timeout=s.timeout,
+                                    context=self._tls())
         else:
-            conn = smtplib.SMTP(s.host, s.port, timeout=s.timeout)
+            conn = smtplib.SMTP(s.host, s.port, local_hostname=s.helo, timeout=s.timeout)
         try:
             if s.starttls:
                 conn.starttls(context=self._tls())
@@ -226,5 +249,6 @@ def backend_from_config(config: dict, instance_path: str | os.PathLike[str]) -> 
         url = config.get("SMTP_URL") or setting("SMTP_URL")
         if not url:
             raise ValueError("MAIL_BACKEND=smtp needs SMTP_URL (smtp://user:pass@host:port)")
-        return SmtpBackend(SmtpSettings.from_url(url), signer)
+        helo = config.get("SMTP_HELO") or setting("SMTP_HELO")
+        return SmtpBackend(SmtpSettings.from_url(url, helo), signer)
     raise ValueError(f"MAIL_BACKEND must be 'file' or 'smtp', not {name!r}")

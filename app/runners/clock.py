@@ -35,6 +35,7 @@ from app.runners import digests
 from app.runners import heartbeats
 from app.runners import inbound
 from app.runners import pruning
+from app.runners import reports
 from app.runners import sender
 from app.runners import sending
 from app.runners import supervisor as supervision
@@ -207,7 +208,9 @@ class Ticker:
                 log.info("the tick works again after %s failures", self.failures)
             self.failures = 0
             if report.deadlines or report.mail.claimed:
-                log.info("tick: deadlines %s, mail %s", report.fired, report.mail)
+                log.info("tick: deadlines %s, mail %s", report.fired or "none",
+                         reports.words(report.mail),
+                         extra=reports.extra(deadlines=report.fired, mail=report.mail))
         finally:
             self.progress = time.monotonic()
 

@@ -34,6 +34,7 @@ from sqlmodel import Session, col, select
 from app.clock import deadlines as dl
 from app import engine, services
 from app.runners import heartbeats
+from app.runners import reports
 from app.runners import sending
 from app.runners import notices  # (issue 20 item 3)
 from app.gamelog import store
@@ -361,7 +362,7 @@ class Waker:
                 self._noticed_at = time.monotonic()
             if report.claimed:
                 self.reports.append(report)
-                log.info("mail: %s", report)
+                log.info("mail: %s", reports.words(report), extra=reports.extra(mail=report))
                 if report.retried and not report.sent and self._unreachable_since is None \
                         and self._mail_server_unreachable():
                     self._went_down()
@@ -373,7 +374,7 @@ class Waker:
         if noticed is not None and noticed <= datetime.now(timezone.utc):
             told = send_notices_due(self.app, datetime.now(timezone.utc))
             if told.claimed:
-                log.info("notices: %s", told)
+                log.info("notices: %s", reports.words(told), extra=reports.extra(notices=told))
                 self._beater.beat()
                 return None
         if noticed is not None:

@@ -27,6 +27,8 @@ class Received:
     message: EmailMessage
     #: The envelope sender (MAIL FROM): where a bounce of this mail would go.
     mail_from: str = ""
+    #: The name the sender gave in EHLO/HELO (``SMTP_HELO``, issue 34).
+    helo: str = ""
     #: Headers already parsed (the message is never changed once received; parsing one,
     #: by ``email.policy.default``, was a third of a whole game played by replies, whose
     #: players look through every mail they got before each reply: issue 31).
@@ -94,7 +96,7 @@ class _Collect:
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = email.message_from_bytes(envelope.content, policy=default_policy)
         self.box.append(Received(list(envelope.rcpt_tos), message,  # type: ignore[arg-type]
-                                 str(envelope.mail_from or "")))
+                                 str(envelope.mail_from or ""), str(session.host_name or "")))
         return "250 Message accepted for delivery"
 
 
