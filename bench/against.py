@@ -17,7 +17,11 @@ bench/served/counted_wsgi.py, which adds to every answer the statements it sent.
 The client threads here play ``--games`` games at once to their end, one
 request a move (``bench.http_bench.play_game(one_request=True)``: a seat whose
 view is stale GETs its actions first, and the latency is the whole move), then
-GET the seat page (``/play/<token>``) ``--page-gets`` times per thread.
+GET the seat page (``/play/<token>``) ``--page-gets`` times per thread. Then, on a
+database of its own, ``--mails`` mails through that tree's outbox to a local SMTP
+server (bench/served/outbox_rate.py, that tree's ``sending.send_due``): mails/s, and
+what raw ``smtplib`` makes to the same server in the same minute (issue 34's "mails/s
+through the outbox >= 0.95x of before").
 
 Printed per database: each round's figures, then per tree the medians over the
 rounds and the ratios after ÷ before (the median of the rounds' own ratios: the
@@ -127,8 +131,28 @@ def page_gets(port: int, token: str, count: int) -> list[tuple[float, int]]:
     return out
 
 
-def one_round(root: Path, kind: str, games: int, page_get_count: int, seed: int) -> dict[str, Any]:
-    """One tree's round: its moves/s, p50/p99, statements per request, app CPU per request."""
+def mail_rate(root: Path, kind: str, mails: int) -> dict[str, float]:
+    """``mails`` through ``root``'s outbox on a fresh database of ``kind``: mails/s, and
+    raw smtplib's to the same server."""
+    workdir = Path(tempfile.mkdtemp(prefix="silver-eye-against-mail-"))
+    try:
+        with database(kind, workdir) as url:
+            done = subprocess.run([python_of(root), str(SERVED / "outbox_rate.py"), url,
+                                   str(mails)], cwd=root, capture_output=True, text=True,
+                                  timeout=900)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the outbox run in {root} failed:\n{done.stderr[-3000:]}")
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"mail_rate": out["sent"] / out["seconds"], "smtplib": out["smtplib"],
+            "sent": out["sent"]}
+
+
+def one_round(root: Path, kind: str, games: int, page_get_count: int, seed: int,
+              mails: int = 0) -> dict[str, Any]:
+    """One tree's round: its moves/s, p50/p99, statements per request, app CPU per request
+    (and, ``mails``, its outbox's mails/s)."""
     secret = secrets.token_urlsafe(32)
     workdir = Path(tempfile.mkdtemp(prefix="silver-eye-against-"))
     try:
@@ -152,7 +176,8 @@ def one_round(root: Path, kind: str, games: int, page_get_count: int, seed: int)
         shutil.rmtree(workdir, ignore_errors=True)
     moves = [x for each in results for x in each]
     page = [x for each in pages for x in each]
-    return {"moves": len(moves), "latencies": moves, "rate": len(moves) / wall, "p50": http_bench._ms(moves, 0.5),
+    mail = mail_rate(root, kind, mails) if mails else {}
+    return {**mail, "moves": len(moves), "latencies": moves, "rate": len(moves) / wall, "p50": http_bench._ms(moves, 0.5),
             "p99": http_bench._ms(moves, 0.99),
             "requests_per_move": (sum(c.get("POST", 0) + c.get("GET", 0) for c in counts)
                                   / max(1, len(moves))),
@@ -177,7 +202,9 @@ def _line(label: str, f: dict[str, Any]) -> str:
             f"p99 {f['p99']:7.2f} ms  ({f['requests_per_move']:.2f} req/move)  statements "
             f"(median/mean/max) POST {_stmt(f['post_statements'])}, GET actions "
             f"{_stmt(f['get_statements'])}, seat page {_stmt(f['page_statements'])}; seat page "
-            f"{f['page_rate']:.0f}/s p50 {f['page_p50']:.2f} ms; {cpu}")
+            f"{f['page_rate']:.0f}/s p50 {f['page_p50']:.2f} ms; {cpu}"
+            + (f"; mail {f['sent']} sent, {f['mail_rate']:.0f}/s (smtplib {f['smtplib']:.0f}/s)"
+               if "mail_rate" in f else ""))
 
 
 def compare(kind: str, rounds: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
@@ -219,6 +246,12 @@ def compare(kind: str, rounds: list[tuple[dict[str, Any], dict[str, Any]]]) -> d
           f"({verdict_rate}), p99 {out['p99']:.3f}x ({verdict_p99}; all rounds' moves pooled: "
           f"{out['pooled_p99']:.3f}x), p50 {out['p50']:.3f}x")
     print(f"    statements per request, mean before -> after: {'; '.join(same)}")
+    print(f"    seat page p50 after ÷ before: {ratio('page_p50'):.3f}x")
+    if all("mail_rate" in side for pair in rounds for side in pair):
+        out["mail_rate"] = ratio("mail_rate")
+        print(f"    mails/s through the outbox after ÷ before: {out['mail_rate']:.3f}x "
+              f"({'ok' if out['mail_rate'] >= 0.95 else 'BELOW 0.95x'}); after ÷ smtplib in "
+              f"the same minute: {statistics.median(p[1]['mail_rate'] / p[1]['smtplib'] for p in rounds):.2f}x")
     return out
 
 
@@ -230,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="pairs of rounds per database")
     parser.add_argument("--games", type=int, default=4, help="games played at once (threads)")
     parser.add_argument("--page-gets", type=int, default=25, help="seat page GETs per thread")
+    parser.add_argument("--mails", type=int, default=1000,
+                        help="mails through each tree's outbox a round (0: none)")
     args = parser.parse_args(argv)
     before, after = args.before.resolve(), args.after.resolve()
     print(f"{before} (before) against {after} (after), interleaved: {args.rounds} rounds of "
@@ -242,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         for number in range(args.rounds):
             pair = []
             for label, root in (("before", before), ("after", after)):
-                figures = one_round(root, kind, args.games, args.page_gets, 1000 + 100 * number)
+                figures = one_round(root, kind, args.games, args.page_gets, 1000 + 100 * number,
+                                    args.mails)
                 print(_line(f"round {number + 1} {label}", figures)
                       + f" (load {os.getloadavg()[0]:.2f})", flush=True)
                 pair.append(figures)
