@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.outside_tools import outside_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITS = ROOT / "deploy" / "systemd"
@@ -28,13 +29,7 @@ SUFFIXES = (".service", ".target", ".timer")
 
 
 def analyze() -> str:
-    found = shutil.which("systemd-analyze") or (
-        "/usr/bin/systemd-analyze" if Path("/usr/bin/systemd-analyze").exists() else None)
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("systemd-analyze is missing: CI must check the unit files")
-        pytest.skip("systemd-analyze is not installed here")
-    return found
+    return outside_tool("systemd-analyze", "systemd")
 
 
 def here(text: str) -> str:

@@ -13,16 +13,14 @@ here, and fails on CI (``CI`` set), where ``.ci/run`` installs it.
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pytest
 
 from app.mail import compose
+from tests.outside_tools import outside_tool
 from tests.summary.mail_kinds import NAMES, UNSUBSCRIBE, every_kind
 
 LIMIT = 0.5
@@ -50,12 +48,7 @@ def as_sent(kind: str, mail: compose.Mail) -> bytes:
 
 
 def spamassassin() -> str:
-    found = shutil.which("spamassassin")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("spamassassin is not installed: .ci/run installs Debian's spamassassin")
-        pytest.skip("spamassassin is not installed (CI installs it)")
-    return found
+    return outside_tool("spamassassin", "spamassassin")
 
 
 def reports(raw: list[bytes], tmp: Path) -> list[tuple[float, list[str]]]:
