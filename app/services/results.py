@@ -3,11 +3,12 @@ token of someone else; a game's state leaves only through ``engine.view``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
 from app import engine
 from app.access import tokens
+from app.clock.time import iso_in
 from app.engine.names import SeatNames
 
 
@@ -55,11 +56,12 @@ class GameInfo:
             return self.earlier
         return now
 
-    def public(self) -> dict[str, Any]:
-        """JSON-safe summary for pages and the API."""
+    def public(self, zone: tzinfo | None = None) -> dict[str, Any]:
+        """JSON-safe summary for pages and the API; ``zone``: the reader's, when a seat's
+        JSON carries it (issue 33: no UTC time there once its person chose a zone)."""
         return {
             "id": self.id, "name": self.name, "status": self.status,
-            "created": self.created.isoformat(), "options": self.options,
+            "created": iso_in(self.created, zone), "options": self.options,
             "seats": [{"index": s.index, "name": s.name, "kind": s.kind} for s in self.seats],
             "names": self.names, "commitment": self.commitment, "seed": self.seed,
             "seq": self.seq, "rules": self.rules, "end_reason": self.end_reason,

@@ -322,10 +322,12 @@ def _count(session: Session, game_id: str) -> int:
 
 def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | None = None,
               after_id: int = 0, upto_step: int | None = None,
-              limit: int | None = None) -> list[dict[str, Any]]:
+              limit: int | None = None, zone: str | None = None) -> list[dict[str, Any]]:
     """The talk as ``rows`` on the caller's session (the JSON, the replay); a seat's
-    times in its person's zone (issue 33: a seat's JSON shows no UTC time)."""
-    zone = str(notify.person_zone(session, game_id, me)) if me is not None else None
+    times in its person's zone (issue 33: a seat's JSON shows no UTC time), read here
+    unless the caller knows it (``zone``)."""
+    if zone is None and me is not None:
+        zone = str(notify.person_zone(session, game_id, me))
     return rows(talk_store.lines(session, str(game_id), after_id=after_id, upto_step=upto_step,
                                  limit=limit), names, me, zone)
 

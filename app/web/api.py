@@ -7,11 +7,13 @@ POSTs take ``application/json`` only, which also keeps other sites' forms out.
 from __future__ import annotations
 
 import time
+from datetime import datetime, tzinfo
 from typing import Any, TypeVar
 
 from flask import Blueprint, current_app, jsonify, request
 
 from app import engine, services
+from app.clock.time import iso_in
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
 from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
 from app.web.seat_request import SeatRequest, seat_required, with_game
@@ -24,19 +26,24 @@ class NotJson(services.ServiceError):
 
 
 def _seat_payload(access: services.SeatAccess, snap: services.Snapshot,
-                  talk: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    return {"game": snap.game.public(), "seat": access.seat, "seq": snap.seq,
+                  read: tuple[list[dict[str, Any]], tzinfo] | None = None) -> dict[str, Any]:
+    talk, zone = read or ([], None)
+    return {"game": snap.game.public(zone), "seat": access.seat, "seq": snap.seq,
             "names": snap.game.names, "view": snap.view(access.seat),
             # the table talk, newest last (issue 20 item 4; all of it: /api/play/<token>/talk)
-            "talk": talk or []}
+            "talk": talk}
 
 
 def _seat_talk(session: Any, access: services.SeatAccess,
-               snap: services.Snapshot) -> list[dict[str, Any]]:
-    """The seat's table talk as JSON, read on the seat view's session."""
+               snap: services.Snapshot) -> tuple[list[dict[str, Any]], tzinfo]:
+    """The seat's table talk as JSON, and the zone of its person (every time of a seat's
+    JSON is in it: issue 33), read on the seat view's session."""
+    from app.mail.notify import person_zone
     from app.services import talk
+
+    zone = person_zone(session, access.game_id, access.seat)
     return talk.as_json(talk.lines_for(session, access.game_id, snap.game.names, access.seat,
-                                       limit=talk.PAGE_LINES))
+                                       limit=talk.PAGE_LINES, zone=str(zone))), zone
 
 
 def _json_body() -> dict[str, Any]:
@@ -139,6 +146,9 @@ def replay(game_id: str) -> Any:
     first = _step_arg("first", _step_arg("from", 0))
     last = _step_arg("last", _step_arg("to", None))
     frames = services.replay_frames(game_id, seat=seat, reveal=reveal, first=first, last=last)
+    if seat is not None:  # a seat's JSON: its times in its person's zone (issue 33)
+        frames["game"]["created"] = iso_in(datetime.fromisoformat(frames["game"]["created"]),
+                                           _zone_of(game_id, seat))
     # the table talk said up to the last frame, when this reader may read it (issue 20)
     from app.services import talk
     info = frames["game"]
@@ -146,6 +156,16 @@ def replay(game_id: str) -> Any:
     frames["talk"] = talk.replay_json(game_id, seat, upto, info["status"] == "over",
                                       info["names"])
     return jsonify(frames)
+
+
+def _zone_of(game_id: str, seat: int) -> tzinfo:
+    """The zone of the person holding ``seat``, for a seat's JSON read outside a page's
+    session."""
+    from app.db import read_session
+    from app.mail.notify import person_zone
+
+    with read_session() as session:
+        return person_zone(session, game_id, seat)
 
 
 #: More digits than any game has steps; also far below Python's int-parsing limit.

@@ -178,12 +178,14 @@ def _body() -> dict[str, Any]:
 
 def _read_table(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
     """The table as the seat sees it, and its own zone and quiet hours (one read session)."""
+    from app.mail.notify import zone_of
     from app.services import seat_settings
 
     mine = seat_settings.status(access.game_id, access.seat, session)
     me = {"time_zone": mine["time_zone"], "quiet_start": mine["quiet_start"] or None,
           "quiet_end": mine["quiet_end"] or None, "calendar": mine["calendar_words"]}
-    return {"seat": access.seat, "seq": snap.seq, "game": snap.game.public(), "me": me,
+    return {"seat": access.seat, "seq": snap.seq, "me": me,
+            "game": snap.game.public(zone_of(mine["time_zone"])),  # (issue 33: her zone)
             **(table.about_me(table.read(session, snap.game, access.seat, snap.state,
                                          mine["time_zone"]), access.seat) or {})}
 

@@ -51,7 +51,8 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
     # decision is on the page (then they are buttons among the moves).
     simon = choices.simon_choice(view, me) if playable and choice is None else None
     context = view_helpers.table_context(view, names, kinds, me, choice or simon,
-                                         reads.get("clocks"), deadlines.now())
+                                         reads.get("clocks"), deadlines.now(),
+                                         (reads.get("mail") or {}).get("time_zone"))
     legal = list(view.get("legal_actions") or []) if playable else []
     # Buttons for what is not chosen by tapping cards: draw, take, call, skip...
     buttons = [a for a in legal if not (simon and a.get("type") == "simon")
