@@ -167,6 +167,29 @@ def from_strangers_today(session: Session, address: str, now: datetime) -> int:
     return sum(1 for others in seated.values() if not others & friends)
 
 
+def over_strangers_bound(session: Session, seated: list[tuple[int, dict[str, Any]]],
+                         now: datetime) -> str | None:
+    """The words refusing a new game (None: none) that seats an address with nobody it
+    ever played with when it was seated so in ``strangers_per_day`` games today already
+    (issue 34 item 2). ``seated``: the new game's ``(index, player)`` with an address;
+    asked by ``app.services.games`` under the same lock on each address as the
+    stranger's mail, so two games created at once cannot both see room for one more."""
+    from app.mail import trust
+
+    limit = strangers_per_day()
+    if not limit:
+        return None
+    for index, player in seated:
+        others = [other["email"] for number, other in seated if number != index]
+        if trust.played_with(session, player["email"], others):
+            continue
+        had = from_strangers_today(session, player["email"], now)
+        if had >= limit:
+            return too_many_invitations_words(player["name"], index, player["email"], had,
+                                              limit)
+    return None
+
+
 def too_many_invitations_words(name: str, index: int, address: str, had: int,
                                limit: int) -> str:
     """What the creator reads when ``address`` had the day's invitations from strangers."""

@@ -70,14 +70,16 @@ def wall_now() -> datetime:
 
 
 def write(engine: Engine, name: str, *, every: float, detail: dict[str, Any],
-          at: datetime | None = None) -> None:
-    """Upsert the heartbeat of ``name`` (one statement, its own transaction)."""
+          at: datetime | None = None, also: str | None = None) -> None:
+    """Upsert the heartbeat of ``name`` (one statement, its own transaction); ``also``:
+    the same beat under a second name too (a claimer's own, ``Beater.claimer``)."""
     values = {"name": name, "pid": os.getpid(), "host": socket.gethostname()[:255],
               "beat_at": at or wall_now(), "every_seconds": float(every), "detail": detail}
     from sqlalchemy.dialects import postgresql, sqlite
 
     dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(Heartbeat).values(**values)
+    rows = [values] + ([{**values, "name": also}] if also else [])
+    statement = dialect.insert(Heartbeat).values(rows)
     statement = statement.on_conflict_do_update(
         index_elements=["name"],
         set_={key: statement.excluded[key] for key in values if key != "name"})
@@ -95,10 +97,15 @@ class Beater:
     off, retries); it is not marked written, so the next beat tries again.
     """
 
-    def __init__(self, engine: Engine, name: str, every: float = BEAT_SECONDS) -> None:
+    def __init__(self, engine: Engine, name: str, every: float = BEAT_SECONDS,
+                 claimer: str | None = None) -> None:
         self.engine = engine
         self.name = name
         self.every = every
+        #: the owner name the loop's claims carry (a sender thread's): each beat is
+        #: written under it too, so whichever clock finds it stale gives its claims back
+        #: (``release_dead_claimers``), however many clocks share the ``sender`` row
+        self.claimer = claimer
         self.detail: dict[str, Any] = {}
         self._written = float("-inf")
         #: the process's own loop (the clock's tick, the inbound apply loop): each beat
@@ -112,7 +119,8 @@ class Beater:
         if not force and time.monotonic() - self._written < self.every:
             return False
         self.detail.pop(DEAD_KEY, None)
-        write(self.engine, self.name, every=self.every, detail=dict(self.detail))
+        write(self.engine, self.name, every=self.every, detail=dict(self.detail),
+              also=self.claimer)
         self._written = time.monotonic()
         if self.pings_systemd:
             watchdog.alive()
@@ -125,7 +133,7 @@ class Beater:
         self.detail["died_at"] = wall_now().isoformat()
         try:
             write(self.engine, self.name, every=self.every,
-                  detail={**self.detail, DEAD_KEY: error[:300]})
+                  detail={**self.detail, DEAD_KEY: error[:300]}, also=self.claimer)
         except Exception as exc:  # noqa: BLE001 - the loop is dead either way
             log.warning("could not mark the %s heartbeat dead: %s", self.name, exc)
         self._written = float("-inf")  # the restarted loop's first step beats at once
@@ -180,6 +188,47 @@ def read(engine: Engine, now: datetime | None = None,
                                    and age <= max(stale, 3 * row.every_seconds))
         session.rollback()
     return found
+
+
+# -- claims of a loop that died ----------------------------------------------------------
+
+#: What a claimer's heartbeat name begins with (``sender.Waker.owner``); one that beats
+#: under its owner name is known, and its claims go when it goes quiet.
+CLAIMER_PREFIX = "sender-"
+
+
+def release_dead_claimers(engine: Engine, release: Any, now: datetime | None = None,
+                          stale: float | None = None) -> dict[str, int]:
+    """Give back the claims of every claimer whose own heartbeat went stale or says it
+    died, and forget that heartbeat: ``{owner: rows released}``. ``release(engine,
+    owner)``: the queue's release (the outbox's ``Lease.release_all``).
+
+    Why (issue 34 item 1): a clock killed with ``kill -9`` held its claimed mail for the
+    10-minute lease (7 mails waited 10 minutes although its heartbeat was stale after
+    30 s). The ``sender`` heartbeat names the owner of one sender only, and with two
+    clocks the live one overwrites it; each sender thread now also beats under its own
+    owner name, and any clock (its tick, its sender thread) that finds such a beat stale
+    releases that owner's claims at once. A claimer that only works slowly beats while
+    it sends (``Waker._sent``), so its beat stays fresh and its claims stay its own."""
+    now = now or wall_now()
+    stale = stale_seconds() if stale is None else stale
+    with Session(engine) as session:
+        rows = session.exec(select(Heartbeat).where(
+            col(Heartbeat.name).startswith(CLAIMER_PREFIX))).all()
+        dead = [(row.name, row.beat_at) for row in rows
+                if DEAD_KEY in (row.detail or {})
+                or (now - as_utc(row.beat_at)).total_seconds() > max(stale, 3 * row.every_seconds)]
+        session.rollback()
+    released: dict[str, int] = {}
+    for owner, beat_at in dead:
+        released[owner] = int(release(engine, owner))
+        with Session(engine) as session:  # (a claimer that beat again since keeps its row)
+            session.exec(sa.delete(Heartbeat).where(col(Heartbeat.name) == owner,
+                                                    col(Heartbeat.beat_at) == beat_at))
+            session.commit()
+        log.warning("the mail sender %s went quiet holding %s mails; they are given back and "
+                    "sent by another sender now", owner, released[owner])
+    return released
 
 
 # -- mail that should have left --------------------------------------------------------

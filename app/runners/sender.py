@@ -65,6 +65,9 @@ MAX_SLEEP_SECONDS = 10.0
 STOP_CHECK_SECONDS = 1.0
 #: A quiet LISTEN connection is pinged this often (seconds), so a dead one is found.
 LISTEN_PING_SECONDS = 30.0
+#: How often a sender thread looks for the claims of a sender that went quiet (another
+#: clock killed with its mail claimed): one read of the heartbeats (issue 34 item 1).
+SWEEP_SECONDS = 5.0
 #: A failed sender step is retried after 0.5 s, then 1 s, 2 s, ... at most 5 s: a
 #: database back from a restart gets its mail out within seconds (issue 17 item 1).
 RETRY_FIRST_SECONDS = 0.5
@@ -259,11 +262,14 @@ class Waker:
         self._check_put_off = False
         self._probed_at = 0.0
         self._noticed_at = time.monotonic()
-        self._beater = heartbeats.Beater(get_engine(app), heartbeats.SENDER)
-        #: whose claims this thread's rows carry; its heartbeat names it, so a clock
-        #: that finds the heartbeat stale gives them back (``sending.release_stale_sender``)
-        self.owner = f"sender-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        #: whose claims this thread's rows carry; its heartbeat names it, and it beats
+        #: under that name too, so any clock that finds it stale gives them back
+        #: (``heartbeats.release_dead_claimers``, issue 34 item 1)
+        self.owner = f"{heartbeats.CLAIMER_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._beater = heartbeats.Beater(get_engine(app), heartbeats.SENDER,
+                                         claimer=self.owner)
         self._beater.detail["owner"] = self.owner
+        self._swept_at = float("-inf")
 
     # -- PostgreSQL LISTEN --------------------------------------------------------
 
@@ -349,6 +355,9 @@ class Waker:
     def step(self) -> float | None:
         """Send what is due now; return how long to sleep (None: look again at once)."""
         self._listen()
+        if time.monotonic() - self._swept_at >= SWEEP_SECONDS:  # a dead clock's claims
+            heartbeats.release_dead_claimers(get_engine(self.app), sending.OUTBOX.release_all)
+            self._swept_at = time.monotonic()
         upcoming = next_due(self.app)
         now = datetime.now(timezone.utc)
         if upcoming is not None and upcoming <= now:
@@ -356,6 +365,9 @@ class Waker:
             # finds them due, as it finds any other (no claim of notices in every step that
             # sends mail); with them, unless a stream of mail kept the steps from looking
             looked = time.monotonic() - self._noticed_at > NOTICES_LOOK_SECONDS
+            # its claims will carry ``owner``: a beat under that name first, so that a
+            # clock that dies inside the send leaves a beat that goes stale (issue 34)
+            self._beater.beat()
             report = send_mail_due(self.app, now, backend=self.backend, on_sent=self._sent,
                                    owner=self.owner, with_notices=looked)
             if looked:

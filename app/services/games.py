@@ -229,26 +229,9 @@ def _guard_invitees(session: Session, cleaned: list[dict[str, Any]]) -> dict[int
             player = cleaned[index]
             raise BadRequest(invitations.too_many_words(
                 player["name"], index, player["email"], had, 0, trust.STRANGER_MAILS_PER_DAY))
-    _within_invitations_from_strangers(session, seated, now)
+    if (over := invitations.over_strangers_bound(session, seated, now)) is not None:
+        raise BadRequest(over)  # (issue 34 item 2: the day's games seated by strangers)
     return strangers
-
-
-def _within_invitations_from_strangers(session: Session, seated: list[tuple[int, Any]],
-                                       now: Any) -> None:
-    """Refuse a game that seats an address with nobody it ever played with when it was
-    seated so by ``invitations.strangers_per_day`` games today already (issue 34 item 2),
-    under the same lock on the address as the stranger's mail."""
-    limit = invitations.strangers_per_day()
-    if not limit:
-        return
-    for index, player in seated:
-        others = [other["email"] for number, other in seated if number != index]
-        if trust.played_with(session, player["email"], others):
-            continue
-        had = invitations.from_strangers_today(session, player["email"], now)
-        if had >= limit:
-            raise BadRequest(invitations.too_many_invitations_words(
-                player["name"], index, player["email"], had, limit))
 
 
 def _within_stranger_mail(session: Session, cleaned: list[dict[str, Any]],

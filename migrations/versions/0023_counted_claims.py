@@ -21,10 +21,10 @@ depends_on: Union[str, Sequence[str], None] = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("outbox") as batch:
-        batch.add_column(sa.Column("counted_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("outbox", sa.Column("counted_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("outbox") as batch:
-        batch.drop_column("counted_at")
+    # a plain ALTER (SQLite 3.35+ has DROP COLUMN): a batch copy of the table would lose
+    # the expression index ix_outbox_to_created, which SQLite cannot reflect
+    op.execute("ALTER TABLE outbox DROP COLUMN counted_at")
