@@ -192,8 +192,15 @@ def seat_clock_state(game_id: str, seat: int, now: datetime | None = None,
     clock = session.exec(select(dl.SeatClock).where(
         dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
     decision = dl.open_rows(session, game_id, seat, dl.DECISION)
+    return clock_state_of(clock, decision, game.options if game else {}, now)
+
+
+def clock_state_of(clock: dl.SeatClock | None, decision: list[dl.Deadline],
+                   options: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """``seat_clock_state`` from rows read already: the seat's clock row and its open
+    decision rows (the seat page's presenter reads the game's once: issue 33)."""
     until = dl.as_utc(clock.vacation_until) if clock and clock.vacation_until else None
-    allowed = dl.ClockSettings.from_options(game.options if game else {}).vacation_days
+    allowed = dl.ClockSettings.from_options(options).vacation_days
     return {
         "absent": bool(clock and clock.absent),
         "consecutive_timeouts": clock.consecutive_timeouts if clock else 0,

@@ -82,9 +82,17 @@ def status(session: Session, access: services.SeatAccess) -> dict[str, Any]:
     read on the caller's session (a GET never writes)."""
     address = seat_address(session, access.game_id, access.seat)
     found = targets.of_seat(session, access.game_id, access.seat, address)
+    return status_of(found, address, _by_mail(session, access.game_id, access.seat),
+                     _address_by_mail(session, address))
+
+
+def status_of(found: list[Any], address: str | None, seat_by_mail: bool,
+              address_by_mail: bool) -> dict[str, Any]:
+    """``status`` from rows read already (the seat page's presenter reads the seat's mail
+    row and its person with the rest of the page: issue 33)."""
     return {"targets": [targets.described(t) for t in found],
-            "by_mail": takes_mail(session, access.game_id, access.seat, address),
-            "address_by_mail": _address_by_mail(session, address),
+            "by_mail": seat_by_mail and address_by_mail,
+            "address_by_mail": address_by_mail,
             "has_address": address is not None,
             "limit": targets.per_seat_limit(), "examples": list(targets.EXAMPLES),
             "scopes": SCOPES, "trouble": trouble_lines(found)}

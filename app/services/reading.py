@@ -5,13 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-from sqlmodel import Session
+from sqlalchemy import and_, func, select
+from sqlmodel import Session, col
 
 from app import engine
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
 from app.engine.names import SeatNames
+from app.mail.models import SeatMail
+from app.people.models import Person
 from app.people import tenures
 from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
@@ -66,6 +69,39 @@ def seat_page(token: str, read: Any = None) -> tuple[SeatAccess, Snapshot, Any]:
         access, seats, game, seq, state = _open_seat_and_game(session, token)
         snap = Snapshot(_holders(session, _game_info(game, seats, seq), seats), state)
         return access, snap, read(session, access, snap) if read is not None else None
+
+
+@dataclass(frozen=True)
+class Holder:
+    """One seat of a game as its page's presenter needs it (issue 33): its address, the
+    lobby's mail choice, the person holding it (None: a bot, or no settings yet) and its
+    mail row (None: none written yet)."""
+
+    index: int
+    kind: str
+    email: str | None
+    lobby_mail: str | None
+    person: Any
+    mail: Any
+
+
+def holders(session: Session, game_id: str) -> tuple[list[Holder], bool]:
+    """Every seat of the game with its person and its mail row, and whether spectators
+    read the talk: one statement (the seat, person and seat_mail tables joined)."""
+    seat = store.Seat
+    query: Any = select(col(seat.index), col(seat.kind), col(seat.email), col(seat.preferences),
+                        col(store.Game.talk_spectators), Person, SeatMail)
+    found = session.execute(
+        query
+        .join(store.Game, col(store.Game.id) == col(seat.game_id))
+        .outerjoin(Person, (func.lower(col(Person.address)) == func.lower(col(seat.email)))
+                   & (col(seat.kind) == "human"))
+        .outerjoin(SeatMail, and_(col(SeatMail.game_id) == col(seat.game_id),
+                                  col(SeatMail.seat) == col(seat.index)))
+        .where(seat.game_id == str(game_id)).order_by(col(seat.index))).all()
+    rows = [Holder(int(index), str(kind), email, (preferences or {}).get("mail"), person, mail)
+            for index, kind, email, preferences, _, person, mail in found]
+    return rows, bool(found and found[0][4])
 
 
 def game_page(game_id: str, read: Any = None) -> tuple[Snapshot, Any]:

@@ -172,30 +172,40 @@ def status(game_id: str, seat: int, session: Session | None = None,
             return status(game_id, seat, own, view, marks)
     game_id, seat = str(game_id), int(seat)
     game = session.get(store.Game, game_id)
-    running = bool(game is not None and game.status == "running")
     row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
                                               SeatMail.seat == seat)).first()
     seat_row = session.get(store.Seat, (game_id, seat))
-    if row is not None:
-        mode = row.mode
-    else:
-        wanted = (seat_row.preferences or {}).get("mail") if seat_row is not None else None
-        mode = wanted if wanted in MAIL_MODES else EVERY
     address = checked_or_none(seat_row.email) if seat_row is not None else None
     across = session.exec(select(Person).where(
         Person.address == address)).first() if address else None
+    return status_of(
+        game.status if game is not None else "", game.options if game is not None else {},
+        row, (seat_row.preferences or {}).get("mail") if seat_row is not None else None,
+        address, across, trouble.mail_trouble(session, game_id, seat, view, marks),
+        absence.seat_clock_state(game_id, seat, session=session))
+
+
+def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
+              lobby_mode: str | None, address: str | None, across: Person | None,
+              mail_trouble: list[str], clock: dict[str, Any]) -> dict[str, Any]:
+    """``status`` from rows read already: the game's status and options, the seat's mail
+    row, the lobby's choice, its address and person, what went wrong with its mail and
+    its clock (the seat page's presenter reads each table once: issue 33)."""
+    running = game_status == "running"
+    if row is not None:
+        mode = row.mode
+    else:
+        mode = lobby_mode if lobby_mode in MAIL_MODES else EVERY
     address_mode = across.mode if across is not None else PER_GAME
-    mail_trouble = trouble.mail_trouble(session, game_id, seat, view, marks)
     if across is not None and across.bouncing_since is not None and address:
         mail_trouble = [bounces.page_words(address, across.bounce_reason), *mail_trouble]
-    clock = absence.seat_clock_state(game_id, seat, session=session)
     # issue 32: zone and quiet hours are the person's, the same in all their games
     zone = (across.time_zone if across is not None else None) or "UTC"
     tz = notify.zone_of(zone)
     for key in ("deadline", "vacation_until"):
         if clock.get(key) is not None:
             clock[key] = clock[key].astimezone(tz)
-    settings = dl.ClockSettings.from_options(game.options if game is not None else {})
+    settings = dl.ClockSettings.from_options(options)
     quiet = notify.quiet_of(across) if across is not None else None
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
             "running": running, "time_zone": zone,

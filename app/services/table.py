@@ -7,10 +7,12 @@ returns it. The use cases that change these are ``people``, ``votes`` and ``seri
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
-from sqlmodel import Session, select
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
 from app import engine
 from app.access import tokens
@@ -20,121 +22,217 @@ from app.engine.names import SeatNames
 from app.gamelog import store
 from app.mail import notify
 from app.mail import people as people_mail
-from app.people import store as people_store
-from app.people.models import Gift
+from app.people.models import Ballot, Gift, Person, Vote
 from app.services import people, votes
 from app.services.series import series_score
 
 
-def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = "UTC",
-          now: datetime | None = None, decisions: list[dl.Deadline] | None = None
-          ) -> dict[str, Any]:
-    """The table's people and clocks as a seat (None: a spectator) sees them, read only
-    on the caller's session: each seat's deadline and bank (everyone sees them), the
-    days given, the open vote and the past ones, what this seat may do about them
-    (resign, give time, start or answer a vote, offer a rematch) and the series score.
-    JSON-safe: the page renders it, ``GET /api/play/<token>/table`` returns it.
+@dataclass
+class Rows:
+    """What the people box shows beyond the game, each table read once (issue 33): the
+    seats' clock rows, the open decisions, the days given, every vote and every ballot
+    of the game, and the person holding each seat (their zone and quiet hours count
+    the banks). The seat page's presenter reads them with the rest of the page."""
 
-    ``info`` is the page's ``GameInfo`` (its seats and status, read already) and
-    ``decisions`` the open decision rows the page read for its clocks, so this reads
-    only what is its own: the seats' clock rows, the days given, the votes (one query:
-    the open one is among them, and a rematch's game is its vote's), and their ballots
-    while one is open."""
-    now = dl.as_utc(now or dl.now())
-    game_id = str(info.id)
-    seats = list(info.seats)
-    names = info.names  # (and who held each seat before: issue 32, ``then``)
-    status = engine.status(state)
-    resigned = set(status.get("resigned") or ())
-    settings = dl.ClockSettings.from_options(info.options)
+    clocks: dict[int, dl.SeatClock]
+    decisions: list[dl.Deadline]
+    gifts: list[Gift]
+    votes: list[Vote]  # newest first
+    ballots: list[Ballot]  # of every vote of the game
+    persons: dict[int, Any] = field(default_factory=dict)  # seat -> person row (or None)
+
+    @property
+    def news(self) -> int:
+        """What the ``/seq`` probe counts (``people.store.news``), from the rows held."""
+        return (len(self.votes) + sum(1 for v in self.votes if v.status != "open")
+                + len(self.ballots) + len(self.gifts))
+
+
+def read_rows(session: Session, game_id: str, decisions: list[dl.Deadline] | None = None,
+              persons: dict[int, Any] | None = None) -> Rows:
+    """The rows of ``Rows``, one statement per table (``decisions`` and ``persons``: the
+    caller read them already; without ``persons`` the seats' holders are read too)."""
+    game_id = str(game_id)
     clocks = {row.seat: row for row in session.exec(select(dl.SeatClock).where(
         dl.SeatClock.game_id == game_id))}
-    away = {index for index, row in clocks.items() if row.absent}
     if decisions is None:
         decisions = dl.open_rows(session, game_id, kind=dl.DECISION)
-    deciding = {row.seat: row for row in reversed(decisions)}  # (earliest per seat)
-    tz = notify.zone_of(zone)
+    every_vote = list(session.exec(select(Vote).where(Vote.game_id == game_id)
+                                   .order_by(col(Vote.id).desc())))
+    ballots = list(session.exec(select(Ballot).join(Vote, col(Ballot.vote_id) == col(Vote.id))
+                                .where(Vote.game_id == game_id)))
+    if persons is None:
+        persons = holders(session, game_id)
+    return Rows(clocks, decisions, people.gifts(session, game_id), every_vote, ballots,
+                persons)
+
+
+def holders(session: Session, game_id: str) -> dict[int, Any]:
+    """The person row holding each human seat of the game (one statement)."""
+    found = session.exec(select(store.Seat.index, Person).join(
+        Person, func.lower(col(Person.address)) == func.lower(col(store.Seat.email)))
+        .where(store.Seat.game_id == game_id, store.Seat.kind == "human")).all()
+    return {int(index): person for index, person in found}
+
+
+def read(session: Session, info: Any, seat: int | None, state: Any, zone: str = "UTC",
+         now: datetime | None = None, decisions: list[dl.Deadline] | None = None
+         ) -> dict[str, Any]:
+    """The table's people and clocks as a seat (None: a spectator) sees them, read only
+    on the caller's session (``read_rows``, then ``box``). JSON-safe: the page renders
+    it, ``GET /api/play/<token>/table`` returns it."""
+    return box(read_rows(session, str(info.id), decisions), info, seat, state, zone,
+               now, session)
+
+
+@dataclass
+class _Seen:
+    """What every part of the box needs: the game, the viewer, the rows, the zone."""
+
+    info: Any
+    seat: int | None
+    state: Any
+    rows: Rows
+    status: dict[str, Any]
+    settings: dl.ClockSettings
+    zone: Any
+    now: datetime
+
+    @property
+    def resigned(self) -> set[int]:
+        return set(self.status.get("resigned") or ())
+
+    @property
+    def away(self) -> set[int]:
+        return {index for index, row in self.rows.clocks.items() if row.absent}
+
+    @property
+    def deciding(self) -> dict[int, dl.Deadline]:
+        return {row.seat: row for row in reversed(self.rows.decisions)}  # (earliest per seat)
+
+    @property
+    def playing(self) -> bool:
+        """The viewer is a person still playing a running game (not resigned, not away)."""
+        seat = self.seat
+        return (seat is not None and self.info.status == "running"
+                and self.info.seats[seat].kind == "human" and seat not in self.resigned
+                and seat not in self.away)
+
+    @property
+    def open_vote(self) -> Vote | None:
+        return next((v for v in self.rows.votes if v.status == "open"), None)
+
+    def when(self, moment: datetime | None) -> str | None:
+        return _local(moment, self.zone) if moment is not None else None
+
+
+def box(rows: Rows, info: Any, seat: int | None, state: Any, zone: str = "UTC",
+        now: datetime | None = None, session: Session | None = None) -> dict[str, Any]:
+    """The people box from ``rows``: each seat's deadline and bank (everyone sees them),
+    the days given, the open vote and the past ones, what this seat may do about them
+    (resign, give time, start or answer a vote, offer a rematch) and the series score
+    (``session``: read only in a series or after a rematch)."""
+    seen = _Seen(info, seat, state, rows, engine.status(state),
+                 dl.ClockSettings.from_options(info.options), notify.zone_of(zone),
+                 dl.as_utc(now or dl.now()))
+    rematch = _rematch(seen, session)
+    in_series = info.series_id is not None or rematch["game_id"] is not None
+    series = (series_score(str(info.id), session)  # (app.services.series)
+              if in_series and session is not None else None)
+    vote = seen.open_vote
     running = info.status == "running"
-    me_playing = (seat is not None and running and seats[seat].kind == "human"
-                  and seat not in resigned and seat not in away)
-
-    def when(moment: datetime | None) -> str | None:
-        return _local(moment, tz) if moment is not None else None
-
-    rows = []
-    for each in seats:
-        due = dl.as_utc(deciding[each.index].due_at) if each.index in deciding else None
-        rows.append({"seat": each.index, "name": each.name, "kind": each.kind,
-                     "due": iso_in(due, tz) if due else None, "due_words": when(due),
-                     "bank": (_bank(session, game_id, each.index, settings, clocks,
-                                    deciding, now) if settings.banked else None),
-                     "resigned": each.index in resigned, "away": each.index in away})
-    given = people.gifts(session, game_id)
-    round_no = int(status.get("round") or 0)
-    days_left = 0
-    if me_playing and seat is not None:
-        days_left = max(0, settings.more_time_per_round - sum(
-            1 for g in given if g.giver == seat and g.round == round_no))
-    every_vote = votes.history(session, game_id)
-    vote = next((v for v in every_vote if v.status == "open"), None)
-    open_box = None
-    if vote is not None and vote.id is not None:
-        answers = votes.ballots_of(session, vote.id)
-        asked = votes.asked(vote.kind, seats, state, away, vote.subject_seat).seats
-        open_box = {"id": vote.id, "kind": vote.kind, "by": vote.seat,
-                    "words": people_mail.vote_words(vote, then(names, vote.step)),
-                    "expires": iso_in(vote.expires_at, tz),
-                    "expires_words": when(dl.as_utc(vote.expires_at)),
-                    "asked": list(asked),
-                    "answers": {str(k): v for k, v in answers.items()},
-                    "waiting_for": [names[s] for s in asked if s not in answers],
-                    "mine": answers.get(seat) if seat is not None else None,
-                    "may_answer": seat in asked and seat not in answers,
-                    "may_withdraw": seat == vote.seat}
-    past = [{"id": v.id, "kind": v.kind, "status": v.status,
-             "words": people_mail.vote_words(v, then(names, v.step)), "outcome": v.outcome,
-             "closed_words": when(dl.as_utc(v.closed_at)) if v.closed_at else None,
-             "new_game_id": v.new_game_id}
-            for v in every_vote if v.status != "open"]
-    later = next((v.new_game_id for v in every_vote if v.kind == "rematch"
-                  and v.status == "passed" and v.new_game_id), None)
-    rematch = {
-        "may_offer": (seat is not None and info.status == "over" and vote is None
-                      and later is None and seats[seat].kind == "human"),
-        "game_id": later,
-        "seat_link": (f"/play/{tokens.seat_token(later, seat, _version(session, later, seat))}"
-                      if later is not None and seat is not None else None),
-        "rematch_of": info.rematch_of,
-    }
-    humans = [s.index for s in seats if s.kind == "human"]
-    in_series = info.series_id is not None or later is not None
-    series = series_score(game_id, session) if in_series else None  # (app.services.series)
+    humans = [s.index for s in info.seats if s.kind == "human"]
     return {
-        "clock": {"words": settings.words(), "banked": settings.banked,
-                  "more_time_per_round": settings.more_time_per_round},
-        "seats": rows,
-        "gifts": [{"giver": g.giver, "receiver": g.receiver, "round": g.round,
-                   "at": iso_in(g.at, tz),
-                   "words": _gift_words(g, then(names, g.step), when)}
-                  for g in given],
-        "more_time": {"left": days_left,
-                      "to": [each for each in deciding
-                             if each != seat and seats[each].kind == "human"
-                             and each not in resigned] if days_left else []},
-        "may_resign": bool(me_playing and status.get("phase") != "over"),
-        "resigned": seat in resigned if seat is not None else False,
-        "vote": open_box,
-        "votes": past,
-        "may_abort": bool(me_playing and vote is None),
-        "substitutes": ([s for s in humans if (s in resigned or s in away)]
+        "clock": {"words": seen.settings.words(), "banked": seen.settings.banked,
+                  "more_time_per_round": seen.settings.more_time_per_round},
+        "seats": [_seat_row(seen, each) for each in info.seats],
+        "gifts": [_gift(seen, g) for g in rows.gifts],
+        "more_time": _more_time(seen),
+        "may_resign": bool(seen.playing and seen.status.get("phase") != "over"),
+        "resigned": seat in seen.resigned if seat is not None else False,
+        "vote": _open_box(seen, vote) if vote is not None else None,
+        "votes": [_past(seen, v) for v in rows.votes if v.status != "open"],
+        "may_abort": bool(seen.playing and vote is None),
+        "substitutes": ([s for s in humans if (s in seen.resigned or s in seen.away)]
                         if running and vote is None and seat is not None
-                        and (me_playing or seat in resigned or seat in away) else []),
+                        and (seen.playing or seat in seen.resigned or seat in seen.away)
+                        else []),
         "rematch": rematch,
         "series": series.public() if series is not None else None,
         "ended": info.end_reason,
         # what the /seq probe counts: an open page redraws itself when it grows
-        "news": people_store.news(session, game_id),
+        "news": rows.news,
     }
+
+
+def _seat_row(seen: _Seen, each: Any) -> dict[str, Any]:
+    """One seat's line: its deadline (in the viewer's zone) and bank."""
+    row = seen.deciding.get(each.index)
+    due = dl.as_utc(row.due_at) if row is not None else None
+    return {"seat": each.index, "name": each.name, "kind": each.kind,
+            "due": iso_in(due, seen.zone) if due else None, "due_words": seen.when(due),
+            "bank": _bank(seen, each.index) if seen.settings.banked else None,
+            "resigned": each.index in seen.resigned, "away": each.index in seen.away}
+
+
+def _gift(seen: _Seen, gift: Gift) -> dict[str, Any]:
+    return {"giver": gift.giver, "receiver": gift.receiver, "round": gift.round,
+            "at": iso_in(gift.at, seen.zone),
+            "words": _gift_words(gift, then(seen.info.names, gift.step), seen.when)}
+
+
+def _more_time(seen: _Seen) -> dict[str, Any]:
+    """How many days the viewer may still give this round, and to whom."""
+    seat, seats = seen.seat, seen.info.seats
+    if not seen.playing or seat is None:
+        return {"left": 0, "to": []}
+    round_no = int(seen.status.get("round") or 0)
+    left = max(0, seen.settings.more_time_per_round - sum(
+        1 for g in seen.rows.gifts if g.giver == seat and g.round == round_no))
+    return {"left": left,
+            "to": [each for each in seen.deciding if each != seat
+                   and seats[each].kind == "human" and each not in seen.resigned]
+            if left else []}
+
+
+def _open_box(seen: _Seen, vote: Vote) -> dict[str, Any]:
+    """The open vote: what it asks, until when, who answered, what the viewer may do."""
+    seat = seen.seat
+    answers = {b.seat: b.yes for b in seen.rows.ballots if b.vote_id == vote.id}
+    asked = votes.asked(vote.kind, list(seen.info.seats), seen.state, seen.away,
+                        vote.subject_seat).seats
+    return {"id": vote.id, "kind": vote.kind, "by": vote.seat,
+            "words": people_mail.vote_words(vote, then(seen.info.names, vote.step)),
+            "expires": iso_in(vote.expires_at, seen.zone),
+            "expires_words": seen.when(dl.as_utc(vote.expires_at)),
+            "asked": list(asked),
+            "answers": {str(k): v for k, v in answers.items()},
+            "waiting_for": [seen.info.names[s] for s in asked if s not in answers],
+            "mine": answers.get(seat) if seat is not None else None,
+            "may_answer": seat in asked and seat not in answers,
+            "may_withdraw": seat == vote.seat}
+
+
+def _past(seen: _Seen, vote: Vote) -> dict[str, Any]:
+    return {"id": vote.id, "kind": vote.kind, "status": vote.status,
+            "words": people_mail.vote_words(vote, then(seen.info.names, vote.step)),
+            "outcome": vote.outcome,
+            "closed_words": seen.when(dl.as_utc(vote.closed_at)) if vote.closed_at else None,
+            "new_game_id": vote.new_game_id}
+
+
+def _rematch(seen: _Seen, session: Session | None) -> dict[str, Any]:
+    """Whether the viewer may offer a rematch, and the rematch's game and seat link."""
+    seat, info = seen.seat, seen.info
+    later = next((v.new_game_id for v in seen.rows.votes if v.kind == "rematch"
+                  and v.status == "passed" and v.new_game_id), None)
+    link = None
+    if later is not None and seat is not None and session is not None:
+        link = f"/play/{tokens.seat_token(later, seat, _version(session, later, seat))}"
+    return {"may_offer": (seat is not None and info.status == "over"
+                          and seen.open_vote is None and later is None
+                          and info.seats[seat].kind == "human"),
+            "game_id": later, "seat_link": link, "rematch_of": info.rematch_of}
 
 
 def about_me(table: dict[str, Any] | None, seat: int) -> dict[str, Any] | None:
@@ -156,15 +254,14 @@ def then(names: Sequence[str], step: int) -> list[str]:
     return names.at_step(step) if isinstance(names, SeatNames) else list(names)
 
 
-def _bank(session: Session, game_id: str, seat: int, settings: dl.ClockSettings,
-          clocks: dict[int, Any], deciding: dict[int, Any], now: datetime) -> dict[str, Any]:
+def _bank(seen: _Seen, seat: int) -> dict[str, Any]:
     """What is left of a seat's bank now: while its decision runs past its budget, the
-    bank runs down live (everyone sees the same)."""
-    left = settings.bank_left(clocks.get(seat))
-    row = deciding.get(seat)
+    bank runs down live (everyone sees the same), counted by its holder's calendar."""
+    left = seen.settings.bank_left(seen.rows.clocks.get(seat))
+    row = seen.deciding.get(seat)
     if row is not None and row.budget_seconds is not None:
-        calendar = notify.calendar_of(session, game_id, seat, settings)
-        taken = calendar.used(dl.as_utc(row.opened_at), now)
+        calendar = notify.seat_calendar(seen.rows.persons.get(seat), seen.settings)
+        taken = calendar.used(dl.as_utc(row.opened_at), seen.now)
         over = taken - timedelta(seconds=int(row.budget_seconds))
         left = max(left - max(over, timedelta(0)), timedelta(0))
     return {"seconds": int(left.total_seconds()), "words": dl.span_words(left)}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlmodel import Session
 
 from app.clock.time import as_utc, iso_in, now as clock_now
@@ -33,7 +33,6 @@ from app.db.statements import table_of
 from app.engine.names import holds_now, name_at
 from app.gamelog import store
 from app.mail import notify, table_talk
-from app.mail.models import SeatMail
 from app.people import tenures
 from app.services.errors import BadRequest, Forbidden, NotFound, TooMany
 from app.services.repository import _seat_access
@@ -272,30 +271,30 @@ def as_json(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "at": r["at_iso"], "hidden": r["hidden"], "step": r["step"]} for r in lines]
 
 
-def _muted(session: Session, game_id: str, seat: int) -> bool:
-    found = session.connection().execute(
-        select(table_of(SeatMail).c.talk_muted).where(
-            table_of(SeatMail).c.game_id == game_id, table_of(SeatMail).c.seat == seat)).first()
-    return bool(found and found[0])
+def seat_box(table: Table, found: list[talk_store.Line], total: int, names: Sequence[str],
+             me: int, muted: bool, zone_name: str | None) -> dict[str, Any]:
+    """The seat page's talk box from rows its presenter read already (issue 33: the newest
+    lines with their count in one statement, the mute on the seat's mail row)."""
+    newest = max((line.id for line in found), default=0)
+    lines = rows(found, names, me, zone_name) if not muted else []
+    return _box(table, lines, total, newest, muted, True, names, me)
 
 
-def for_page(session: Session, game_id: str, names: Sequence[str] | None, me: int | None,
-             zone_name: str | None = None) -> dict[str, Any]:
-    """The talk box of a seat page (``me``) or the spectator page (``me`` None), read
-    only: the messages (newest ``PAGE_LINES``, newest last), the count, whether the seat
-    muted it, whether it is the creator, whether spectators read it, whether it may
-    talk now, the longest message, and a fresh key for the form (a form sent twice says
-    it once)."""
+def for_page(session: Session, game_id: str, names: Sequence[str] | None) -> dict[str, Any]:
+    """The spectator page's talk box, read only: the newest ``PAGE_LINES`` messages (when
+    spectators read the talk) and their count (a seat page's box is ``seat_box``)."""
     game_id = str(game_id)
     table = _table(session, game_id)
     if names is None:  # (the spectator page's reader is not given them)
         names = _names(session, game_id)
-    newest = talk_store.newest_id(session, game_id)  # 0: nothing said yet
-    muted = me is not None and _muted(session, game_id, me)
-    shown = me is not None or table.spectators
-    lines = (rows(talk_store.lines(session, game_id, limit=PAGE_LINES), names, me, zone_name)
-             if shown and not muted and newest else [])
-    total = _count(session, game_id) if newest else 0
+    found, total = talk_store.newest_counted(session, game_id, PAGE_LINES)
+    lines = rows(found, names) if table.spectators else []
+    return _box(table, lines, total, max((line.id for line in found), default=0), False,
+                table.spectators, names, None)
+
+
+def _box(table: Table, lines: list[dict[str, Any]], total: int, newest: int, muted: bool,
+         shown: bool, names: Sequence[str], me: int | None) -> dict[str, Any]:
     closed = table.status == "abandoned"
     return {"lines": lines, "total": total, "earlier": max(0, total - len(lines)),
             "newest": newest, "muted": muted, "shown": shown, "me": me,
@@ -315,11 +314,6 @@ def _names(session: Session, game_id: str) -> Sequence[str]:
     return tenures.names_of(session, game_id, seats, [s.name for s in seats])
 
 
-def _count(session: Session, game_id: str) -> int:
-    return int(session.connection().execute(
-        select(func.count()).select_from(_TALK).where(_TALK.c.game_id == game_id)).scalar_one())
-
-
 def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | None = None,
               after_id: int = 0, upto_step: int | None = None,
               limit: int | None = None, zone: str | None = None) -> list[dict[str, Any]]:
@@ -330,18 +324,6 @@ def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | No
         zone = str(notify.person_zone(session, game_id, me))
     return rows(talk_store.lines(session, str(game_id), after_id=after_id, upto_step=upto_step,
                                  limit=limit), names, me, zone)
-
-
-def page_box(token: str, zone_name: str | None = None) -> dict[str, Any] | None:
-    """A seat page's talk box in a read session of its own (a page re-shown after a
-    refused form, which did not read it with the page); None when the link fails."""
-    try:
-        with read_session() as session:
-            access = _seat_access(session, token)
-            return for_page(session, access.game_id, _names(session, access.game_id),
-                            access.seat, zone_name)
-    except (Forbidden, NotFound):
-        return None
 
 
 def for_replay(session: Session, game_id: str, seat: int | None, step: int, over: bool,

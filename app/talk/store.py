@@ -95,6 +95,16 @@ def lines(session: Session, game_id: str, *, after_id: int = 0, upto_step: int |
             session.connection().execute(query.order_by(_TALK.c.id)).mappings()]
 
 
+def newest_counted(session: Session, game_id: str, limit: int) -> tuple[list[Line], int]:
+    """The newest ``limit`` messages, oldest first, and how many the game has in all: one
+    statement (the count rides on each row), for the seat page's box (issue 33)."""
+    total = func.count().over().label("total_lines")
+    query = (select(_TALK, total).where(_TALK.c.game_id == game_id)
+             .order_by(_TALK.c.id.desc()).limit(limit))
+    found = session.connection().execute(query).mappings().all()
+    return [_line(r) for r in reversed(found)], int(found[0]["total_lines"]) if found else 0
+
+
 def untold(session: Session, game_id: str, seat: int, told_id: int) -> list[Line]:
     """What ``seat`` was not told of by mail yet: the others' messages after ``told_id``
     that nobody hid (its own it knows; a hidden one is never carried)."""

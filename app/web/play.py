@@ -24,7 +24,7 @@ from app.services import table
 from app.engine import words
 from app.engine.describe import move_result
 from app.engine.names import SeatNames
-from app.web import choices, round_summary, table_clock, view_helpers
+from app.web import choices, round_summary, seat_page, view_helpers
 from app.web.seat_request import SeatRequest, open_request, seat_required
 
 bp = Blueprint("play", __name__)
@@ -34,13 +34,13 @@ bp.record_once(view_helpers.install)
 def page_again(token: str) -> SeatRequest:
     """The seat page read again, for a form refused after its seat was opened (the
     reason shown above the moves)."""
-    return open_request(token, table_clock.seat_page_reads)
+    return open_request(token, seat_page.read)
 
 
 def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) -> Any:
     """The seat page, optionally with an error above the moves."""
-    access, snap, reads = seat.access, seat.snap, seat.page or {}
-    assert snap is not None
+    access, snap, page = seat.access, seat.snap, seat.page
+    assert snap is not None and isinstance(page, seat_page.SeatPage)
     me = access.seat
     view = snap.view(me)
     names = snap.game.names
@@ -51,8 +51,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
     # decision is on the page (then they are buttons among the moves).
     simon = choices.simon_choice(view, me) if playable and choice is None else None
     context = view_helpers.table_context(view, names, kinds, me, choice or simon,
-                                         reads.get("clocks"), deadlines.now(),
-                                         (reads.get("mail") or {}).get("time_zone"))
+                                         page.clocks, deadlines.now(), page.zone)
     legal = list(view.get("legal_actions") or []) if playable else []
     # Buttons for what is not chosen by tapping cards: draw, take, call, skip...
     buttons = [a for a in legal if not (simon and a.get("type") == "simon")
@@ -61,21 +60,19 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
     if snap.game.status == "abandoned":
         context["pending"] = "This game was abandoned: no more moves can be made."
         context["ended"] = services.ended_words(snap.game)
-    draft, refused = reads.get("talk_draft", ("", None))
-    talk_box = reads.get("talk")
+    draft, refused = page.talk_draft
     return render_template(
         "play.html", **context, game=snap.game, game_title=snap.game.name,
         groups=groups, my_move=bool(groups or choice), choice=choice, simon=simon,
         simon_value=view_helpers.top_discard_value(view),
-        since=view_helpers.since_last_acted(view, names, me, (reads or {}).get("played")),
+        since=view_helpers.since_last_acted(view, names, me, page.played),
         call_stakes=words.CALL_STAKES,
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),
         took_over=took_over_words(view, names, me),
-        mail_box=reads.get("mail"), targets_box=reads.get("targets"),
-        people_box=table.about_me(reads.get("people"), me), plan_box=reads.get("plan"),
-        talk_box={**talk_box, "draft": draft, "error": refused} if talk_box else None,
-        talk_folded=True,
+        mail_box=page.mail, targets_box=page.targets,
+        people_box=table.about_me(page.people, me), plan_box=page.plan,
+        talk_box={**page.talk, "draft": draft, "error": refused}, talk_folded=True,
     ), status
 
 
@@ -112,7 +109,7 @@ def took_over_words(view: dict[str, Any], names: Any, me: int) -> str | None:
 
 
 @bp.get("/play/<token>")
-@seat_required(read=table_clock.seat_page_reads)
+@seat_required(read=seat_page.read)
 def show(seat: SeatRequest) -> Any:
     """The seat's private view and its moves."""
     return render_seat(seat)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 from flask import g, render_template, request
 
@@ -110,7 +110,7 @@ def seat_required(view: View | None = None, *, read: Read | None = None,
                     raise
                 return handed_over_page(left)
             return func(seat, **kwargs)
-        return wrapped  # type: ignore[return-value]
+        return cast(View, wrapped)
 
     return decorate(view) if view is not None else decorate
 

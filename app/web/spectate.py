@@ -45,7 +45,7 @@ def _public_reads(session: Any, snap: services.Snapshot) -> tuple[Any, Any, dict
     decisions = deadlines.open_rows(session, game_id, kind=deadlines.DECISION)
     return (table_clock.seat_clocks(session, game_id, decisions),
             # (the names the page read: who said what, then, issue 32)
-            talk.for_page(session, game_id, snap.game.names, None),
+            talk.for_page(session, game_id, snap.game.names),
             table.read(session, snap.game, None, snap.state, decisions=decisions))
 
 

@@ -49,7 +49,7 @@ def _again(token: str, exc: services.ServiceError, draft: str) -> Any:
     from app.web import play
 
     seat = play.page_again(token)
-    seat.page["talk_draft"] = (draft, exc.message)
+    seat.page.talk_draft = (draft, exc.message)
     body, status = play.render_seat(seat, exc.message, exc.status)
     headers = {}
     if "retry_after" in exc.details:

@@ -73,23 +73,19 @@ def test_mail_preference_changes_need_the_seats_csrf_token(client, db, new_game)
                        data={"mode": "hourly", "csrf_token": seat_csrf(gid, 0)}).status_code == 400
 
 
-def test_the_seat_partial_offers_mail_modes_vacation_and_im_back_when_away(app, new_game):
-    from flask import render_template_string
-    from app.runners import timeouts
-
+def test_the_seat_page_offers_mail_modes_vacation_and_im_back_when_away(client, new_game):
+    """The mail box is read with the seat page (issue 33: no template global reads it by
+    token): its modes and vacation; "I'm back" only while the seat is away."""
     created = new_game()
     gid, token = created.game_id, created.tokens[0]
-    include = '{% include "partials/seat_mail_prefs.html" %}'
-    with app.test_request_context():
-        html = render_template_string(include, token=token, csrf=seat_csrf(gid, 0))
-    assert "Save mail settings" in html and "Pause" in html and "I&#39;m back" not in html
+    html = client.get(f"/play/{token}").get_data(as_text=True)
+    assert "Save mail settings" in html and "Pause" in html
+    assert f"/play/{token}/back" not in html
     services.submit_action(gid, 0, {"type": "away"}, services.game_info(gid).seq, source="system")
-    with app.test_request_context():
-        html = render_template_string(include, token=token, csrf=seat_csrf(gid, 0))
+    html = client.get(f"/play/{token}").get_data(as_text=True)
     assert "You are marked away" in html and f"/play/{token}/back" in html
     absence.come_back(gid, 0)
-    with app.test_request_context():
-        assert render_template_string(include, token="forged", csrf="x").strip() == ""
+    assert client.get("/play/forged").status_code == 403
 
 
 def test_vacation_pauses_the_deadline_and_is_bounded(client, new_game):
