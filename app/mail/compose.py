@@ -462,10 +462,12 @@ def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
 
 def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, link: str,
                 unsubscribe: str, absent_after: int = 3, played: list[str] | None = None,
-                reason: str | None = None) -> Mail:
+                reason: str | None = None, reply_to: str | None = None) -> Mail:
     """absent (about someone), you_absent, abandoned, fresh_link, address_changed (the
     operator's ``change-address``); ``played``: what the
-    server played for this seat since it last played (``played_lines``, issue 17 item 2)."""
+    server played for this seat since it last played (``played_lines``, issue 17 item 2);
+    ``reply_to``: the seat's reply address, where a reply ``BACK`` ends its absence (the
+    mail then says so: issue 33, a mail promises only what the server does)."""
     leads = {
         "absent": (f"{game.names[about] if about is not None else 'A player'} is away: "
                    "the server plays their turns"),
@@ -474,11 +476,12 @@ def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, li
         "fresh_link": "Your link to your seat, as you asked",
         "address_changed": "Your seat's mail now comes to this address, with a new link",
     }
-    return render("notice", thread_subject(game), lead=leads[notice], game=game, seat=seat,
+    mail = render("notice", thread_subject(game), lead=leads[notice], game=game, seat=seat,
                   name=game.names[seat], notice=notice,
                   about=game.names[about] if about is not None else None,
                   absent_after=absent_after, link=link, unsubscribe=unsubscribe,
-                  played=played or [], reason=reason)
+                  played=played or [], reason=reason, reply_back=bool(reply_to))
+    return replace(mail, reply_to=reply_to)
 
 
 # -- headers and the message ------------------------------------------------------

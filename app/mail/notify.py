@@ -761,11 +761,20 @@ def notice(unit: Unit, ctx: Context, seat: int, what: str, about: int | None,
                                unsubscribe=ctx.unsubscribe(seat),
                                absent_after=ctx.settings.absent_after, played=played,
                                reason=abandoned_reason(ctx, state) if what == "abandoned"
+                               else None,
+                               reply_to=_back_address(ctx, seat, step) if what == "you_absent"
                                else None)
     # "X is away" must still be true when it leaves (X may be back already).
     announces = {"what": "absent", "seat": about} if about is not None else None
     _send(unit, ctx, seat, what, mail, f"{what}:{ctx.id}:{seat}:{about}:{step}", now,
           announces=announces)
+
+
+def _back_address(ctx: Context, seat: int, step: int) -> str:
+    """Where a reply ``BACK`` to a seat's "you are marked away" goes (issue 33: the mail
+    says it may be replied to; a reply address of any step takes it)."""
+    from app.access.reply_address import reply_address
+    return reply_address(ctx.id, seat, ctx.seats[seat].token_version, step)
 
 
 def abandoned_reason(ctx: Context, state: Any) -> str:

@@ -1,4 +1,4 @@
-"""An invitation says only what is true (issue 33 item 4), read by the person invited.
+"""A mail says only what is true (issue 33 item 4), read by the person it is sent to.
 
 Eve is seated in Ann's game by Ann; nobody asks Eve anything first. Measured before: the
 invitation's first line said "accept or decline within 2 days", a step that does not
@@ -6,19 +6,22 @@ exist (the game has started when it leaves). Now it says her seat is ready, and 
 thing it offers works when she does it: the seat link opens a page that already asks her
 first decision, the settings link opens her zone and quiet hours, and its "no more
 invitations" refuses the next game anyone makes for her. A seat the lobby put on a
-digest is not promised a mail every turn.
+digest is not promised a mail every turn. The mail that tells Eve she is marked away
+says how to come back, and each way it names works: a reply BACK to that very mail.
 """
 from __future__ import annotations
 
+import random
 import re
 from email.message import EmailMessage
 
 import pytest
 
-from app import services
+from app import engine, services
 from app.clock import deadlines as dl
+from app.services import absence
 
-from .conftest import T0, csrf, lead_of
+from .conftest import T0, csrf, hours, lead_of, reply
 
 ANN, EVE, BOB = "ann@example.com", "eve@example.com", "bob@example.com"
 LINK = re.compile(r"http://silver-eye\.test(/\S+)")
@@ -85,3 +88,27 @@ def test_a_seat_on_a_digest_is_not_promised_a_mail_every_turn(app, tick, mailbox
     assert "whenever it is your turn" not in words
     assert "this game mails you a digest of its news instead of a mail each turn" in words
     assert "whenever it is your turn" in text_of(invitation_of(mailbox, ANN))
+
+
+def test_the_away_mail_says_how_to_come_back_and_a_reply_back_to_it_does(app, tick, mailbox):
+    """Eve misses two deadlines and is marked away. Her mail says to reply BACK to it or
+    press "I'm back"; she replies BACK to that mail and is back."""
+    created = create([{"name": "Ann", "email": ANN}, {"name": "Eve", "email": EVE}],
+                     deadline_hours=2, absent_after=2, first=0)
+    now, rng = T0, random.Random(33)
+    while not absence.seat_clock_state(created.game_id, 1, now)["absent"]:
+        assert now < T0 + hours(48), "Eve was never marked away"
+        while 0 in (snap := services.snapshot(created.game_id)).view(None)["to_act"]:
+            with dl.at(now):                                  # Ann plays at once
+                services.submit_action(created.game_id, 0,
+                                       rng.choice(engine.legal_actions(snap.state, 0)), snap.seq)
+        now += hours(1)
+        tick(now)
+    (away,) = [m for m in mailbox.to(EVE) if lead_of(m) == "You are marked away"]
+    assert "To play again, reply BACK to this mail, or press \"I'm back\" on your seat page." \
+        in text_of(away)
+    back_to = str(away["Reply-To"])
+    assert back_to.startswith("play+"), back_to
+    status, outcome = reply(app, back_to, EVE, "BACK", now=now + hours(0.5))
+    assert not absence.seat_clock_state(created.game_id, 1, now + hours(0.5))["absent"], \
+        (status, outcome)
