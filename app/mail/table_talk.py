@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import and_, select, update
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from app.access.reply_address import reply_address
 from app.clock.time import as_utc
@@ -46,6 +46,7 @@ from app.mail.models import (NONE, PENDING, TALK_EVERY, TALK_HOURLY, TALK_NEVER,
 from app.people import tenures
 from app.people.models import Person
 from app.talk import store as talk_store
+from app.talk.models import Talk
 
 #: The outbox kind of a talk mail (and the ``announces["what"]`` it carries).
 TALK_KIND = "talk"
@@ -211,6 +212,16 @@ def block(lines: list[talk_store.Line], names: list[str], now: datetime,
     first_who = name_at(names, first.seat, first.step, "Someone")
     return Told(text="\n".join(text_lines), html=html, upto=max(l.id for l in lines),
                 first=f"{first_who}: {first.text}")
+
+
+def talking_games(session: Session, games: set[str]) -> set[str]:
+    """Of ``games``, those with talk anybody may still be told of (not hidden): a mail of
+    any other game carries none, so ``at_the_table`` is not asked of it (the sender asks
+    once a batch, not once or twice a mail)."""
+    if not games:
+        return set()
+    return set(session.execute(select(col(Talk.game_id)).distinct().where(
+        col(Talk.game_id).in_(sorted(games)), col(Talk.hidden_at).is_(None))).scalars())
 
 
 def at_the_table(engine: Engine, row: Outbox, now: datetime) -> Told | None:

@@ -34,7 +34,8 @@ from typing import Any, Callable
 
 import apprise
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col
+from sqlalchemy import func, or_
+from sqlmodel import Session, col, select
 
 from app.channels import deliveries, targets
 from app.channels.models import FAILED, PENDING, SENT, SUPERSEDED, NoticeDelivery, NoticeTarget
@@ -261,6 +262,21 @@ def next_due(engine: Engine) -> datetime | None:
 
 
 # -- the sender's question ------------------------------------------------------------
+
+def targeted(session: Session, rows: list[Outbox]) -> tuple[set[tuple[str, int]], set[str]]:
+    """The seats (game, seat) and the addresses (lower case) among ``rows`` that have a
+    notice target, paused or not (``targets.of_seat``'s two scopes): a row of neither
+    has none, so ``leave_by_targets`` would write nothing and mail it; the sender does
+    not ask it (one query a batch, not a transaction a mail)."""
+    games = {row.game_id for row in rows if row.game_id is not None}
+    addresses = {row.to.strip().lower() for row in rows}
+    found = session.exec(select(NoticeTarget.game_id, NoticeTarget.seat,
+                                func.lower(col(NoticeTarget.address))).where(or_(
+        col(NoticeTarget.game_id).in_(sorted(games)),
+        func.lower(col(NoticeTarget.address)).in_(sorted(addresses))))).all()
+    return ({(game, int(seat)) for game, seat, _ in found if game is not None and seat is not None},
+            {address for _, _, address in found if address})
+
 
 def leave_by_targets(engine: Engine, row: Outbox, now: datetime) -> bool:
     """For the sender, as outbox ``row`` leaves: write its notices to the seat's active

@@ -1,5 +1,11 @@
 """Sending the outbox: due rows are leased, sent once each, and never lost.
 
+Long because: a claimed row's steps are read here in their order, one short method
+each (``Sending.handle``: refused? still true? bouncing? quiet? capped? composed,
+fanned out to notice targets, sent, ended), beside the lease they end; what each
+step asks lives in its own module (``holds``, ``bounces``, ``invitations``,
+``table_talk``, ``notices``).
+
 Rows are queued by ``app.mail.outbox.enqueue`` in the caller's transaction.
 ``send_due`` claims due rows under a lease (``OUTBOX``, the one lease query
 of ``app.runners.base``: ``FOR UPDATE SKIP LOCKED`` inside it on PostgreSQL,
@@ -23,18 +29,16 @@ from __future__ import annotations
 import logging
 import smtplib
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from sqlalchemy import func, or_
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
-from app.channels.models import NoticeTarget
 from app.clock.time import as_utc
+from app.db.in_flight import InFlight
 from app.mail import bounces, holds, invitations, notify, table_talk, trust
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail, build_message
@@ -42,7 +46,6 @@ from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
 from app.runners import notices  # (issue 20 item 3)
 from app.runners.base import Lease, Runner
-from app.talk.models import Talk
 
 log = logging.getLogger("app.mail.outbox")  # (the log name the operator knows)
 
@@ -107,70 +110,15 @@ def release_stale_sender(engine: Engine, heartbeat: dict[str, Any] | None) -> in
     return released
 
 
-class Ends:
-    """A PostgreSQL batch's row ends: each UPDATE runs on the batch's connection
-    (autocommit) in a thread of its own while the next row is checked and composed, and
-    is waited for before the next mail is handed to the server (``settle``), so a crash
-    between a send and its end still doubles at most that one mail. Ending a row waited
-    for its commit's WAL flush (0.7-3.3 ms here, a fifth of a mail's time): now the
-    compose of the next mail runs meanwhile (issue 30 item 5). At most one UPDATE is in
-    flight; one that fails raises at the next ``settle``, in the run's thread."""
-
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="outbox-ends")
-        self.pending: Future[Any] | None = None
-
-    def execute(self, statement: Any) -> None:
-        self.settle()
-        self.pending = self.pool.submit(self.connection.execute, statement)
-
-    def settle(self) -> None:
-        pending, self.pending = self.pending, None
-        if pending is not None:
-            pending.result()
-
-    def close(self) -> None:
-        try:
-            self.settle()
-        finally:
-            self.pool.shutdown(wait=True)
-
-
-def _finish(engine: Engine | Connection | Ends, row_id: int, owner: str,
+def _finish(engine: Engine | Connection | InFlight, row_id: int, owner: str,
             **values: Any) -> None:
     """End ``owner``'s lease on the row and write ``values``: on the batch's connection
     (``Sending.batch``: autocommit, so the UPDATE commits alone; on PostgreSQL through
-    ``Ends``), else in a transaction of its own."""
-    if isinstance(engine, (Connection, Ends)):
+    ``InFlight``), else in a transaction of its own."""
+    if isinstance(engine, (Connection, InFlight)):
         engine.execute(OUTBOX.ended(row_id, owner, **values))
     else:
         OUTBOX.end(engine, row_id, owner, **values)
-
-
-def talking_games(session: Session, games: set[str]) -> set[str]:
-    """Of ``games``, those with talk anybody may still be told of (not hidden): a mail of
-    any other game carries none, so ``table_talk.at_the_table`` is not asked of it (one
-    query a batch, not one or two a mail)."""
-    if not games:
-        return set()
-    return set(session.exec(select(Talk.game_id).distinct().where(
-        col(Talk.game_id).in_(sorted(games)), col(Talk.hidden_at).is_(None))).all())
-
-
-def targeted(session: Session, rows: list[Outbox]) -> tuple[set[tuple[str, int]], set[str]]:
-    """The seats (game, seat) and the addresses (lower case) among ``rows`` that have a
-    notice target, paused or not (``targets.of_seat``'s two scopes): a row of neither
-    has none, so ``notices.leave_by_targets`` would write nothing and mail it; it is not
-    asked (one query a batch, not a transaction a mail)."""
-    games = {row.game_id for row in rows if row.game_id is not None}
-    addresses = {row.to.strip().lower() for row in rows}
-    found = session.exec(select(NoticeTarget.game_id, NoticeTarget.seat,
-                                func.lower(col(NoticeTarget.address))).where(or_(
-        col(NoticeTarget.game_id).in_(sorted(games)),
-        func.lower(col(NoticeTarget.address)).in_(sorted(addresses))))).all()
-    return ({(game, int(seat)) for game, seat, _ in found if game is not None and seat is not None},
-            {address for _, _, address in found if address})
 
 
 class Sending(Runner[Outbox]):
@@ -210,7 +158,7 @@ class Sending(Runner[Outbox]):
         self.broken: BaseException | None = None
         self.refusals: dict[int, str] = {}
         #: the batch's connection for the rows' ends (``batch``); the engine outside one
-        self.ends: Engine | Connection | Ends = engine
+        self.ends: Engine | Connection | InFlight = engine
 
     def claim(self, limit: int) -> list[Outbox]:
         rows = claim_due(self.engine, self.now, owner=self.owner, limit=limit)
@@ -230,26 +178,26 @@ class Sending(Runner[Outbox]):
             self.calendars = notify.quiet_calendars(
                 session, {(row.game_id, int(row.seat)) for row in items
                           if row.game_id is not None and row.seat is not None})
-            self.talking = talking_games(session, {row.game_id for row in items
+            self.talking = table_talk.talking_games(session, {row.game_id for row in items
                                                    if row.game_id is not None})
-            self.targets = targeted(session, items)
+            self.targets = notices.targeted(session, items)
             self.refusals = invitations.refused_at_send(session, items)  # (issue 34 item 3)
         stack = ExitStack()  # (the backend is entered once for the run: ``send_due``)
         ends = stack.enter_context(self.engine.connect())
         ends.execution_options(isolation_level="AUTOCOMMIT")
         stack.callback(setattr, self, "ends", self.engine)
         if self.engine.dialect.name == "postgresql":
-            self.ends = Ends(ends)
+            self.ends = InFlight(ends)
             stack.callback(self.ends.close)  # (before the connection closes: LIFO)
         else:  # (SQLite's writers queue behind one lock: a second writing thread only waits)
             self.ends = ends
         return stack
 
     def _settled(self) -> bool:
-        """Wait for the last row's end (``Ends``): before a mail leaves, and before this
+        """Wait for the last row's end (``InFlight``): before a mail leaves, and before this
         run writes through another connection (a hold's collapse, a notice), which must
         find the rows before it ended. True, so that it can stand in a condition."""
-        if isinstance(self.ends, Ends):
+        if isinstance(self.ends, InFlight):
             self.ends.settle()
         return True
 
@@ -259,97 +207,134 @@ class Sending(Runner[Outbox]):
                 and (row.game_id, int(row.seat)) in seats) or row.to.strip().lower() in addresses
 
     def handle(self, row: Outbox) -> None:
+        """A claimed row, step by step (issue 34 item 6): each step that stops it ends
+        the row itself and says so; a row no step stops is composed, given to its notice
+        targets where it goes there instead, else sent."""
         assert row.id is not None
-        engine, owner, now, report = self.engine, self.owner, self.now, self.report
-        ends = self.ends
-        attempts = row.attempts + 1
-        refusal = self.refusals.get(row.id)
-        if refusal is not None:  # its address refused and never played here (issue 34)
-            _finish(ends, row.id, owner, status=SUPERSEDED, held_until=None,
-                    last_error=refusal[:500])
-            report.superseded += 1
-            if (str(row.game_id), int(row.seat or 0)) not in report.refused:
-                report.refused.append((str(row.game_id), int(row.seat or 0)))
-            return
-        if row.announces and self.still_holds is not None and not self.still_holds(row):
-            # (held_untold stays: the next mail of the seat says it was held)
-            _finish(ends, row.id, owner, status=SUPERSEDED, held_until=None,
-                    last_error="superseded: what it announced no longer held at send time")
-            report.superseded += 1
-            return
-        bounced = self.bouncing.get(row.to)
-        if bounced is not None:  # (issue 19 item 3) never tried: the creator is told
-            _finish(ends, row.id, owner, attempts=row.attempts, status=FAILED,
-                    last_error=f"{bounces.NOT_TRIED} ({bounced})"[:500])
-            report.failed += 1
-            return
-        quiet = holds.quiet_until(row, self.calendars, now)
-        if quiet is not None:  # the seat's quiet hours: held, collapsed, sent at their end
-            self._settled()  # (the collapse may touch the last row of this seat)
-            with Session(engine) as session:
-                values, collapsed = holds.hold(session, row, quiet, holds.HELD_QUIET,
-                                               "held for the seat's quiet hours", tell=False)
-                session.execute(OUTBOX.ended(row.id, owner, **values))
-                session.commit()
-            report.superseded += collapsed
-            report.held += 1
-            return
-        hold = self.caps.holds(row)
-        if hold is not None:  # before composing: a held mail is composed when it leaves
-            self._settled()
-            with Session(engine) as session:
-                values, collapsed = holds.hold(session, row, *hold)
-                session.execute(OUTBOX.ended(row.id, owner, **values))
-                session.commit()
-            report.superseded += collapsed
-            self.untold.add(row.to)
-            report.held += 1
-            return
-        written: dict[str, Any] = {}
-        if composed_at_send(row):
-            mail = self.compose_late(row, now) if self.compose_late is not None else None
-            if mail is None:  # nobody here can compose it: leave it to a sender that can
-                _retry_or_fail(ends, row.id, owner, attempts, now,
-                               RuntimeError("this sender cannot compose the mail"), report)
+        for stopped in (self._refused, self._no_longer_true, self._bouncing, self._quiet,
+                        self._capped):
+            if stopped(row):
                 return
-            written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
-                       "headers": {**(row.headers or {}),
-                                   **({"Reply-To": mail.reply_to} if mail.reply_to else {})}}
-        # issue 20 item 2: the talk the seat was not told of rides in this mail (under
-        # the lead; a held-mail notice below goes above it), marked told once it is sent
-        talk = (table_talk.at_the_table(engine, row, now) if row.game_id in self.talking
-                else None)
-        if talk is not None:
-            text, html = table_talk.with_talk(written.get("text", row.text),
-                                              written.get("html", row.html), talk)
-            written.update(text=text, html=html)
-        told: list[tuple[int, bool]] = []
-        if row.to in self.untold:
-            told = holds.held_of_seat(engine, row, now)
-            if told or row.held_untold:
-                count = len(told) + (1 if row.held_untold else 0)
-                why = row.held_why or holds.why_of(engine, told)
-                notice = self.caps.words(why, count, row.game_id is not None)
-                text, html = holds.with_notice(written.get("text", row.text),
-                                               written.get("html", row.html), notice)
-                written.update(text=text, html=html)
-        for name, value in written.items():
-            setattr(row, name, value)
-        # issue 20 item 3: the seat's notice targets get this mail's short form; a seat
-        # that takes its notices there instead of mail (and has an active target) gets
-        # no mail: its own status word, so the mail caps do not count it
-        if self._has_targets(row) and self._settled() and notices.leave_by_targets(
-                engine, row, now):
-            _finish(ends, row.id, owner, attempts=attempts, status=notices.OUTBOX_NOTIFIED,
-                    sent_at=now, last_error=None, held_until=None, **written)
-            report.sent += 1
-            if row.kind == table_talk.TALK_KIND:
-                table_talk.mark_told(engine, row, talk, now)
-            if self.on_sent is not None:
-                self.on_sent(row)
+        letter = self._composed(row)
+        if letter is None or self._fanned_out(row, letter):
             return
+        self._sent(row, letter)
+
+    # -- the steps that stop a row before it is composed ------------------------------
+
+    def _refused(self, row: Outbox) -> bool:
+        """Its address refused, and never played in its game (issue 34 item 3)."""
+        refusal = self.refusals.get(int(row.id or 0))
+        if refusal is None:
+            return False
+        self._end(row, "superseded", status=SUPERSEDED, held_until=None,
+                  last_error=refusal[:500])
+        seat = (str(row.game_id), int(row.seat or 0))
+        if seat not in self.report.refused:
+            self.report.refused.append(seat)
+        return True
+
+    def _no_longer_true(self, row: Outbox) -> bool:
+        """What it announces is gone (the seat acted, the clock played): never sent.
+        (``held_untold`` stays: the next mail of the seat says it was held.)"""
+        if not row.announces or self.still_holds is None or self.still_holds(row):
+            return False
+        self._end(row, "superseded", status=SUPERSEDED, held_until=None,
+                  last_error="superseded: what it announced no longer held at send time")
+        return True
+
+    def _bouncing(self, row: Outbox) -> bool:
+        """Its address bounces (issue 19 item 3): never tried, and the creator is told."""
+        bounced = self.bouncing.get(row.to)
+        if bounced is None:
+            return False
+        self._end(row, "failed", attempts=row.attempts, status=FAILED,
+                  last_error=f"{bounces.NOT_TRIED} ({bounced})"[:500])
+        return True
+
+    def _quiet(self, row: Outbox) -> bool:
+        """The seat's quiet hours: held (the older held mail of its seat collapsed into
+        it), and sent at their end."""
+        quiet = holds.quiet_until(row, self.calendars, self.now)
+        if quiet is None:
+            return False
+        self._hold(row, quiet, holds.HELD_QUIET, "held for the seat's quiet hours", tell=False)
+        return True
+
+    def _capped(self, row: Outbox) -> bool:
+        """A cap (the address's hour, a stranger's day) holds it: before composing, so a
+        held mail is composed when it leaves; the first mail that does says so."""
+        hold = self.caps.holds(row)
+        if hold is None:
+            return False
+        self._hold(row, *hold)
+        self.untold.add(row.to)
+        return True
+
+    def _hold(self, row: Outbox, until: datetime, why: str, words: str, *,
+              tell: bool = True) -> None:
+        self._settled()  # (the collapse may touch the last row of this seat)
+        with Session(self.engine) as session:
+            values, collapsed = holds.hold(session, row, until, why, words, tell=tell)
+            session.execute(OUTBOX.ended(int(row.id or 0), self.owner, **values))
+            session.commit()
+        self.report.superseded += collapsed
+        self.report.held += 1
+
+    # -- composing, and where it goes -------------------------------------------------
+
+    def _composed(self, row: Outbox) -> "_Letter | None":
+        """What leaves: the mail composed now if it waited to be (a turn mail after its
+        grace period), with the talk the seat was not told of (issue 20 item 2) and,
+        above it, the words for mail held before it (issue 17 item 3). None: nobody
+        here can compose it, and it is left to a sender that can."""
+        letter = _Letter(attempts=row.attempts + 1)
+        if composed_at_send(row):
+            mail = self.compose_late(row, self.now) if self.compose_late is not None else None
+            if mail is None:
+                self._retry(row, letter.attempts, RuntimeError("this sender cannot compose the mail"))
+                return None
+            letter.written = {"subject": mail.subject, "text": mail.text, "html": mail.html,
+                              "headers": {**(row.headers or {}), **(
+                                  {"Reply-To": mail.reply_to} if mail.reply_to else {})}}
+        if row.game_id in self.talking:
+            letter.talk = table_talk.at_the_table(self.engine, row, self.now)
+        if letter.talk is not None:
+            letter.body(*table_talk.with_talk(*letter.parts(row), letter.talk))
+        if row.to in self.untold:
+            letter.told = holds.held_of_seat(self.engine, row, self.now)
+            if letter.told or row.held_untold:
+                count = len(letter.told) + (1 if row.held_untold else 0)
+                why = row.held_why or holds.why_of(self.engine, letter.told)
+                notice = self.caps.words(why, count, row.game_id is not None)
+                letter.body(*holds.with_notice(*letter.parts(row), notice))
+        for name, value in letter.written.items():
+            setattr(row, name, value)
+        return letter
+
+    def _fanned_out(self, row: Outbox, letter: "_Letter") -> bool:
+        """Its seat's notice targets get its short form (issue 20 item 3); a seat that
+        takes its notices there instead of mail, with a target that took it, gets no
+        mail: its own status word, so that the mail caps do not count it."""
+        if not (self._has_targets(row) and self._settled()
+                and notices.leave_by_targets(self.engine, row, self.now)):
+            return False
+        self._end(row, "sent", attempts=letter.attempts, status=notices.OUTBOX_NOTIFIED,
+                  sent_at=self.now, last_error=None, held_until=None, **letter.written)
+        if row.kind == table_talk.TALK_KIND:
+            table_talk.mark_told(self.engine, row, letter.talk, self.now)
+        if self.on_sent is not None:
+            self.on_sent(row)
+        return True
+
+    # -- sending, and the row's end ---------------------------------------------------
+
+    def _sent(self, row: Outbox, letter: "_Letter") -> None:
+        """Hand it to the mail server, then end the row as what happened: sent; refused
+        for good (a refused recipient marks the address bouncing in every game); or put
+        back to try again (a server that is gone is not asked again this batch)."""
         if self.broken is not None:  # the server is gone: do not hammer it
-            _retry_or_fail(ends, row.id, owner, attempts, now, self.broken, report)
+            self._retry(row, letter.attempts, self.broken)
             return
         try:
             headers = dict(row.headers or {})
@@ -358,31 +343,58 @@ class Sending(Runner[Outbox]):
                                     headers=headers, sender=self.sender, date=row.created_at)
             self._settled()  # the last mail's end is written before this one leaves
             self.backend.send(message, key=f"{row.id:09d}-{row.kind}",
-                              envelope_from=bounces.envelope_sender(row.id))
+                              envelope_from=bounces.envelope_sender(int(row.id or 0)))
         except (PermanentFailure, ValueError) as exc:
             log.warning("outbox %s refused for good: %s", row.id, exc)
-            _finish(ends, row.id, owner, attempts=attempts, status=FAILED,
-                    last_error=str(exc)[:500])
-            report.failed += 1
+            self._end(row, "failed", attempts=letter.attempts, status=FAILED,
+                      last_error=str(exc)[:500])
             if isinstance(exc, PermanentFailure) and exc.address:
-                with Session(engine) as session:  # the address, in every game, from now
-                    bounces.mark_bouncing(session, row.to, str(exc), now)
+                with Session(self.engine) as session:  # the address, in every game, from now
+                    bounces.mark_bouncing(session, row.to, str(exc), self.now)
                     session.commit()
                 self.bouncing[row.to] = str(exc)
         except (smtplib.SMTPException, OSError) as exc:
-            log.warning("outbox %s not sent (attempt %s): %s", row.id, attempts, exc)
-            _retry_or_fail(ends, row.id, owner, attempts, now, exc, report)
+            log.warning("outbox %s not sent (attempt %s): %s", row.id, letter.attempts, exc)
+            self._retry(row, letter.attempts, exc)
             if not isinstance(exc, smtplib.SMTPResponseException):
                 self.broken = exc
         else:
-            _finish(ends, row.id, owner, attempts=attempts, status=SENT, sent_at=now,
-                    last_error=None, held_until=None, held_untold=False, **written)
-            report.sent += 1
-            table_talk.mark_told(engine, row, talk, now)  # (issue 20 item 2)
-            if told:
-                report.superseded += holds.mark_told(engine, row, told, now)
+            self._end(row, "sent", attempts=letter.attempts, status=SENT, sent_at=self.now,
+                      last_error=None, held_until=None, held_untold=False, **letter.written)
+            table_talk.mark_told(self.engine, row, letter.talk, self.now)  # (issue 20 item 2)
+            if letter.told:
+                self.report.superseded += holds.mark_told(self.engine, row, letter.told,
+                                                          self.now)
             if self.on_sent is not None:
                 self.on_sent(row)
+
+    def _end(self, row: Outbox, counted: str, **values: Any) -> None:
+        """End this run's lease on ``row`` with ``values``, counted in the report as
+        ``counted`` (sent, failed, superseded)."""
+        _finish(self.ends, int(row.id or 0), self.owner, **values)
+        setattr(self.report, counted, getattr(self.report, counted) + 1)
+
+    def _retry(self, row: Outbox, attempts: int, error: BaseException) -> None:
+        _retry_or_fail(self.ends, int(row.id or 0), self.owner, attempts, self.now, error,
+                       self.report)
+
+
+@dataclass
+class _Letter:
+    """A row on its way out: its attempt's number, what composing it wrote (stored in the
+    row when it ends), the talk it carries and the held mail it tells of."""
+
+    attempts: int
+    written: dict[str, Any] = field(default_factory=dict)
+    talk: table_talk.Told | None = None
+    told: list[tuple[int, bool]] = field(default_factory=list)
+
+    def parts(self, row: Outbox) -> tuple[str, str | None]:
+        """The text and HTML as they stand (composed now, else the row's own)."""
+        return self.written.get("text", row.text), self.written.get("html", row.html)
+
+    def body(self, text: str, html: str | None) -> None:
+        self.written.update(text=text, html=html)
 
 
 def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str,
@@ -415,7 +427,7 @@ def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str
     return run.report
 
 
-def _retry_or_fail(engine: Engine | Connection | Ends, row_id: int, owner: str, attempts: int,
+def _retry_or_fail(engine: Engine | Connection | InFlight, row_id: int, owner: str, attempts: int,
                    now: datetime,
                    error: BaseException, report: SendReport) -> None:
     """A transient failure: try again after the backoff, or give up after ``MAX_ATTEMPTS``."""

@@ -1,8 +1,8 @@
 """A mail's row says "sent" before the next mail leaves (issue 30 item 5).
 
 On PostgreSQL a batch writes each row's end in a thread of its own while the next row
-is checked and composed (``sending.Ends``): the commit's wait for the disk was a fifth
-of a mail's time. What must not change with it: a sender killed between handing a mail
+is checked and composed (``app.db.in_flight.InFlight``): the commit's wait for the disk
+was a fifth of a mail's time. What must not change with it: a sender killed between handing a mail
 over and writing its end doubles at most that one mail, so at the moment any mail
 leaves, every mail handed over before it is already stored as sent, as another
 connection (the sender that would take over after a crash) sees it.
