@@ -4,8 +4,8 @@
   links); ``POST`` is the RFC 8058 one-click unsubscribe.
 - ``GET /invitations/<token>`` (an invitation's ``List-Unsubscribe``) asks, and
   ``POST`` is its one click: no more invitations to that address, from any
-  creator (issue 17 item 7); ``POST .../undo`` and ``POST
-  /my-games/<token>/invitations`` (the games page) change it back or again.
+  creator (issue 17 item 7); ``POST .../undo`` changes it back (the games page's
+  switch is the person's: ``app.web.person``).
 - ``POST /play/<token>/prefs|back|vacation`` change this game's mail preference (its
   mode, its table talk by mail; zone, quiet hours and the mode across games are the
   person's: ``app.web.person``), log "I'm back", or pause its clock; each checks the
@@ -25,7 +25,6 @@ from flask import (Blueprint, abort, current_app, flash, redirect, render_templa
 
 from app import services
 from app.services import absence
-from app.services import my_games, person_settings
 from app.services import seat_settings as preferences
 from app.mail.backends import mail_folder
 from app.mail.compose import local_time_words
@@ -92,24 +91,6 @@ def invitations_undo(token: str) -> Any:
     ref = preferences.read_guard(token)
     preferences.allow_invitations(ref.address, ref)
     return _invitations_page(token, preferences.guard_status(token), "undone")
-
-
-@bp.post("/my-games/<token>/invitations")
-def my_games_invitations(token: str) -> Any:
-    """The games page's switch: ``choice=allow`` or ``choice=refuse`` (its own link proves
-    the address); anything else is refused and changes nothing."""
-    address = my_games.read_link(token, str(current_app.config["SECRET_KEY"]))
-    choice = request.form.get("choice", "")
-    if choice == "allow":
-        person_settings.set_invitations(address, allowed=True)
-        flash("Done: creators here may invite you to games again.", "success")
-    elif choice == "refuse":
-        person_settings.set_invitations(address, allowed=False)
-        flash("Done: nobody can invite you to a game here any more (your games go on as "
-              "before).", "success")
-    else:
-        raise services.BadRequest("Choose to allow or to refuse invitations.")
-    return redirect(url_for("my_games.show", token=token), code=303)
 
 
 # -- a seat's settings -----------------------------------------------------------------

@@ -7,7 +7,7 @@ lead to the one page, each proving the address its own way:
 - ``GET|POST /play/<token>/settings``: a seat link (every seat page and the invitation
   link here); a post carries the seat's CSRF token;
 - ``GET|POST /my-games/<token>/settings``: the games page's magic link (the games page
-  links here).
+  links here); ``POST /my-games/<token>/invitations`` is its invitations switch.
 
 A post checks every field before storing any (a bad one changes nothing), stores
 through ``app.services.person_settings`` and redirects back to the page (303) with what
@@ -114,3 +114,21 @@ def games_show(token: str) -> Any:
 def games_save(token: str) -> Any:
     said = _save(_games_address(token))
     return _saved(said, url_for("person.games_show", token=token))
+
+
+@bp.post("/my-games/<token>/invitations")
+def games_invitations(token: str) -> Any:
+    """The games page's switch: ``choice=allow`` or ``choice=refuse`` (its own link proves
+    the address); anything else is refused and changes nothing."""
+    address = _games_address(token)
+    choice = request.form.get("choice", "")
+    if choice == "allow":
+        settings.set_invitations(address, allowed=True)
+        flash("Done: creators here may invite you to games again.", "success")
+    elif choice == "refuse":
+        settings.set_invitations(address, allowed=False)
+        flash("Done: nobody can invite you to a game here any more (your games go on as "
+              "before).", "success")
+    else:
+        raise services.BadRequest("Choose to allow or to refuse invitations.")
+    return redirect(url_for("my_games.show", token=token), code=303)
