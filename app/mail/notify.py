@@ -546,7 +546,8 @@ def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
 
 
 def decision_opened(unit: Unit, ctx: Context, seat: int, state: Any,
-                    deadline: dl.Opened, now: datetime) -> None:
+                    deadline: dl.Opened, now: datetime, *,
+                    delay: timedelta | None = None) -> None:
     """A seat started waiting on a decision: one turn mail after the grace period.
 
     Only for seats on ``every`` (digest seats are gathered by the caller's
@@ -556,7 +557,7 @@ def decision_opened(unit: Unit, ctx: Context, seat: int, state: Any,
         return
     supersede_unsent(unit, ctx.id, seat, now)
     talk = replied(unit, ctx.id, seat)
-    delay = ctx.delay
+    delay = ctx.delay if delay is None else delay  # (the seat's own next step's: reactions)
     if newcomer(unit, ctx, seat):  # (issue 32) time to choose a zone and quiet hours first
         delay = max(delay, turn_mail_delay(None))
     turn(unit, ctx, seat, state, deadline.due_at, now,
@@ -578,7 +579,7 @@ def newcomer(unit: Unit, ctx: Context, seat: int) -> bool:
 
 
 def stopped_mid_turn(unit: Unit, ctx: Context, seat: int, state: Any, step: int,
-                     now: datetime) -> None:
+                     now: datetime, *, delay: timedelta | None = None) -> None:
     """The seat acted at ``step`` and still faces a decision of the same turn (it drew,
     and must now discard or exchange): one turn mail after the grace period for the
     decision it faces now (issue 17 item 2: "one mail per waiting stretch" counts
@@ -593,7 +594,8 @@ def stopped_mid_turn(unit: Unit, ctx: Context, seat: int, state: Any, step: int,
         return
     talk = replied(unit, ctx.id, seat)
     turn(unit, ctx, seat, state, None, now, key=f"turn:{ctx.id}:{seat}:{step}", step=step,
-         delay=timedelta(0) if talk else ctx.delay, conversation=talk, due_later=not talk)
+         delay=timedelta(0) if talk else (ctx.delay if delay is None else delay),
+         conversation=talk, due_later=not talk)
 
 
 def turn(unit: Unit, ctx: Context, seat: int, state: Any, due: datetime | None,

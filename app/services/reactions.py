@@ -143,9 +143,9 @@ def after_action(unit: Unit, game: Any, seq: int, seat: int | None, action: dict
         # (its waiting mail was re-aimed at this turn when it had one: ``aimed``)
         turn_ended(unit, ctx, each, "acted" if mine else "moved", now,
                    mail=not (mine and aimed))
-        decision_opened(unit, ctx, each, after, seq, now,
-                        mail=not (mine and (aimed or _on_page(ctx, what))))
-    if what.stopped_mid_turn and not _on_page(ctx, what) and not aimed:
+        decision_opened(unit, ctx, each, after, seq, now, mail=not (mine and aimed),
+                        delay=_own_step_delay(ctx, what) if mine else None)
+    if what.stopped_mid_turn and not aimed:
         stopped_mid_turn(unit, ctx, what, after, now)
 
 
@@ -202,9 +202,11 @@ def game_over(unit: Unit, ctx: "notify.Context", state: Any, now: datetime) -> N
 
 
 def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
-                    step: int, now: datetime, *, mail: bool = True) -> None:
+                    step: int, now: datetime, *, mail: bool = True,
+                    delay: timedelta | None = None) -> None:
     """A seat started waiting on a decision: a deadline (people only, present
-    only), and its turn mail after the grace period, or the digest row."""
+    only), and its turn mail after the grace period (``delay``: another, the seat's
+    own next step's), or the digest row."""
     if not ctx.is_human(seat) or plays_by_default(unit, ctx.game, seat, state):
         return
     deadline = dl.open_decision(unit, ctx.id, seat, step, now, ctx.settings,
@@ -216,7 +218,7 @@ def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
         last = notify.mail_row(unit, ctx.id, seat).last_digest_at
         dl.schedule_digest(unit, ctx.id, seat, now, last, notify.digest_period())
     else:
-        notify.decision_opened(unit, ctx, seat, state, deadline, now)
+        notify.decision_opened(unit, ctx, seat, state, deadline, now, delay=delay)
 
 
 def _mid_turn_aim(unit: Unit, ctx: "notify.Context", what: Happened,
@@ -228,14 +230,14 @@ def _mid_turn_aim(unit: Unit, ctx: "notify.Context", what: Happened,
     seat = what.seat
     if (seat is None or what.source != "player"
             or not (what.stopped_mid_turn or seat in what.fresh_turns)
-            or _on_page(ctx, what) or not ctx.is_human(seat)
+            or not ctx.is_human(seat)
             or seat in (what.after_status.get("resigned") or ())
             or absence.is_absent(unit, ctx.game, seat)
             or notify.mode_of(unit, ctx, seat) != notify.EVERY):
         return None
     announces = notify.announced_decision(what.after_status, seat, what.seq)
     announces["compose"] = {"due": None, "reminder": False}
-    return announces, dl.as_utc(now) + ctx.delay
+    return announces, dl.as_utc(now) + _own_step_delay(ctx, what)
 
 
 def stopped_mid_turn(unit: Unit, ctx: "notify.Context", what: Happened, state: Any,
@@ -247,7 +249,8 @@ def stopped_mid_turn(unit: Unit, ctx: "notify.Context", what: Happened, state: A
     assert seat is not None
     if not ctx.is_human(seat) or plays_by_default(unit, ctx.game, seat, state):
         return
-    notify.stopped_mid_turn(unit, ctx, seat, state, what.seq, now)  # (digest seats: none)
+    notify.stopped_mid_turn(unit, ctx, seat, state, what.seq, now,  # (digest seats: none)
+                            delay=_own_step_delay(ctx, what))
 
 
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
@@ -260,12 +263,16 @@ def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
     notify.fresh_link(session, ctx, seat, dl.now())
 
 
-def _on_page(ctx: "notify.Context", what: Happened) -> bool:
-    """Whether the actor is known to be at its page still: it moved there just now and
-    the game has no grace period (0: every decision is mailed as it opens), so there
-    is no time in which to tell a player who walked away from one who goes on; a
-    mail at each of its steps would only repeat the page it is looking at."""
-    return what.source == "player" and ctx.delay <= timedelta(0)
+def _own_step_delay(ctx: "notify.Context", what: Happened) -> timedelta:
+    """How long the mail of the decision a seat faces right after its own move by its
+    link waits before it leaves: the game's grace period, and in a game without one
+    (0: every decision mailed as it opens) the server's (``TURN_MAIL_DELAY_SECONDS``),
+    so that a player who goes on from the page gets no mail repeating it, and one who
+    walks away after a step (a peek by the JSON API) still hears of the next. Until
+    issue 34 such a seat was taken to be at its page and mailed nothing at all."""
+    if what.source != "player" or ctx.delay > timedelta(0):
+        return ctx.delay
+    return max(ctx.delay, notify.turn_mail_delay(None))
 
 
 def is_absent(unit: Unit, game: Any, seat: int) -> bool:
