@@ -274,6 +274,14 @@ def person_zone(session: Session, game_id: str, seat: int) -> ZoneInfo:
     return zone_of(row["time_zone"] if row is not None else None)
 
 
+def zone_in(unit: Unit, address: str) -> ZoneInfo:
+    """The zone of ``address``'s person as this transaction holds it: a move read the
+    person rows with its seats, so its answer shows its times in the mover's zone
+    (issue 33) without a statement more."""
+    row = _address_row(unit, address) if address else None
+    return zone_of(row.time_zone if row is not None else None)
+
+
 def quiet_calendars(session: Session, seats: set[tuple[str, int]]) -> dict[tuple[str, int], Calendar]:
     """The calendars of those ``(game, seat)`` whose person has quiet hours, for the
     sender (when mail may leave: only the zone and the hours matter, not the running

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import timedelta
+from dataclasses import replace
+from datetime import timedelta, tzinfo
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -24,6 +25,7 @@ from app.services.repository import (
     _same_action, _game_info, _load_game, move_seats, open_seat_for_move,
 )
 from app.services.games import _append, _play_automatic, _finish
+from app.mail import notify
 from app.services import plans
 
 log = logging.getLogger("app.services")
@@ -122,16 +124,18 @@ def submit_by_link(token: str, read_move: Any,
     returns ``(actions, expected_seq)``; the rest is ``submit_actions``.
     """
     opened: list[SeatAccess] = []
+    zones: list[tzinfo] = []
 
     def move_of(unit: Unit) -> tuple[str, int, list[store.SeatRow], list[dict[str, Any]], int]:
         access, seats = open_seat_for_move(unit, token)
         opened.append(access)
         actions, expected_seq = read_move(access)
+        zones.append(notify.zone_in(unit, seats[access.seat].email))  # (read with the seats)
         return (access.game_id, access.seat, seats,
                 _checked_actions(actions, expected_seq, source), expected_seq)
 
     result = _submit(move_of, source)
-    return opened[0], result
+    return opened[0], replace(result, zone=zones[0])
 
 
 def _checked_actions(actions: Any, expected_seq: Any, source: str) -> list[dict[str, Any]]:

@@ -124,6 +124,8 @@ class Submitted:
 
     snapshot: Snapshot
     applied: list[AppliedAction] = field(default_factory=list)
+    #: The zone of the person whose link made it (its answer's times are in it: issue 33).
+    zone: tzinfo | None = None
 
     @property
     def seq(self) -> int:

@@ -100,7 +100,7 @@ def submit(token: str, check: Any) -> Any:
                      "text": [engine.describe(e, names) for e in item.events]}
                     for item in result.applied],
         "events": result.events,
-        "game": result.snapshot.game.public(),
+        "game": result.snapshot.game.public(result.zone),
         "view": view,
     })
 

@@ -129,7 +129,7 @@ def test_a_berlin_seat_sees_no_utc_time_over_a_whole_game(app, client, tick, mai
             rounds_seen = view["round"]
             ann.looks("her turn", everything=new_round)
             while 0 in services.snapshot(gid).view(None)["to_act"]:
-                play(gid, 0, now, rng)
+                play_by_her_link(client, ann, token, gid, now, rng)  # (its answer read too)
             ann.looks("after her move", everything=new_round)
         now += timedelta(minutes=30)
     assert services.snapshot(gid).view(None)["phase"] == "over", "the game was played out"
@@ -154,6 +154,19 @@ def play(gid: str, seat: int, now: datetime, rng: random.Random) -> None:
         snap = services.snapshot(gid)
         services.submit_action(gid, seat, rng.choice(engine.legal_actions(snap.state, seat)),
                                snap.seq)
+
+
+def play_by_her_link(client: Any, ann: "Ann", token: str, gid: str, now: datetime,
+                     rng: random.Random) -> None:
+    """Ann's move through the JSON API, whose answer (the game, her view) is hers to
+    read like any other."""
+    with dl.at(now):
+        snap = services.snapshot(gid)
+        action = rng.choice(engine.legal_actions(snap.state, 0))
+        answer = client.post(f"/api/play/{token}/actions?log=1",
+                             json={"action": action, "expected_seq": snap.seq})
+    assert answer.status_code == 200, answer.get_json()
+    ann.note(f"her move's answer at step {snap.seq}", answer.get_data(as_text=True))
 
 
 def post(client: Any, token: str, path: str, **form: Any) -> None:
