@@ -81,8 +81,11 @@ class Lease:
 
     def claim(self, engine: Engine, now: datetime, owner: str, limit: int, *,
               where: Sequence[Any] = (), values: dict[str, Any] | None = None,
-              returning: Sequence[Any] = (), length: timedelta | None = None) -> list[Any]:
-        """Lease up to ``limit`` due rows to ``owner`` in one statement and commit.
+              returning: Sequence[Any] = (), length: timedelta | None = None,
+              session: Session | None = None) -> list[Any]:
+        """Lease up to ``limit`` due rows to ``owner`` in one statement and commit
+        (``session``: in that session's transaction, which its caller commits: a batch
+        that reads what its rows need in the claim's own transaction).
 
         Returns what ``returning`` names of each row leased now (default: its id,
         as scalars; an entity: the rows themselves, detached), straight from
@@ -97,13 +100,19 @@ class Lease:
                              **(values or {}))
                      .returning(*(returning or (self.id,)))
                      .execution_options(synchronize_session=False))
-        with Session(engine) as session:
+        def leased_in(session: Session) -> list[Any]:
             result = session.execute(statement)
             leased = list(result.scalars() if len(returning) <= 1 else result.all())
             if returning and isinstance(returning[0], type):
                 for row in leased:  # entities: handed over loaded, without a session
                     session.expunge(row)
-            session.commit()
+            return leased
+
+        if session is not None:
+            return leased_in(session)
+        with Session(engine) as own:
+            leased = leased_in(own)
+            own.commit()
         return leased
 
     def ended(self, row_id: int, owner: str, **values: Any) -> Update:

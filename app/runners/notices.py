@@ -255,12 +255,6 @@ def send_due(engine: Engine, now: datetime, *, send: Send | None = None,
     return run.report
 
 
-def next_due(engine: Engine) -> datetime | None:
-    """When the earliest pending notice may be tried (a read)."""
-    with Session(engine) as session:
-        return deliveries.next_due(session)
-
-
 # -- the sender's question ------------------------------------------------------------
 
 def targeted(session: Session, rows: list[Outbox]) -> tuple[set[tuple[str, int]], set[str]]:

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from sqlalchemy import case, func, update
 from sqlmodel import Session, col, select
 
+from app.channels import deliveries
 from app.clock import deadlines as dl
 from app import engine, services
 from app.runners import heartbeats
@@ -220,15 +221,18 @@ def send_notices_due(app: Any, now: datetime, *,
             return notices.NoticeReport()
 
 
-def next_due(app: Any) -> datetime | None:
-    """When the earliest pending row may be sent: its due time, or the end of the
-    lease another sender holds on it (pending rows only: the partial index
-    ``ix_outbox_due``). A read, so polling it takes no write lock."""
+def next_due(app: Any) -> tuple[datetime | None, datetime | None]:
+    """When the earliest pending mail may be sent (its due time, or the end of the lease
+    another sender holds on it; pending rows only: the partial index ``ix_outbox_due``),
+    and when the earliest pending notice may be tried: two reads in one transaction
+    (issue 30 item 4: the sender asks both at every step), so polling takes no write
+    lock."""
     later = case((col(Outbox.lease_until) > col(Outbox.next_attempt_at), Outbox.lease_until),
                  else_=Outbox.next_attempt_at)
     with Session(get_engine(app)) as session:
         value = session.exec(select(func.min(later)).where(col(Outbox.status) == PENDING)).one()
-    return dl.as_utc(value) if value is not None else None
+        noticed = deliveries.next_due(session)
+    return (dl.as_utc(value) if value is not None else None), noticed
 
 
 class Waker:
@@ -358,10 +362,10 @@ class Waker:
         if time.monotonic() - self._swept_at >= SWEEP_SECONDS:  # a dead clock's claims
             heartbeats.release_dead_claimers(get_engine(self.app), sending.OUTBOX.release_all)
             self._swept_at = time.monotonic()
-        upcoming = next_due(self.app)
+        upcoming, noticed = next_due(self.app)
         now = datetime.now(timezone.utc)
         if upcoming is not None and upcoming <= now:
-            # the notices its mails wrote go in the next step, when ``notices.next_due``
+            # the notices its mails wrote go in the next step, when ``next_due``
             # finds them due, as it finds any other (no claim of notices in every step that
             # sends mail); with them, unless a stream of mail kept the steps from looking
             looked = time.monotonic() - self._noticed_at > NOTICES_LOOK_SECONDS
@@ -382,7 +386,6 @@ class Waker:
                 return None  # there may be more
         # issue 20 item 3: notices due by themselves (a retry, a test notice)
         self._noticed_at = time.monotonic()
-        noticed = notices.next_due(get_engine(self.app))
         if noticed is not None and noticed <= datetime.now(timezone.utc):
             told = send_notices_due(self.app, datetime.now(timezone.utc))
             if told.claimed:

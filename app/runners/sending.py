@@ -161,27 +161,37 @@ class Sending(Runner[Outbox]):
         self.ends: Engine | Connection | InFlight = engine
 
     def claim(self, limit: int) -> list[Outbox]:
-        rows = claim_due(self.engine, self.now, owner=self.owner, limit=limit)
+        """The batch's rows, and what they need to know, in the claim's own transaction
+        (issue 30 item 4: the clock's transactions a move): the untold holds, the
+        bounces, the quiet hours, the talk, the notice targets, the refusals, and last
+        the caps, counted under their locks, whose commit ends it."""
+        self.broken = None
+        self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
+        with Session(self.engine) as session:
+            rows = sorted(OUTBOX.claim(self.engine, self.now, self.owner, limit, length=LEASE,
+                                       returning=(Outbox,), session=session),
+                          key=lambda row: row.id or 0)
+            if rows:
+                self._read_for(rows, session)
+            session.commit()
         self.report.claimed += len(rows)
         return rows
 
+    def _read_for(self, items: list[Outbox], session: Session) -> None:
+        addresses = {row.to for row in items}
+        self.untold = holds.untold_addresses(session, addresses)
+        self.bouncing = bounces.bouncing_among(session, addresses)
+        # issue 21 item 1: the quiet hours of the batch's seats (one query)
+        self.calendars = notify.quiet_calendars(
+            session, {(row.game_id, int(row.seat)) for row in items
+                      if row.game_id is not None and row.seat is not None})
+        self.talking = table_talk.talking_games(session, {row.game_id for row in items
+                                                          if row.game_id is not None})
+        self.targets = notices.targeted(session, items)
+        self.refusals = invitations.refused_at_send(session, items)  # (issue 34 item 3)
+        self.caps.settle(items, session, self.owner)  # (issue 34: counted under a lock)
+
     def batch(self, items: list[Outbox]) -> AbstractContextManager[Any]:
-        self.broken = None
-        self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
-        # what the batch's rows need to know, in one transaction (issue 30 item 4: the
-        # clock's transactions a move): the caps, the untold holds, the bounces, ...
-        with Session(self.engine) as session:
-            self.caps.settle(items, session, self.owner)  # (issue 34: counted under a lock)
-            self.untold = holds.untold_addresses(session, {row.to for row in items})
-            self.bouncing = bounces.bouncing_among(session, {row.to for row in items})
-            # issue 21 item 1: the quiet hours of the batch's seats (one query)
-            self.calendars = notify.quiet_calendars(
-                session, {(row.game_id, int(row.seat)) for row in items
-                          if row.game_id is not None and row.seat is not None})
-            self.talking = table_talk.talking_games(session, {row.game_id for row in items
-                                                   if row.game_id is not None})
-            self.targets = notices.targeted(session, items)
-            self.refusals = invitations.refused_at_send(session, items)  # (issue 34 item 3)
         stack = ExitStack()  # (the backend is entered once for the run: ``send_due``)
         ends = stack.enter_context(self.engine.connect())
         ends.execution_options(isolation_level="AUTOCOMMIT")

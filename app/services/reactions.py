@@ -266,13 +266,19 @@ def fresh_link_requested(session: Session, game: Any, seat: int) -> None:
 def _own_step_delay(ctx: "notify.Context", what: Happened) -> timedelta:
     """How long the mail of the decision a seat faces right after its own move by its
     link waits before it leaves: the game's grace period, and in a game without one
-    (0: every decision mailed as it opens) the server's (``TURN_MAIL_DELAY_SECONDS``),
-    so that a player who goes on from the page gets no mail repeating it, and one who
-    walks away after a step (a peek by the JSON API) still hears of the next. Until
-    issue 34 such a seat was taken to be at its page and mailed nothing at all."""
+    (0: every decision mailed as it opens) the server's (``TURN_MAIL_DELAY_SECONDS``,
+    at least ``OWN_STEP_GRACE``), so that a player who goes on from the page gets no
+    mail repeating it, and one who walks away after a step (a peek by the JSON API)
+    still hears of the next. Until issue 34 such a seat was taken to be at its page and
+    mailed nothing at all."""
     if what.source != "player" or ctx.delay > timedelta(0):
         return ctx.delay
-    return max(ctx.delay, notify.turn_mail_delay(None))
+    return max(notify.turn_mail_delay(None), OWN_STEP_GRACE)
+
+
+#: The least a zero-grace game's seat waits for the mail of its own next step (a server
+#: whose ``TURN_MAIL_DELAY_SECONDS`` is 0 too would otherwise mail every step at once).
+OWN_STEP_GRACE = timedelta(seconds=60)
 
 
 def is_absent(unit: Unit, game: Any, seat: int) -> bool:

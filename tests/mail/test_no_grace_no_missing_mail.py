@@ -10,8 +10,9 @@ that followed, so a player who peeked and walked away heard nothing until the re
 
 Now "0" means what the game's creator chose: every other seat's decision is mailed as
 it opens; the decision a seat faces right after its own move by link waits the
-server's grace period (``TURN_MAIL_DELAY_SECONDS``, 120 s): a player who goes on from
-the page gets no mail repeating it, one who walked away is told.
+server's grace period (``TURN_MAIL_DELAY_SECONDS``, at least a minute: 0 in these
+tests' app): a player who goes on from the page gets no mail repeating it, one who
+walked away is told.
 """
 from __future__ import annotations
 
