@@ -169,7 +169,7 @@ def mails_per_second() -> None:
 
     from app import create_app
     from app.db import make_engine, upgrade
-    from app.mail import compose
+    from app.mail.headers import build_message
 
     class Sink:
         count = 0
@@ -193,7 +193,7 @@ def mails_per_second() -> None:
                 sent, through_outbox = outbox_throughput(engine, port, MAILS, T0)
             engine.dispose()
 
-            message = compose.build_message(to="p@example.com", to_name="P", subject="s",
+            message = build_message(to="p@example.com", to_name="P", subject="s",
                                             text="Your village: ? ? ? ?\n" * 20,
                                             html="<p>Your village</p>" * 20, headers={},
                                             sender="post@bench.test", date=T0)

@@ -45,6 +45,7 @@ from app.access import tokens
 from app.access.unsubscribe import address_unsubscribe_token, unsubscribe_token
 from app.config import DEFAULTS, setting
 from app.mail import compose
+from app.mail.headers import mail_domain
 from app.db.statements import table_of
 from app.db.statements import Guard
 from app.db.unit import Insert, Ref, Row, Unit
@@ -183,7 +184,7 @@ class Context:
 
     @property
     def domain(self) -> str:
-        return compose.mail_domain(self.sender)
+        return mail_domain(self.sender)
 
 
 def remember_seats(unit: Unit, game_id: str, seats: list[store.SeatRow]) -> None:
@@ -857,7 +858,7 @@ def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
     mail = compose.daily_digest_mail(entries, base_url=base, unsubscribe=unsubscribe)
     row = enqueue(session, game_id=None, seat=None, kind="daily", to=address,
                   to_name=entries[0]["name"], mail=mail, idempotency=f"daily:{address}:{day}",
-                  domain=compose.mail_domain(sender), now=now, unsubscribe=unsubscribe)
+                  domain=mail_domain(sender), now=now, unsubscribe=unsubscribe)
     return row is not None
 
 

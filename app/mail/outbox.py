@@ -19,7 +19,8 @@ from sqlmodel import Session, select
 
 from app.clock.time import as_utc
 from app.db.wake import wake_payload
-from app.mail.compose import Mail, thread_headers
+from app.mail.compose import Mail
+from app.mail.headers import thread_headers
 from app.mail.models import PENDING, Outbox
 from app.gamelog.store import insert_for
 
@@ -94,7 +95,7 @@ def row_values(*, game_id: str | None, seat: int | None, kind: str, to: str, to_
         headers.update(thread_headers(game_id, seat, idempotency, domain, root=root,
                                       unsubscribe=unsubscribe))
     else:
-        from app.mail.compose import message_id_for
+        from app.mail.headers import message_id_for
         headers["Message-ID"] = message_id_for(idempotency, domain)
         if unsubscribe:  # RFC 8058 one-click, as on every game mail
             headers["List-Unsubscribe"] = f"<{unsubscribe}>"

@@ -41,7 +41,8 @@ from app.clock.time import as_utc
 from app.db.in_flight import InFlight
 from app.mail import bounces, holds, invitations, notify, table_talk, trust
 from app.mail.backends import MailBackend, PermanentFailure
-from app.mail.compose import Mail, build_message
+from app.mail.compose import Mail
+from app.mail.headers import build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import composed_at_send
 from app.runners import notices  # (issue 20 item 3)

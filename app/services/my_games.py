@@ -119,6 +119,7 @@ def mail_link(address: str, secret: str, base_url: str, sender: str) -> None:
     link version per hour (the idempotency key), so asking again does not flood.
     """
     from app.mail import compose, outbox
+    from app.mail.headers import mail_domain
 
     from app.mail.addresses import BadAddress, normalise
     try:  # the one address check of lobby, CLI and mailer
@@ -138,7 +139,7 @@ def mail_link(address: str, secret: str, base_url: str, sender: str) -> None:
         key = f"my-games:{address_hash(wanted, secret)}:{_version(session, address_hash(wanted, secret))}:{now:%Y%m%d%H}"
         outbox.enqueue(session, game_id=None, seat=None, kind="my_games", to=seat.email,
                        to_name=seat.name, mail=mail, idempotency=key,
-                       domain=compose.mail_domain(sender), now=now)
+                       domain=mail_domain(sender), now=now)
 
 
 def revoke(address: str, secret: str) -> None:

@@ -29,6 +29,7 @@ from app.config import setting
 from app.db import read_session, write_session
 from app.gamelog import store
 from app.mail import bounces, compose, notify
+from app.mail.headers import mail_domain
 from app.mail.addresses import BadAddress, normalise
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.outbox import enqueue
@@ -176,7 +177,7 @@ def resend_mail(mail_id: int, now: datetime) -> int:
                          mail=compose.Mail(row.subject, row.text, row.html or "",
                                            reply_to=headers.get("Reply-To")),
                          idempotency=f"resend:{mail_id}:{len(copies) + 1}",
-                         domain=compose.mail_domain(str(setting("MAIL_FROM"))), now=now,
+                         domain=mail_domain(str(setting("MAIL_FROM"))), now=now,
                          unsubscribe=unsubscribe, announces=row.announces,
                          conversation=row.conversation)
         if new_id is None:

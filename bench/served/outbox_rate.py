@@ -32,6 +32,7 @@ def main(url: str, mails: int) -> None:
     from app import create_app
     from app.db import get_engine, upgrade, write_session
     from app.mail import compose, outbox
+    from app.mail.headers import build_message
     from app.mail.backends import SmtpBackend, SmtpSettings
     from app.runners import sending
 
@@ -70,7 +71,7 @@ def main(url: str, mails: int) -> None:
                         break
                 seconds = time.perf_counter() - start
             engine.dispose()
-            message = compose.build_message(
+            message = build_message(
                 to="p@example.com", to_name="P", subject="s", text="Your village: ? ? ? ?\n" * 20,
                 html="<p>Your village</p>" * 20, headers={}, sender="post@bench.test", date=NOW)
             start = time.perf_counter()

@@ -323,7 +323,7 @@ MAILS = every_mail_kind()
 def test_every_mail_kind_has_no_serious_accessibility_problem(live_mailbox, browser):
     """Each kind's HTML part as a mail client shows it, and the development mailbox's
     page of that mail (its headers, text and the HTML in a frame)."""
-    from app.mail import compose
+    from app.mail.headers import build_message
     from app.mail.backends import mail_folder
 
     app = live_mailbox.app
@@ -331,7 +331,7 @@ def test_every_mail_kind_has_no_serious_accessibility_problem(live_mailbox, brow
     folder.mkdir(parents=True, exist_ok=True)
     names = {}
     for number, (kind, mail) in enumerate(sorted(MAILS.items()), start=1):
-        message = compose.build_message(
+        message = build_message(
             to="wolfeschlegelsteinhausenbergerdorff@example.com", to_name=positions.PEOPLE[0],
             subject=mail.subject, text=mail.text, html=mail.html,
             headers={}, sender="Silver Eye Post <post@silver-eye.test>",

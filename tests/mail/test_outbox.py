@@ -10,6 +10,7 @@ from app import services
 from app.runners import clock, sending
 from app.db import get_engine, write_session
 from app.mail import addresses, compose, outbox
+from app.mail.headers import build_message
 from app.mail.backends import FileBackend, SmtpSettings
 from app.mail.models import FAILED, PENDING, SENT, Outbox
 
@@ -85,7 +86,7 @@ def test_a_refused_recipient_is_marked_failed_not_retried_forever(mail_app, smtp
     "\"Eve\" <evil@example.com>, other@example.com",
 ])
 def test_player_names_cannot_add_headers_or_recipients(name):
-    message = compose.build_message(
+    message = build_message(
         to="ann@example.com", to_name=name, subject=f"Silver Eye · {name}: your turn",
         text="hi", html=None, headers={"Message-ID": "<x@silver-eye.test>"},
         sender="Silver Eye Post <post@silver-eye.test>", date=T0)
@@ -106,7 +107,7 @@ def test_addresses_with_anything_but_one_mailbox_are_refused(address):
 
 def test_a_header_value_with_a_line_break_is_refused():
     with pytest.raises(ValueError):
-        compose.build_message(to="ann@example.com", to_name="Ann", subject="s", text="t",
+        build_message(to="ann@example.com", to_name="Ann", subject="s", text="t",
                               html=None, headers={"References": "<a@b>\r\nBcc: x@y.z"},
                               sender="post@silver-eye.test", date=T0)
 
@@ -125,7 +126,7 @@ def test_a_game_name_with_line_breaks_stays_one_subject_line(mail_app, smtp, new
 
 def test_the_file_backend_writes_one_file_per_row_even_when_sent_twice(tmp_path):
     backend = FileBackend(tmp_path / "mail")
-    message = compose.build_message(to="ann@example.com", to_name="Ann", subject="s",
+    message = build_message(to="ann@example.com", to_name="Ann", subject="s",
                                     text="t", html="<p>t</p>", headers={},
                                     sender="post@silver-eye.test", date=T0)
     with backend:

@@ -10,6 +10,7 @@ from email import message_from_bytes, policy
 import pytest
 
 from app.mail import compose
+from app.mail.headers import build_message
 from tests.summary.mail_kinds import NAMES, every_mail
 
 MAILS = every_mail()
@@ -19,7 +20,7 @@ MIME_LINE = 76
 
 
 def sent(mail: compose.Mail, to: str = "ann@example.org") -> bytes:
-    message = compose.build_message(
+    message = build_message(
         to=to, to_name=NAMES[0], subject=mail.subject, text=mail.text, html=mail.html,
         headers={"Message-ID": "<x@silver-eye.test>",
                  "List-Unsubscribe": "<http://silver-eye.test/unsubscribe/" + "y" * 300 + ">"},

@@ -5,7 +5,7 @@ inline tags up to 0.6 as "HTML obfuscation" on round-end and game-over mails).
 Debian's ``spamassassin`` (local tests only: ``-L``, no DNS, no network) reads all the
 mails in one run (``--mbox``: it starts once, which is most of its time) and reports
 on each in order. The mails carry what they carry when they leave: the headers the
-outbox writes (``compose.thread_headers``: Message-ID, In-Reply-To, References,
+outbox writes (``headers.thread_headers``: Message-ID, In-Reply-To, References,
 List-Id, List-Unsubscribe, List-Unsubscribe-Post), From, To, Date, Subject and
 Thread-Topic. Nothing is exempted (on the Received line see the note above ``as_sent``; DKIM is
 another part of issue 19 and only lowers a score). Without ``spamassassin`` the test is skipped
@@ -20,6 +20,7 @@ from pathlib import Path
 
 
 from app.mail import compose
+from app.mail.headers import build_message, message_id_for, thread_headers
 from tests.outside_tools import outside_tool
 from tests.summary.mail_kinds import NAMES, UNSUBSCRIBE, every_kind
 
@@ -34,14 +35,14 @@ DOMAIN = "silver-eye.test"
 
 def as_sent(kind: str, mail: compose.Mail) -> bytes:
     """The mail as it leaves us, with the headers the outbox gives it."""
-    headers = compose.thread_headers("abcdefghjk", 0, f"{kind}:abcdefghjk:0", DOMAIN,
+    headers = thread_headers("abcdefghjk", 0, f"{kind}:abcdefghjk:0", DOMAIN,
                                      root=kind == "invitation",
                                      unsubscribe=UNSUBSCRIBE if kind != "daily" else None)
     if kind == "daily":  # one mail across games: no game's thread, its own list
-        headers = {"Message-ID": compose.message_id_for("daily:ann@example.org", DOMAIN),
+        headers = {"Message-ID": message_id_for("daily:ann@example.org", DOMAIN),
                    "List-Unsubscribe": f"<{UNSUBSCRIBE}>",
                    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
-    message = compose.build_message(
+    message = build_message(
         to="ann@example.org", to_name=NAMES[0], subject=mail.subject, text=mail.text,
         html=mail.html, headers=headers, sender=f"Silver Eye Post <post@{DOMAIN}>", date=DATE)
     return message.as_bytes()
