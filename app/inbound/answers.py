@@ -33,6 +33,7 @@ from app.services.left import LEFT_ANSWER
 from app.config import setting
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.outbox import enqueue
+from app.mail.view_words import card_info, village_info
 from app.plans.models import Plan, told_lines
 
 #: Answers one seat may get in an hour (config ``INBOUND_ANSWERS_PER_HOUR``):
@@ -315,8 +316,8 @@ def answer_mail(game: compose.MailGame, seat: int, view: dict[str, Any], *, link
         show=show, menu=menu, round=view.get("round"),
         decision=compose.decision_words(compose.decision_of(view, seat)),
         has_decision=seat in (view.get("to_act") or []),
-        village=compose.village_info(view, seat),
-        hand=compose.card_info(hand) if hand else None,
-        discard_top=compose.card_info(discard[-1]) if discard else None,
+        village=village_info(view, seat),
+        hand=card_info(hand) if hand else None,
+        discard_top=card_info(discard[-1]) if discard else None,
         link=link, unsubscribe=unsubscribe)
     return compose.Mail(mail.subject, mail.text, mail.html, reply_to=menu.address or None)

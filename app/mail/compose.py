@@ -1,15 +1,14 @@
 """Writing the mails: Jinja2 text + HTML templates fed from private views only.
 
 Everything a mail says about cards comes from ``engine.view(state, seat)`` of
-the seat it goes to (or from public events described by ``engine.describe.event_sentence``),
-never from the raw state, so a mail can only show what its reader has seen.
+the seat it goes to, put in words by ``app.mail.view_words`` (public events as
+``engine.describe.event_sentence`` says them), never from the raw state, so a mail can
+only show what its reader has seen.
 Names typed by players are cleaned here (``clean_name``) before they come near a
 header; the headers and the message as it leaves live in ``app.mail.headers``.
 
-Long because: every kind of mail (turn, invitation, round, game over, digest,
-notice) is worded here from the same view helpers, with the headers they share;
-the headers section (``build_message`` and the thread ids) is the seam to split
-along if it grows.
+Every kind of mail (turn, invitation, round, game over, digest, notice) is worded
+here, in one module, so that one reader sees how each kind is worded beside the others.
 """
 from __future__ import annotations
 
@@ -24,10 +23,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from app.clock.time import as_utc
 from app.engine import words
-from app.engine.describe import event_sentence, played_parts
 from app.engine.summary import last_summary
 from app.mail.layout import inline_styles
 from app.mail.menu import build as build_menu  # issue 11: the moves as reply commands
+from app.mail.view_words import (Played, card_info, played_lines, scores_info, since_lines,
+                                 village_info)
 
 #: What every subject starts with, and the name a game gets when nobody names it.
 BRAND = "Silver Eye"
@@ -105,119 +105,6 @@ def clean_name(value: Any, limit: int = NAME_LIMIT) -> str:
                    for ch in str(value or ""))
     text = re.sub(r"\s+", " ", text).strip()
     return text[:limit].strip()
-
-
-# -- pieces of a view in words ------------------------------------------------
-
-def card_words(card: dict[str, Any] | None) -> str:
-    """'7 Ghost' for a card the reader knows, '?' for one it does not."""
-    from app.engine import cards
-
-    if not card or card.get("id") is None:
-        return "?"
-    return cards.label(int(card["id"]))
-
-
-def card_info(card: dict[str, Any] | None) -> dict[str, Any]:
-    """A card for the templates: label, name, ability, faceup, known."""
-    from app.engine import cards
-
-    card_id = card.get("id") if card else None
-    return {
-        "known": card_id is not None,
-        "faceup": bool(card and card.get("faceup")),
-        "label": card_words(card),
-        "value": cards.VALUE[int(card_id)] if card_id is not None else None,
-        "name": cards.name(int(card_id)) if card_id is not None else "",
-        "ability": cards.ability(int(card_id)) if card_id is not None else "",
-    }
-
-
-def village_info(view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-    villages = view.get("villages") or []
-    return [card_info(c) for c in (villages[seat] if seat < len(villages) else [])]
-
-
-def scores_info(view: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
-    """One row per seat: name, each round's score, total."""
-    rounds = view.get("round_scores") or []
-    totals = view.get("totals") or []
-    rows = []
-    for seat, name in enumerate(names):
-        rows.append({
-            "name": name,
-            "rounds": [r[seat] if seat < len(r) else None for r in rounds],
-            "total": totals[seat] if seat < len(totals) else None,
-        })
-    return rows
-
-
-#: Steps the server played for a seat (issue 17 item 2): ``{step: (seat, why)}``, why
-#: being ``describe.TIMED_OUT`` or ``describe.AWAY`` (``app.mail.notify.played_steps``).
-Played = dict[int, tuple[int, str]]
-
-
-def _steps_after(view: dict[str, Any], after_step: int) -> list[tuple[int, list[dict[str, Any]]]]:
-    """The public events of the view's logs after ``after_step``, grouped by step.
-
-    The previous round's log too: a seat that last acted before a round ended
-    hears how that round finished."""
-    groups: list[tuple[int, list[dict[str, Any]]]] = []
-    for event in [*(view.get("previous_log") or []), *(view.get("log") or [])]:
-        step = int(event.get("step") or 0)
-        if step <= after_step:
-            continue
-        if groups and groups[-1][0] == step:
-            groups[-1][1].append(event)
-        else:
-            groups.append((step, [event]))
-    return groups
-
-
-def since_lines(view: dict[str, Any], after_step: int, names: list[str],
-                seat: int | None = None, played: Played | None = None) -> list[str]:
-    """The public events of the view's log after ``after_step``, in words: the same
-    sentences the seat's page shows (its own deeds say "you").
-
-    A step the server played for another seat says so ("Time ran out for Eve:
-    their 10 Dracula was discarded."); one it played for the reader itself is
-    left to ``played_lines``, which the mail says first.
-    """
-    played = played or {}
-    lines: list[str] = []
-    for step, events in _steps_after(view, after_step):
-        if step in played:
-            who, why = played[step]
-            lead, rest = played_parts(events, names, who, seat, why)
-            lines.extend([*([lead] if lead and who != seat else []), *rest])
-            continue
-        lines.extend(event_sentence(event, names, seat) for event in events)
-    return [line for line in lines if line]
-
-
-def played_lines(view: dict[str, Any], after_step: int, names: list[str], seat: int,
-                 played: Played | None) -> list[str]:
-    """What the server played for ``seat`` itself after ``after_step``, and why, in its
-    own words ("Time ran out: your 10 Dracula was discarded for you."): the first thing
-    its next mail and its page say (issue 17 item 2)."""
-    lines: list[str] = []
-    for step, events in _steps_after(view, after_step):
-        who, why = (played or {}).get(step, (None, ""))
-        if who == seat:
-            lead, _ = played_parts(events, names, seat, seat, why)
-            lines.extend([lead] if lead else [])
-    return counted(lines)
-
-
-def counted(lines: list[str]) -> list[str]:
-    """Each sentence once, in the order first said, with how often it was said when more
-    than once: "You were away: your turn was passed for you (23 times)." (issue 33: a
-    seat away to the end of a game met 23 identical sentences above its result)."""
-    times: dict[str, int] = {}
-    for line in lines:
-        times[line] = times.get(line, 0) + 1
-    return [line if n == 1 else f"{line.removesuffix('.')} ({n} times)."
-            for line, n in times.items()]
 
 
 def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:

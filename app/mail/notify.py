@@ -55,6 +55,7 @@ from app.people import tenures
 from app.people.models import Person
 from app.plans import models as plan_models
 from app.mail.outbox import CHANNEL, enqueue, row_values
+from app.mail.view_words import Played, played_lines
 
 DEFAULT_MAIL_FROM = str(DEFAULTS["MAIL_FROM"])  # (for the sender, until it reads setting())
 #: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
@@ -654,14 +655,14 @@ Marks = dict[int, Any]
 
 
 def played_steps(where: "Session | Unit | Marks", game_id: str, seats: int, after_step: int,
-                 only: int | None = None) -> compose.Played:
+                 only: int | None = None) -> Played:
     """The steps after ``after_step`` that the server played for a seat, and why
     (issue 17 item 2): ``{step: (seat, why)}``, from each seat's mail row, which
     notes its timeouts as they are logged (``seat_acted``); ``only``: that seat's.
     No read of the log: a move holds these rows already, a page or a sender reads
     the game's in one query."""
     marks = marks_of_game(where, game_id)
-    played: compose.Played = {}
+    played: Played = {}
     for seat in ([only] if only is not None else range(int(seats))):
         row = marks.get(seat)
         for step, why in (row.played or []) if row is not None else []:
@@ -806,8 +807,8 @@ def played_for_seat(unit: Unit, ctx: Context, seat: int, state: Any) -> list[str
     since = int(row.last_acted_step or 0)
     if not did_since(view, seat, since):
         return []
-    return compose.played_lines(view, since, ctx.info.names, seat,
-                                played_steps(unit, ctx.id, 0, since, only=seat))
+    return played_lines(view, since, ctx.info.names, seat,
+                        played_steps(unit, ctx.id, 0, since, only=seat))
 
 
 def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool:

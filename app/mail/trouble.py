@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 from app.gamelog import store
 from app.mail import compose, invitations, notify
 from app.mail.models import FAILED, PENDING, SUPERSEDED, Outbox
+from app.mail.view_words import played_lines
 
 
 def mail_trouble(session: Session, game_id: str, seat: int,
@@ -77,6 +78,6 @@ def played_on_page(marks: notify.Marks, game_id: str, seat: int, seats: list[Any
     if not notify.did_since(view, seat, since):
         return []
     names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
-    return compose.played_lines(view, since, names, seat,
-                                notify.played_steps(marks, game_id, 0, since, only=seat))
+    return played_lines(view, since, names, seat,
+                        notify.played_steps(marks, game_id, 0, since, only=seat))
 

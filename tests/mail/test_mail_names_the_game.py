@@ -9,6 +9,7 @@ import pytest
 
 from app.engine import cards
 from app.mail import compose
+from app.mail.view_words import since_lines
 from app.web import view_helpers
 from tests.engine.scenario import exchange
 from tests.engine.test_rulings_abilities import spotter_game
@@ -55,7 +56,7 @@ def test_the_turn_mail_tells_the_news_in_the_sentences_of_the_seat_page():
     page = [entry["text"] for entry in view_helpers.log_entries(view["log"], NAMES, 1)]
     assert f"Ann's Spotter discarded {cards.label(47)} from your village." in page
     info = compose.MailGame(id="abcd234567", name="Friday", names=NAMES, base_url="http://x")
-    assert compose.since_lines(view, -1, NAMES, 1) == page
+    assert since_lines(view, -1, NAMES, 1) == page
     mail = compose.turn_mail(info, 1, view, since_step=-1, due=None, now=T0, link="l",
                              unsubscribe="u")
     for sentence in page:

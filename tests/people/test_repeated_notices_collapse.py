@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from app import engine, services
 from app.clock import deadlines as dl
-from app.mail import compose
+from app.mail.view_words import counted
 
 from .conftest import T0
 
@@ -54,7 +54,7 @@ def test_counted_keeps_the_first_order_and_leaves_single_sentences_alone():
              "You were away: your turn was passed for you.",
              "You were away: your 7 Ghost was discarded for you.",
              "You were away: your turn was passed for you."]
-    assert compose.counted(lines) == [
+    assert counted(lines) == [
         "Time ran out: your turn was passed for you.",
         "You were away: your turn was passed for you (2 times).",
         "You were away: your 7 Ghost was discarded for you."]
