@@ -204,6 +204,9 @@ def measure(url: str, schema: str, admin: sa.Engine, store: str) -> dict[str, An
                                clock_db_ms=1000 * clock_db.stop() / made)
                 time.sleep(1.0)  # (the counts are written every half second)
                 figures["clock_xacts"] = (transactions(workdir / "clock.json") - ended) / made
+                if clock.poll() is not None or figures["clock_ms"] == 0:  # said, not hidden
+                    print(f"      the clock process {'exited' if clock.poll() is not None else 'did nothing'}"
+                          f"; its log ends: {(workdir / 'clock.log').read_text()[-1500:]}")
                 print(f"      the clock process: {figures['clock_ms']:.3f} ms CPU a move, its "
                       f"PostgreSQL backends {figures['clock_db_ms']:.3f} ms, "
                       f"{figures['clock_xacts']:.3f} transactions a move (goal <= 0.5 ms, "
