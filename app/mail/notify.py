@@ -1,11 +1,12 @@
 """Who gets which mail: the bridge from game events to outbox rows.
 
 Long because: one function per kind of mail (invitation, turn, reminder, digest,
-round, result, notices, fresh link) and per reaction that changes a seat's mail row
-(``seat_acted``, ``supersede_unsent``), each short, beside the one ``Context`` and the
-seat and address rows they all read; splitting them by kind would make every one
-import the others. Its tokens (``app.access.unsubscribe``) and the page's sentences
-(``app.mail.trouble``) already live apart.
+round, result, notices, fresh link), each short, beside the one ``Context`` they all
+take; splitting them by kind would make every one import the others. What they share
+lives apart: a seat's and an address's preferences and calendars
+(``app.mail.seat_prefs``), the unsent mail's lifecycle (``app.mail.unsent``: queued,
+re-aimed, superseded), the words of a view (``app.mail.view_words``), its tokens
+(``app.access.unsubscribe``) and the page's sentences (``app.mail.trouble``).
 
 Called from ``app.services.reactions``, ``app.presence.absence`` and ``app.runners.timeouts`` inside their
 transactions. Each function decides whether a seat wants this mail (its
@@ -22,8 +23,8 @@ or the seat acting, supersedes an unsent one at once.
 
 Issue 17: a seat that stops mid-turn gets one mail for the decision it faces
 (``stopped_mid_turn``); what the clock played for a seat is told in words in its
-next mail, on its page and in the others' news (``played_steps``); mail that a
-move by reply asked for is conversation (``replied``).
+next mail, on its page and in the others' news (``unsent.played_steps``); mail that a
+move by reply asked for is conversation (``seat_prefs.replied``).
 """
 from __future__ import annotations
 
@@ -47,15 +48,17 @@ from app.config import DEFAULTS, setting
 from app.mail import compose
 from app.mail.headers import mail_domain
 from app.db.statements import table_of
-from app.db.statements import Guard
-from app.db.unit import Insert, Ref, Row, Unit
+from app.db.unit import Row, Unit
 from app.mail.addresses import checked_or_none
-from app.mail.models import (DAILY, DIGEST, EVERY, MAIL_MODES, NONE, PENDING, SUPERSEDED, Outbox, SeatMail)
+from app.mail.models import DAILY, DIGEST, EVERY, NONE, SeatMail
 from app.people import tenures
 from app.people.models import Person
 from app.plans import models as plan_models
-from app.mail.outbox import CHANNEL, enqueue, row_values
-from app.mail.view_words import Played, played_lines
+from app.mail.outbox import enqueue
+from app.mail.seat_prefs import (_address_row, _read_people, _seats, address_mode, mail_row,
+                                 quiet_of, replied, seat_calendar, zone_of)
+from app.mail.unsent import did_since, played_steps, queue, supersede_unsent
+from app.mail.view_words import played_lines
 
 DEFAULT_MAIL_FROM = str(DEFAULTS["MAIL_FROM"])  # (for the sender, until it reads setting())
 #: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
@@ -188,124 +191,6 @@ class Context:
         return mail_domain(self.sender)
 
 
-def remember_seats(unit: Unit, game_id: str, seats: list[store.SeatRow]) -> None:
-    """The seats a move read (``store.SeatRow``), for ``Context.load``."""
-    unit.facts[(SEATS_READ, game_id)] = seats
-
-
-#: ``Unit.facts`` key of a game's seats registered by ``remember_seats``.
-SEATS_READ = "seats read by the move"
-
-
-def _seats(unit: Unit, game: Any) -> list[Any]:
-    """The game's seats, as this transaction read them (``remember_seats``), else with
-    one query: every action builds a context, and a query would return the same rows."""
-    read = unit.facts.get((SEATS_READ, str(game.id)))
-    if read is not None:
-        return list(read)
-    return store.seat_rows(unit.session, str(game.id), with_email=True)
-
-
-def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
-    """The seat's mail row as the ORM object, created on first use from the lobby's
-    preference: for code outside a move that changes it through its session (the
-    seat's settings, a digest)."""
-    row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
-                                              SeatMail.seat == seat)).first()
-    if row is None:
-        row = SeatMail(game_id=game_id, seat=seat, mode=_lobby_mode(session, game_id, seat))
-        session.add(row)
-        session.flush()
-    return row
-
-
-def mail_row(unit: Unit, game_id: str, seat: int) -> Row:
-    """The seat's mail row as this transaction holds it, created now when it has none
-    (one INSERT; a racing transaction that created it first wins, and its row is read).
-    A move reads every seat's row with its seats; its changes are queued on the unit."""
-    row = unit.seat_row(_MARKS, game_id, seat)
-    if row is not None:
-        return row
-    return unit.create_seat_row(_MARKS, {
-        "game_id": game_id, "seat": seat, "mode": _lobby_mode(unit.session, game_id, seat),
-        "last_acted_step": 0})
-
-
-def quiet_of(row: Any) -> tuple[int, int] | None:
-    """A person's quiet hours as their row stores them (minutes after local midnight),
-    None when they have none."""
-    start, end = getattr(row, "quiet_start", None), getattr(row, "quiet_end", None)
-    if start is None or end is None or start == end:
-        return None
-    return int(start), int(end)
-
-
-def seat_calendar(person: Any, settings: dl.ClockSettings) -> Calendar:
-    """The calendar of a seat whose holder's person row is ``person`` (None: UTC, no
-    quiet hours) in a game with these clock ``settings``: the one way a seat's clock is
-    counted (its deadlines, its bank, when its mail may leave). Zone and quiet hours are
-    the person's (issue 32), the running days the game's."""
-    if person is None:
-        return settings.calendar()
-    return settings.calendar(person.time_zone, quiet_of(person))
-
-
-def _holder_settings(seat_where: Any) -> Any:
-    """The zone and quiet hours of the person holding each seat ``seat_where`` selects
-    (a human seat's address, as stored on it: ``person.address``)."""
-    return (sa_select(_SEATS.c.game_id, _SEATS.c.index, _ADDRESSES.c.time_zone,
-                      _ADDRESSES.c.quiet_start, _ADDRESSES.c.quiet_end)
-            .select_from(_SEATS.join(_ADDRESSES, _ADDRESSES.c.address == _SEATS.c.email))
-            .where(_SEATS.c.kind == "human", seat_where))
-
-
-def calendar_of(session: Session, game_id: str, seat: int,
-                settings: dl.ClockSettings) -> Calendar:
-    """``seat_calendar`` for code outside a move (its person's row read now, one
-    statement)."""
-    row = session.connection().execute(_holder_settings(
-        (_SEATS.c.game_id == str(game_id)) & (_SEATS.c.index == int(seat)))).mappings().first()
-    return seat_calendar(Row(_ADDRESSES, row) if row is not None else None, settings)
-
-
-def person_zone(session: Session, game_id: str, seat: int) -> ZoneInfo:
-    """The zone of the person holding ``seat`` now, for code outside a move that shows a
-    time to that seat (one statement)."""
-    row = session.connection().execute(_holder_settings(
-        (_SEATS.c.game_id == str(game_id)) & (_SEATS.c.index == int(seat)))).mappings().first()
-    return zone_of(row["time_zone"] if row is not None else None)
-
-
-def zone_in(unit: Unit, address: str) -> ZoneInfo:
-    """The zone of ``address``'s person as this transaction holds it: a move read the
-    person rows with its seats, so its answer shows its times in the mover's zone
-    (issue 33) without a statement more."""
-    row = _address_row(unit, address) if address else None
-    return zone_of(row.time_zone if row is not None else None)
-
-
-def quiet_calendars(session: Session, seats: set[tuple[str, int]]) -> dict[tuple[str, int], Calendar]:
-    """The calendars of those ``(game, seat)`` whose person has quiet hours, for the
-    sender (when mail may leave: only the zone and the hours matter, not the running
-    days); one statement a batch."""
-    if not seats:
-        return {}
-    games = sorted({game for game, _ in seats})
-    found = session.connection().execute(_holder_settings(
-        _SEATS.c.game_id.in_(games) & _ADDRESSES.c.quiet_start.is_not(None))).mappings()
-    return {(row["game_id"], row["index"]): Calendar.of(row["time_zone"], quiet)
-            for row in found if (row["game_id"], row["index"]) in seats
-            and (quiet := quiet_of(Row(_ADDRESSES, row))) is not None}
-
-
-def zone_of(name: str | None) -> ZoneInfo:
-    """A seat's time zone (UTC when unset or unknown)."""
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ValueError, KeyError, OSError):
-        return ZoneInfo("UTC")
-
-
 def _send(unit: Unit, ctx: Context, seat: int, kind: str, mail: compose.Mail,
           key: str, now: datetime, *, root: bool = False, due: datetime | None = None,
           announces: dict[str, Any] | None = None) -> bool:
@@ -316,24 +201,6 @@ def _send(unit: Unit, ctx: Context, seat: int, kind: str, mail: compose.Mail,
                  to_name=ctx.info.names[seat], mail=mail, idempotency=key,
                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat), root=root,
                  due=due, announces=announces, conversation=replied(unit, ctx.id, seat))
-
-
-#: ``Unit.facts`` key of the seats that moved by reply in this transaction.
-REPLIED = "seats that moved by reply"
-
-
-def note_reply(unit: Unit, game_id: str, seat: int) -> None:
-    """``seat`` made a move by replying to a mail in this transaction (source ``mail``)."""
-    unit.facts.setdefault(REPLIED, set()).add((str(game_id), int(seat)))
-
-
-def replied(unit: Unit, game_id: str, seat: int) -> bool:
-    """Whether mail to ``seat`` written now is conversation (issue 17 item 3): the seat
-    moved by reply in this very transaction, so this mail is what its reply asked
-    for (the next decision after the bots moved, the round's end it caused). Such mail
-    leaves at once (the player waits in their mail client, not on a page) and is
-    bounded by their own replies, not by the per-address hourly cap."""
-    return (str(game_id), int(seat)) in unit.facts.get(REPLIED, ())
 
 
 def _wants(unit: Unit, ctx: Context, seat: int) -> str:
@@ -364,162 +231,6 @@ def mode_of(unit: Unit, ctx: Context, seat: int) -> str:
     if mode == EVERY and address_mode(unit, address) == DAILY:
         return DAILY
     return mode
-
-
-def address_mode(unit: Unit, address: str) -> str | None:
-    row = _address_row(unit, address)
-    return str(row.mode) if row is not None else None
-
-
-def _address_row(unit: Unit, address: str) -> Row | None:
-    """The address's row as this transaction holds it (None: it has none), read once
-    per transaction (a turn mail asks for it several times: the seat's mode, the daily
-    digest, the mail itself)."""
-    key = (_ADDRESSES.name, address)
-    if key not in unit.rows:
-        values = unit.session.connection().execute(
-            sa_select(_ADDRESSES).where(_ADDRESSES.c.address == address)).mappings().first()
-        unit.rows[key] = None if values is None else Row(_ADDRESSES, values)
-    return unit.rows[key]
-
-
-def _read_people(unit: Unit, addresses: list[str]) -> None:
-    """The rows of those addresses this transaction has not read yet, in one statement
-    (a context outside a move: the clock, the sender)."""
-    wanted = sorted({a for a in addresses if (_ADDRESSES.name, a) not in unit.rows})
-    if not wanted:
-        return
-    found = {values["address"]: values for values in unit.session.connection().execute(
-        sa_select(_ADDRESSES).where(_ADDRESSES.c.address.in_(wanted))).mappings()}
-    for address in wanted:
-        values = found.get(address)
-        unit.rows[(_ADDRESSES.name, address)] = None if values is None else Row(_ADDRESSES, values)
-
-
-def remember_addresses(unit: Unit, rows: dict[str, dict[str, Any] | None]) -> None:
-    """Address rows read as columns by the caller's own query (the move reads them
-    with its seats; None: the address has none), so ``_address_row`` asks no more. A
-    stored address that is not in its checked form is left out: it is looked up under
-    that form when asked."""
-    for stored, values in rows.items():
-        if checked_or_none(stored) == stored:
-            unit.rows.setdefault((_ADDRESSES.name, stored),
-                                 None if values is None else Row(_ADDRESSES, values))
-
-
-def address_mail(session: Session, address: str) -> Person:
-    """The address's row of preferences across games as the ORM object, created on
-    first use: for code outside a move that changes it (settings, digests)."""
-    row = session.exec(select(Person).where(Person.address == address)).first()
-    if row is None:
-        row = Person(address=address)
-        session.add(row)
-        session.flush()
-    return row
-
-
-def did_since(view: dict[str, Any], seat: int, since: int) -> bool:
-    """Whether the view's logs hold an event of ``seat`` after step ``since`` (if not,
-    nothing was played for it, and the log need not be asked)."""
-    return any(event.get("seat") == seat and int(event.get("step") or 0) > since
-               for event in [*(view.get("previous_log") or []), *(view.get("log") or [])])
-
-
-def supersede_unsent(unit: Unit, game_id: str, seat: int, now: datetime, *,
-                     clear_marker: bool = True) -> None:
-    """Mark the seat's unsent decision mail ``superseded`` (the seat acted, or a
-    newer mail replaces it). A row a sender holds right now is left to the
-    sender's own check at send time. ``clear_marker=False``: the caller changes the
-    seat's mail row itself, with ``unsent_mail_id=None`` among its own changes."""
-    marker = mail_row(unit, game_id, seat)
-    if marker.unsent_mail_id is None:
-        return
-    _supersede(unit, marker.unsent_mail_id, now)
-    if clear_marker:
-        unit.update(marker, unsent_mail_id=None)
-
-
-#: Timeouts a seat's mail row remembers (``SeatMail.played``): more than a seat that
-#: is away has in the two rounds a mail or a page tells of.
-PLAYED_KEPT = 40
-
-
-def seat_acted(unit: Unit, game_id: str, seat: int, step: int, now: datetime, *,
-               own: bool = True, played: str | None = None,
-               aim: tuple[dict[str, Any], datetime] | None = None) -> bool:
-    """The seat acted at ``step``: its unsent decision mail is superseded and its
-    mail row notes the step and forgets the mail (queued: a move sends them with its
-    other writes, ``services.repository.write_move``).
-
-    ``own`` False (the server played it: a timeout, R29; or a presence toggle): the
-    mail is superseded all the same, but the step the seat last *played* stays, so
-    its next mail's "since you last played" still holds what was played for it;
-    ``played`` (why the server played it: ``describe.TIMED_OUT`` or ``AWAY``) notes
-    the step in the row's ``played`` for the mails and the page that tell of it
-    (issue 17 item 2).
-
-    ``aim``: ``(announces, due)`` of the mail the seat should get if it stops here
-    (it still faces a decision of its turn: ``stopped_mid_turn``). Its unsent turn
-    mail, still waiting out the grace period (the seat went on from its page), is
-    then re-aimed at that decision instead of being superseded (no new row for every
-    draw). Returns whether it was re-aimed (else the caller writes a new row, if it
-    wants one)."""
-    marker = mail_row(unit, game_id, seat)
-    if aim is not None and own and marker.unsent_mail_id is not None:
-        return _aim(unit, marker, step, now, *aim)
-    if marker.unsent_mail_id is not None:
-        _supersede(unit, marker.unsent_mail_id, now)
-    if not own:
-        kept = [*(marker.played or []), *([[int(step), played]] if played else [])]
-        changes: dict[str, Any] = {"unsent_mail_id": None}
-        if played:
-            changes["played"] = kept[-PLAYED_KEPT:]
-        unit.update(marker, **changes)
-        return False
-    unit.update(marker, last_acted_step=step, unsent_mail_id=None)
-    return False
-
-
-def _aim(unit: Unit, marker: Row, step: int, now: datetime, announces: dict[str, Any],
-         due: datetime) -> bool:
-    """``seat_acted`` with a mail to re-aim: the unsent row, if it is a turn mail still
-    pending and not being sent, now announces ``announces`` and leaves at ``due``;
-    any other unsent row is superseded. The seat's mail row notes the step and keeps
-    the row only if it was re-aimed.
-
-    Whether the row can be re-aimed is read with the move's rows (``move_read`` reads
-    each seat's unsent mail with it); the UPDATE checks it again when it is sent. A
-    sender that leased the row in between sends it as it was (its own check at send
-    time decides), and this seat's mid-turn mail is then that one."""
-    now = dl.as_utc(now)
-    unsent = marker.unsent_mail_id
-    if _aimable(unit, unsent, now):
-        unit.update_id(_OUTBOX, unsent, (*_unleased(now), ("kind", "eq", "turn")),
-                       announces=announces, next_attempt_at=dl.as_utc(due), created_at=now)
-        unit.update(marker, last_acted_step=step)
-        return True
-    _supersede(unit, unsent, now)
-    unit.update(marker, last_acted_step=step, unsent_mail_id=None)
-    return False
-
-
-def _aimable(unit: Unit, unsent: Any, now: datetime) -> bool:
-    """Whether the unsent row is a turn mail still pending that no sender holds."""
-    if isinstance(unsent, Ref):
-        values = unit.inserted(unsent.key) or {}
-    else:
-        row = unit.rows.get((_OUTBOX.name, unsent))
-        if row is None:
-            found = unit.session.connection().execute(
-                sa_select(_OUTBOX.c.id, _OUTBOX.c.status, _OUTBOX.c.kind, _OUTBOX.c.lease_until)
-                .where(_OUTBOX.c.id == unsent)).mappings().first()
-            if found is None:
-                return False
-            row = unit.rows[(_OUTBOX.name, unsent)] = Row(_OUTBOX, found)
-        values = row.values
-    lease = values.get("lease_until")
-    return (values.get("status") == PENDING and values.get("kind") == "turn"
-            and (lease is None or dl.as_utc(lease) < now))
 
 
 # -- the mails -----------------------------------------------------------------
@@ -648,27 +359,6 @@ def decision_due(unit: Unit, game_id: str, seat: int) -> datetime | None:
     """When the seat's open decision falls due (None: it has no open decision row)."""
     rows = dl.open_now(unit, game_id, seat, dl.DECISION)
     return dl.as_utc(rows[0].due_at) if rows else None
-
-
-#: Each seat's mail row of a game, by seat (``marks_of_game``).
-Marks = dict[int, Any]
-
-
-def played_steps(where: "Session | Unit | Marks", game_id: str, seats: int, after_step: int,
-                 only: int | None = None) -> Played:
-    """The steps after ``after_step`` that the server played for a seat, and why
-    (issue 17 item 2): ``{step: (seat, why)}``, from each seat's mail row, which
-    notes its timeouts as they are logged (``seat_acted``); ``only``: that seat's.
-    No read of the log: a move holds these rows already, a page or a sender reads
-    the game's in one query."""
-    marks = marks_of_game(where, game_id)
-    played: Played = {}
-    for seat in ([only] if only is not None else range(int(seats))):
-        row = marks.get(seat)
-        for step, why in (row.played or []) if row is not None else []:
-            if int(step) > after_step:
-                played[int(step)] = (seat, str(why))
-    return played
 
 
 #: The subject an outbox row holds until its turn mail is composed at send time.
@@ -863,58 +553,6 @@ def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
     return row is not None
 
 
-def _lobby_mode(session: Session, game_id: str, seat: int) -> str:
-    """The mail mode the lobby asked for this seat (``every`` unless it said otherwise)."""
-    wanted = session.connection().execute(
-        sa_select(_SEATS.c.preferences).where(_SEATS.c.game_id == game_id,
-                                              _SEATS.c.index == seat)).scalar()
-    mode = (wanted or {}).get("mail") if isinstance(wanted, dict) else None
-    return mode if mode in MAIL_MODES else EVERY
-
-
-def queue(unit: Unit, *, marker: Row | None = None, **mail: Any) -> bool:
-    """Queue one mail on the unit (once per idempotency key: ``outbox.row_values``).
-    ``marker``: the seat's mail row, which then names it as its unsent mail. Returns
-    whether it was queued: on a unit that sends at once, whether a row was written."""
-    values = row_values(**mail)
-    key = values["idempotency"]
-    wrote = unit.insert(Insert(_OUTBOX, [values], conflict=("idempotency",), key=key,
-                               wake=CHANNEL))
-    if not unit.queued and wrote is None:
-        return False  # the key was there already: nothing new, no marker to move
-    if marker is not None:
-        unit.update(marker, unsent_mail_id=wrote if not unit.queued else Ref(key))
-    return True
-
-
-def marks_of_game(where: "Session | Unit | Marks", game_id: str) -> "Marks":
-    """Every seat's mail row of the game: as a move's unit holds them, as a page read
-    them already (``where`` is that mapping), or read now."""
-    if isinstance(where, dict):
-        return where
-    if isinstance(where, Unit):
-        where.seat_row(_MARKS, game_id, 0)  # (reads them all once)
-        return {key[2]: row for key, row in where.rows.items()
-                if key[0] == _MARKS.name and key[1] == game_id and row is not None}
-    return {values["seat"]: Row(_MARKS, values) for values in where.connection().execute(
-        sa_select(_MARKS).where(_MARKS.c.game_id == game_id)).mappings()}
-
-
-def _supersede(unit: Unit, unsent: Any, now: datetime) -> None:
-    """The unsent mail ``unsent`` (an id, or the ``Ref`` of one this unit queues) is
-    superseded, if it is still pending and no sender holds it."""
-    now = dl.as_utc(now)
-    unit.update_id(_OUTBOX, unsent, _unleased(now), status=SUPERSEDED,
-                   last_error="superseded: the decision it announced changed")
-
-
-def _unleased(now: datetime) -> tuple[Guard, ...]:
-    """The row is still pending and no sender holds it (its lease is none or over)."""
-    return (("status", "eq", PENDING), ("lease_until", "null_or_before", now))
-
-
-_OUTBOX: Table = table_of(Outbox)
 _MARKS: Table = table_of(SeatMail)
 _ADDRESSES: Table = table_of(Person)
-_SEATS: Table = table_of(store.Seat)
 _GAMES: Table = table_of(store.Game)

@@ -29,7 +29,7 @@ def enqueue(session: Session, **mail: Any) -> int | None:
     """Add one mail to the outbox now, in the caller's transaction (once per key: the
     new row's id, or None when the key was already there): for mail that is not part
     of a move (answers to replies, my-games, the daily digest). A move queues its mail
-    on its unit of work instead (``notify.queue``), sent with its other writes.
+    on its unit of work instead (``unsent.queue``), sent with its other writes.
 
     One statement: a key already in the outbox (an earlier call, or a racing
     transaction) inserts nothing and says so, without a SELECT before it. On

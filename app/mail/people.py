@@ -26,7 +26,8 @@ from app.access.reply_address import reply_address
 from app.access.unsubscribe import left_token
 from app.clock import deadlines as dl
 from app.mail import compose
-from app.mail.notify import Context, mode_of, queue, wants
+from app.mail.notify import Context, mode_of, wants
+from app.mail.unsent import queue
 from app.people.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
 
 #: Outbox kinds of these mails (``Outbox.kind``).

@@ -42,6 +42,8 @@ from app.db.statements import table_of
 from app.engine.names import name_at
 from app.gamelog import store
 from app.mail import compose, notify
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.mail.models import (NONE, PENDING, TALK_EVERY, TALK_HOURLY, TALK_NEVER, Outbox, SeatMail)
 from app.people import tenures
 from app.people.models import Person
@@ -98,7 +100,7 @@ def said(session: Session, game_id: str, talk_id: int, seat: int, now: datetime)
             continue
         if notify.mode_of(ctx.unit, ctx, other) == NONE:
             continue
-        marker = notify.mail_row(ctx.unit, ctx.id, other)
+        marker = seat_prefs.mail_row(ctx.unit, ctx.id, other)
         mode = str(marker.talk_mode or TALK_HOURLY)
         if mode not in OWN_MAIL or marker.talk_muted:
             continue
@@ -110,7 +112,7 @@ def said(session: Session, game_id: str, talk_id: int, seat: int, now: datetime)
             due = max(due, as_utc(marker.talk_mail_at) + period())
         if mode == TALK_HOURLY and waiting == LEAVING:  # (its talk_mail_at is not set yet)
             due = max(due, now + period())
-        notify.queue(ctx.unit, game_id=ctx.id, seat=other, kind=TALK_KIND,
+        unsent.queue(ctx.unit, game_id=ctx.id, seat=other, kind=TALK_KIND,
                      to=ctx.address(other), to_name=ctx.info.names[other],
                      mail=compose.Mail(subject=notify.COMPOSED_AT_SEND, text="", html=""),
                      idempotency=f"talk:{ctx.id}:{other}:{int(talk_id)}", domain=ctx.domain,
@@ -239,7 +241,7 @@ def at_the_table(engine: Engine, row: Outbox, now: datetime) -> Told | None:
         if not lines:
             return None
         return block(lines, _names(session, row.game_id), now,
-                     notify.person_zone(session, row.game_id, int(row.seat)))
+                     seat_prefs.person_zone(session, row.game_id, int(row.seat)))
 
 
 def with_talk(text: str, html: str | None, told: Told) -> tuple[str, str | None]:

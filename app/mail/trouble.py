@@ -8,14 +8,16 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.gamelog import store
-from app.mail import compose, invitations, notify
+from app.mail import compose, invitations
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.mail.models import FAILED, PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import played_lines
 
 
 def mail_trouble(session: Session, game_id: str, seat: int,
                  view: dict[str, Any] | None = None,
-                 marks: notify.Marks | None = None) -> list[str]:
+                 marks: unsent.Marks | None = None) -> list[str]:
     """Sentences for the top of a seat page: what the server did without the seat.
 
     First what the server played for this seat since it last played (issue 17
@@ -26,9 +28,9 @@ def mail_trouble(session: Session, game_id: str, seat: int,
     one mail of the position then will follow (issue 17 item 3). Read only.
     ``view``: the seat's view, which the seat page has already made (without it,
     the played-for-you lines are left out: no second load of the game); ``marks``: the
-    game's seat mail rows, when the page has read them (``notify.marks_of_game``).
+    game's seat mail rows, when the page has read them (``unsent.marks_of_game``).
     """
-    marks = notify.marks_of_game(session if marks is None else marks, game_id)
+    marks = unsent.marks_of_game(session if marks is None else marks, game_id)
     seats = store.load_seats(session, game_id)
     people = [s.index for s in seats if s.kind == "human"]
     lines: list[str] = ([] if view is None else
@@ -65,19 +67,19 @@ def mail_trouble(session: Session, game_id: str, seat: int,
                "in a day to such an address" if held.held_why == "stranger"
                else "your address got the most mails we send in an hour")
         lines.append("Mail to you is held back until "
-                     f"{compose.local_time_words(held.held_until, notify.person_zone(session, game_id, seat))}: "
+                     f"{compose.local_time_words(held.held_until, seat_prefs.person_zone(session, game_id, seat))}: "
                      f"{why}. Then one mail shows where the game stands.")
     return lines
 
 
-def played_on_page(marks: notify.Marks, game_id: str, seat: int, seats: list[Any],
+def played_on_page(marks: unsent.Marks, game_id: str, seat: int, seats: list[Any],
                    view: dict[str, Any]) -> list[str]:
     """What the server played for ``seat`` since it last played, from its own view."""
     row = marks.get(seat)
     since = int(row.last_acted_step or 0) if row is not None else 0
-    if not notify.did_since(view, seat, since):
+    if not unsent.did_since(view, seat, since):
         return []
     names = [compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats]
     return played_lines(view, since, names, seat,
-                        notify.played_steps(marks, game_id, 0, since, only=seat))
+                        unsent.played_steps(marks, game_id, 0, since, only=seat))
 

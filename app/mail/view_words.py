@@ -58,7 +58,7 @@ def scores_info(view: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
 
 
 #: Steps the server played for a seat (issue 17 item 2): ``{step: (seat, why)}``, why
-#: being ``describe.TIMED_OUT`` or ``describe.AWAY`` (``app.mail.notify.played_steps``).
+#: being ``describe.TIMED_OUT`` or ``describe.AWAY`` (``app.mail.unsent.played_steps``).
 Played = dict[int, tuple[int, str]]
 
 

@@ -28,6 +28,7 @@ from app.clock import deadlines as dl
 from app.db.statements import table_of
 from app.db.unit import Unit
 from app.mail import notify
+from app.mail import seat_prefs
 from app.mail import people as people_mail
 from app.mail.models import PENDING, SUPERSEDED, TALK_HOURLY, EVERY, Outbox
 from app.presence import absence
@@ -70,7 +71,7 @@ def took_over(unit: Unit, ctx: "notify.Context", seat: int, action: dict[str, An
     unit.update(clock, absent=False, consecutive_timeouts=0, away_noticed=False,
                 vacation_until=None)
     dl.close_open(unit, ctx.id, now, "taken_over", seat=seat, kinds=(dl.DIGEST,))
-    marks = notify.mail_row(unit, ctx.id, seat)
+    marks = seat_prefs.mail_row(unit, ctx.id, seat)
     # the newcomer starts with the defaults a new seat has (zone and quiet hours are their
     # person's: issue 32); "since your last move" counts from the hand-over (what happened
     # before is in the seat's view and the replay)

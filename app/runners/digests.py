@@ -19,6 +19,7 @@ from app import services
 from app.gamelog import store
 from app.db import read_session, write_session
 from app.mail import compose, notify
+from app.mail import seat_prefs
 from app.mail.models import DAILY, NONE
 from app.people.models import Person
 
@@ -37,7 +38,7 @@ def send_daily(now: datetime) -> int:
     for address in due:  # one transaction each: one address's trouble stops no other
         try:
             with write_session() as session:
-                row = notify.address_mail(session, address)
+                row = seat_prefs.address_mail(session, address)
                 entries = waiting_seats(session, address, now)
                 if entries and notify.daily_digest(session, address, entries, now):
                     row.last_digest_at = now
@@ -64,7 +65,7 @@ def waiting_seats(session: Any, address: str, now: datetime) -> list[dict[str, A
         if notify.checked_or_none(seat.email) != address:
             continue
         ctx = notify.Context.load(session, game)
-        if notify.seat_mail(session, ctx.id, seat.index).mode == NONE:
+        if seat_prefs.seat_mail(session, ctx.id, seat.index).mode == NONE:
             continue
         zone = ctx.zone(seat.index)
         status = notify.public_view(services.load_state(ctx.id))

@@ -39,7 +39,8 @@ from sqlmodel import Session, col
 
 from app.clock.time import as_utc
 from app.db.in_flight import InFlight
-from app.mail import bounces, holds, invitations, notify, table_talk, trust
+from app.mail import bounces, holds, invitations, table_talk, trust
+from app.mail import seat_prefs
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail
 from app.mail.headers import build_message
@@ -183,7 +184,7 @@ class Sending(Runner[Outbox]):
         self.untold = holds.untold_addresses(session, addresses)
         self.bouncing = bounces.bouncing_among(session, addresses)
         # issue 21 item 1: the quiet hours of the batch's seats (one query)
-        self.calendars = notify.quiet_calendars(
+        self.calendars = seat_prefs.quiet_calendars(
             session, {(row.game_id, int(row.seat)) for row in items
                       if row.game_id is not None and row.seat is not None})
         self.talking = table_talk.talking_games(session, {row.game_id for row in items

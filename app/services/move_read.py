@@ -8,7 +8,7 @@ or not anything looks at the objects. As columns, each row is handed on as value
 (``app.db.unit.Row``), registered on the move's unit of work, which queues every change
 the move makes to them. Each seat's unsent mail comes along too (its status, kind and
 lease): whether a drawing seat's waiting turn mail can be re-aimed is decided from
-it (``notify.seat_acted``) without a query of its own.
+it (``unsent.seat_acted``) without a query of its own.
 
 Every row it joins is found through an index whatever the statistics say (issue 30
 item 1). On PostgreSQL the address and unsent-mail rows come through ``LEFT JOIN

@@ -25,7 +25,7 @@ from app.services.repository import (
     _same_action, _game_info, _load_game, move_seats, open_seat_for_move,
 )
 from app.services.games import _append, _play_automatic, _finish
-from app.mail import notify
+from app.mail import seat_prefs
 from app.services import plans
 
 log = logging.getLogger("app.services")
@@ -130,7 +130,7 @@ def submit_by_link(token: str, read_move: Any,
         access, seats = open_seat_for_move(unit, token)
         opened.append(access)
         actions, expected_seq = read_move(access)
-        zones.append(notify.zone_in(unit, seats[access.seat].email))  # (read with the seats)
+        zones.append(seat_prefs.zone_in(unit, seats[access.seat].email))  # (read with the seats)
         return (access.game_id, access.seat, seats,
                 _checked_actions(actions, expected_seq, source), expected_seq)
 

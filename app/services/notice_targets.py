@@ -21,7 +21,7 @@ from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.gamelog import store
-from app.mail import notify
+from app.mail import seat_prefs
 from app.mail.models import SeatMail
 from app.people.models import Person
 from app.services import person_settings
@@ -219,7 +219,7 @@ def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
     Mail comes only where both the seat and its address want it (``takes_mail``); the
     page says when the address's choice is what keeps it away."""
     with write_session() as session:
-        row = notify.seat_mail(session, access.game_id, access.seat)
+        row = seat_prefs.seat_mail(session, access.game_id, access.seat)
         row.by_mail = bool(by_mail)
         row.updated_at = dl.now()
         session.add(row)

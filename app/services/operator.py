@@ -29,6 +29,8 @@ from app.config import setting
 from app.db import read_session, write_session
 from app.gamelog import store
 from app.mail import bounces, compose, notify
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.mail.headers import mail_domain
 from app.mail.addresses import BadAddress, normalise
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
@@ -243,7 +245,7 @@ def extend_deadline(game_id: str, by: timedelta, now: datetime,
         for row in rows:
             before = as_utc(row.due_at)
             # counted on the seat's calendar, and never due in its quiet hours (issue 21)
-            calendar = notify.calendar_of(session, game.id, row.seat, settings)
+            calendar = seat_prefs.calendar_of(session, game.id, row.seat, settings)
             after = calendar.settle(max(before, now) + by)
             try:
                 times = dl.move_decision(session, row, after, now, settings, calendar,
@@ -292,7 +294,7 @@ def change_address(game_id: str, seat: int, address: str, now: datetime) -> str:
         ctx = notify.Context.load(session, game)
         mail = compose.notice_mail(ctx.info, seat, "address_changed", about=None,
                                    link=ctx.link(seat), unsubscribe=ctx.unsubscribe(seat))
-        notify.queue(ctx.unit, game_id=ctx.id, seat=seat, kind="link", to=new,
+        unsent.queue(ctx.unit, game_id=ctx.id, seat=seat, kind="link", to=new,
                      to_name=ctx.info.names[seat], mail=mail,
                      idempotency=f"address:{ctx.id}:{seat}:{row.token_version}",
                      domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(seat))

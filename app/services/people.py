@@ -30,6 +30,7 @@ from app.db import read_session, write_session
 from app.db.unit import Unit
 from app.gamelog import store
 from app.mail import invitations, notify
+from app.mail import seat_prefs
 from app.mail import people as people_mail
 from app.people import tenures
 from app.people.models import Gift
@@ -114,7 +115,7 @@ def give_time(game_id: str, giver: int, receiver: int, now: datetime | None = No
             raise Conflict(f"{name} has no decision waiting now, so there is no deadline "
                            "to move.", reason="no_decision")
         row = rows[0]
-        calendar = notify.calendar_of(session, game.id, receiver, settings)
+        calendar = seat_prefs.calendar_of(session, game.id, receiver, settings)
         before = dl.as_utc(row.due_at)
         after = calendar.settle(calendar.add(before, MORE_TIME))
         try:

@@ -27,7 +27,8 @@ from app.clock import deadlines as dl
 from app.clock.calendar import Quiet
 from app.db import read_session, write_session
 from app.gamelog import store
-from app.mail import invitations, notify
+from app.mail import invitations
+from app.mail import seat_prefs
 from app.mail.addresses import checked_or_none
 from app.mail.models import ADDRESS_MODES, DAILY, NONE, PER_GAME
 from app.people.models import Person
@@ -92,7 +93,7 @@ def check_quiet(start: str | None, end: str | None) -> tuple[int, int] | None:
 
 def person_row(session: Session, address: str) -> Person:
     """The person's row, to change in this transaction (made on first need)."""
-    return notify.address_mail(session, stored_address(session, address))
+    return seat_prefs.address_mail(session, stored_address(session, address))
 
 
 def set_time_zone(address: str, name: str, now: datetime | None = None) -> str:
@@ -145,7 +146,7 @@ def _settle_open(session: Session, game_id: str, seat: int, now: datetime) -> No
     if game is None or game.status != "running":
         return
     settings = dl.ClockSettings.from_options(game.options)
-    calendar = notify.calendar_of(session, game_id, seat, settings)
+    calendar = seat_prefs.calendar_of(session, game_id, seat, settings)
     for deadline in dl.open_rows(session, game_id, seat, dl.DECISION):
         due = dl.as_utc(deadline.due_at)
         settled = calendar.settle(due)
@@ -185,13 +186,13 @@ def status(address: str, session: Session | None = None) -> dict[str, Any]:
             return status(address, own)
     row = find(session, address)
     zone = (row.time_zone if row is not None else None) or "UTC"
-    quiet = notify.quiet_of(row) if row is not None else None
+    quiet = seat_prefs.quiet_of(row) if row is not None else None
     return {"address": address, "time_zone": zone,
             "chosen": row is not None and row.settings_at is not None,
             "zones": common_zones(zone),
             "quiet_start": hhmm(quiet[0]) if quiet else "",
             "quiet_end": hhmm(quiet[1]) if quiet else "",
-            "calendar_words": notify.seat_calendar(row, EVERY_DAY).describe(),
+            "calendar_words": seat_prefs.seat_calendar(row, EVERY_DAY).describe(),
             "address_mode": row.mode if row is not None else PER_GAME,
             "address_modes": ADDRESS_MODE_WORDS,
             "by_mail": bool(row.by_mail) if row is not None else True,

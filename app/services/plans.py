@@ -24,6 +24,8 @@ from app.clock import deadlines as dl
 from app.db.unit import Row, Unit
 from app.engine import plans as ep
 from app.mail import notify
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.plans.models import PLANS, told_lines
 
 #: ``Unit.facts`` keys (each followed by the game id and seat).
@@ -184,7 +186,7 @@ def _tell(unit: Unit, game_id: str, seat: int, row: Row, seq: int, lines: list[s
 
 
 def _untold(unit: Unit, game_id: str, seat: int, row: Row) -> list[str]:
-    return list(told_lines(row, int(notify.mail_row(unit, game_id, seat).last_acted_step or 0)))
+    return list(told_lines(row, int(seat_prefs.mail_row(unit, game_id, seat).last_acted_step or 0)))
 
 
 def _ask(unit: Unit, game: Any, seat: int, state: Any, seq: int) -> None:
@@ -194,8 +196,8 @@ def _ask(unit: Unit, game: Any, seat: int, state: Any, seq: int) -> None:
     if not ctx.is_human(seat) or notify.mode_of(unit, ctx, seat) != notify.EVERY:
         return
     now = dl.now()
-    notify.supersede_unsent(unit, ctx.id, seat, now)
-    talk = notify.replied(unit, ctx.id, seat)
+    unsent.supersede_unsent(unit, ctx.id, seat, now)
+    talk = seat_prefs.replied(unit, ctx.id, seat)
     notify.turn(unit, ctx, seat, state, None, now, key=f"plan:{ctx.id}:{seat}:{seq}",
                 step=seq, delay=timedelta(0) if talk else ctx.delay, conversation=talk,
                 due_later=True)

@@ -20,9 +20,9 @@ after the grace period: issue 17 item 2, no silent turn). Who is waited on is
 the engine's ``status(...)["to_act"]``.
 
 Mail to a seat written in the transaction of its own move by reply is
-conversation (issue 17 item 3, ``notify.replied``): it leaves at once and the
+conversation (issue 17 item 3, ``seat_prefs.replied``): it leaves at once and the
 hourly flood cap leaves it alone. A timeout is noted on the seat's mail row
-(``notify.seat_acted(..., played=why)``) so its next mail, its page and the
+(``unsent.seat_acted(..., played=why)``) so its next mail, its page and the
 others' news say what was played for it.
 """
 from __future__ import annotations
@@ -39,6 +39,8 @@ from app.db.unit import Unit
 from app.presence import absence, leaving
 from app.clock import deadlines as dl
 from app.mail import notify
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.engine.describe import AWAY, TIMED_OUT
 from app.gamelog import store
 from app.presence.leaving import RESIGNED
@@ -162,12 +164,12 @@ def actor_noted(unit: Unit, ctx: "notify.Context", what: Happened, now: datetime
     """
     assert what.seat is not None
     if what.source == "mail":  # what it asked for by replying is conversation (item 3)
-        notify.note_reply(unit, ctx.id, what.seat)
+        seat_prefs.note_reply(unit, ctx.id, what.seat)
     played = None
     if what.source == "timeout":  # R29: the clock, or the seat is away or resigned (R48)
         played = (RESIGNED if what.seat in (what.after_status.get("resigned") or ())
                   else AWAY if absence.is_absent(unit, ctx.game, what.seat) else TIMED_OUT)
-    aimed = notify.seat_acted(unit, ctx.id, what.seat, what.seq, now, own=what.own,
+    aimed = unsent.seat_acted(unit, ctx.id, what.seat, what.seq, now, own=what.own,
                               played=played, aim=_mid_turn_aim(unit, ctx, what, now))
     absence.record_action(unit, ctx.id, what.seat, what.kind, what.source, now)
     return aimed
@@ -184,7 +186,7 @@ def turn_ended(unit: Unit, ctx: "notify.Context", seat: int, outcome: str,
         dl.charge_bank(unit, ctx.id, seat, now, ctx.settings, ctx.calendar(seat))
     dl.close_turn(unit, ctx.id, seat, now, outcome)
     if mail:
-        notify.supersede_unsent(unit, ctx.id, seat, now)
+        unsent.supersede_unsent(unit, ctx.id, seat, now)
 
 
 def round_ended(unit: Unit, ctx: "notify.Context", state: Any, round_no: int,
@@ -215,7 +217,7 @@ def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
         return
     mode = notify.mode_of(unit, ctx, seat)
     if mode == DIGEST_MODE:
-        last = notify.mail_row(unit, ctx.id, seat).last_digest_at
+        last = seat_prefs.mail_row(unit, ctx.id, seat).last_digest_at
         dl.schedule_digest(unit, ctx.id, seat, now, last, notify.digest_period())
     else:
         notify.decision_opened(unit, ctx, seat, state, deadline, now, delay=delay)
@@ -225,7 +227,7 @@ def _mid_turn_aim(unit: Unit, ctx: "notify.Context", what: Happened,
                   now: datetime) -> tuple[dict[str, Any], datetime] | None:
     """What the actor's waiting turn mail should announce if the actor stops here, on
     its page, still facing a decision (mid-turn, or the turn its round-start peek
-    began): ``notify.seat_acted`` re-aims the mail at it. None when no such mail is
+    began): ``unsent.seat_acted`` re-aims the mail at it. None when no such mail is
     wanted or it must be written anew (a move by reply is answered at once)."""
     seat = what.seat
     if (seat is None or what.source != "player"

@@ -25,7 +25,7 @@ from app.access import tokens
 from app.gamelog import warm_states
 from app.db.statements import table_of
 from app.db.unit import Row, Unit
-from app.mail import notify
+from app.mail import seat_prefs
 from app.mail.models import Outbox, SeatMail
 from app.people.models import Person
 from app.services import move_read
@@ -223,8 +223,8 @@ def move_seats(unit: Unit, game_id: str) -> list[store.SeatRow]:
     for unsent in read.unsent:
         if unsent is not None:
             unit.rows[(_OUTBOX.name, unsent["id"])] = Row(_OUTBOX, unsent)
-    notify.remember_seats(unit, game_id, read.seats)
-    notify.remember_addresses(unit, {
+    seat_prefs.remember_seats(unit, game_id, read.seats)
+    seat_prefs.remember_addresses(unit, {
         seat.email: values for seat, values in zip(read.seats, read.per_seat[Person])
         if seat.email})
     return read.seats
@@ -246,9 +246,9 @@ def write_move(unit: Unit) -> int:
       (``store.set_status``) and, every ``games.CACHE_EVERY`` steps, the state cache
       (``store.write_cache``);
     - the seats' mail rows: the step each seat last played, its unsent mail
-      (``notify.seat_acted``, ``notify.queue``); the outbox: the turn mail, round and
-      result mails queued (``notify.queue``), unsent mail superseded or re-aimed
-      (``notify.supersede_unsent``, ``notify._aim``);
+      (``unsent.seat_acted``, ``unsent.queue``); the outbox: the turn mail, round and
+      result mails queued (``unsent.queue``), unsent mail superseded or re-aimed
+      (``unsent.supersede_unsent``, ``unsent._aim``);
     - deadlines: the closes of the decisions that ended and the rows of those that
       opened, netted (``clock.deadlines.Changes``);
     - the seats' clock rows (R29: ``presence.absence.record_action``, ``went_away``).

@@ -22,7 +22,9 @@ from app.gamelog import store
 from app.clock import deadlines as dl
 from app.db.unit import Unit
 from app.db import read_session, write_session
-from app.mail import bounces, invitations, notify
+from app.mail import bounces, invitations
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.mail.addresses import checked_or_none
 from app.people.models import Person
 from app.mail.models import (DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVERY, TALK_HOURLY,
@@ -83,7 +85,7 @@ def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:
     """The seat's mail row, to change in this transaction; ``NotFound`` for no such seat."""
     if session.get(store.Seat, (str(game_id), int(seat))) is None:
         raise services.NotFound("There is no such seat in this game.")
-    return notify.seat_mail(session, str(game_id), int(seat))
+    return seat_prefs.seat_mail(session, str(game_id), int(seat))
 
 
 def _store_seat(game_id: str, seat: int, **values: Any) -> None:
@@ -115,7 +117,7 @@ def unsubscribe(token: str) -> tuple[str, int] | str:
     target = read_token(token)
     if isinstance(target, str):
         with write_session() as session:
-            row = notify.address_mail(session, target)
+            row = seat_prefs.address_mail(session, target)
             row.mode = NONE
             row.updated_at = dl.now()
             session.add(row)
@@ -160,7 +162,7 @@ def describe(mode: str) -> str:
 
 def status(game_id: str, seat: int, session: Session | None = None,
            view: dict[str, Any] | None = None,
-           marks: "notify.Marks | None" = None) -> dict[str, Any]:
+           marks: "unsent.Marks | None" = None) -> dict[str, Any]:
     """What the seat page's mail and clock box shows (read only).
 
     The seat page passes the one session it reads everything with, and the seat's
@@ -201,12 +203,12 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
         mail_trouble = [bounces.page_words(address, across.bounce_reason), *mail_trouble]
     # issue 32: zone and quiet hours are the person's, the same in all their games
     zone = (across.time_zone if across is not None else None) or "UTC"
-    tz = notify.zone_of(zone)
+    tz = seat_prefs.zone_of(zone)
     for key in ("deadline", "vacation_until"):
         if clock.get(key) is not None:
             clock[key] = clock[key].astimezone(tz)
     settings = dl.ClockSettings.from_options(options)
-    quiet = notify.quiet_of(across) if across is not None else None
+    quiet = seat_prefs.quiet_of(across) if across is not None else None
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
             "running": running, "time_zone": zone,
             "zone_chosen": across is not None and across.settings_at is not None,
@@ -214,7 +216,7 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
             "quiet_start": person.hhmm(quiet[0]) if quiet else "",
             "quiet_end": person.hhmm(quiet[1]) if quiet else "",
             "clock_words": settings.words(),
-            "calendar_words": notify.seat_calendar(across, settings).describe(),
+            "calendar_words": seat_prefs.seat_calendar(across, settings).describe(),
             "has_address": address is not None,
             "address_mode": address_mode,
             "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble,

@@ -23,7 +23,8 @@ from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.unit import Unit
 from app.gamelog import store
-from app.mail import notify
+from app.mail import seat_prefs
+from app.mail import unsent
 from app.services.games import Series, create_in
 from app.services.repository import _load_game
 from app.services.results import Created
@@ -62,9 +63,9 @@ def _carry_notices(unit: Unit, old_id: str, new_id: str, seats: list[store.Seat]
         if target.seat in people:
             session.add(NoticeTarget(game_id=new_id, seat=target.seat, url=target.url,
                                      service=target.service, created_at=now))
-    for seat, marks in notify.marks_of_game(session, old_id).items():
+    for seat, marks in unsent.marks_of_game(session, old_id).items():
         if seat in people and marks.by_mail is False:
-            unit.update(notify.mail_row(unit, new_id, seat), by_mail=False)
+            unit.update(seat_prefs.mail_row(unit, new_id, seat), by_mail=False)
     session.flush()
     unit.write()  # (the new game's own writes went with ``create_in``: these follow them)
 

@@ -32,7 +32,8 @@ from app.db import read_session, write_session
 from app.db.statements import table_of
 from app.engine.names import holds_now, name_at
 from app.gamelog import store
-from app.mail import notify, table_talk
+from app.mail import table_talk
+from app.mail import seat_prefs
 from app.people import tenures
 from app.services.errors import BadRequest, Forbidden, NotFound, TooMany
 from app.services.repository import _seat_access
@@ -221,7 +222,7 @@ def set_muted(token: str, muted: bool, check: Callable[[SeatAccess], None] | Non
     mail), or brings it back; returns the new setting."""
     with write_session() as session:
         access = _open(session, token, check)
-        row = notify.seat_mail(session, access.game_id, access.seat)
+        row = seat_prefs.seat_mail(session, access.game_id, access.seat)
         row.talk_muted = bool(muted)
         row.updated_at = clock_now()
         session.add(row)
@@ -253,7 +254,7 @@ def rows(found: Iterable[talk_store.Line], names: Sequence[str], me: int | None 
     """Messages as the templates and the JSON show them: the sender's name (the seat's
     holder when it was said: issue 32, R53), the text (None when hidden), when (aware
     UTC, ISO, and in words in ``zone_name``)."""
-    zone = notify.zone_of(zone_name or "UTC")
+    zone = seat_prefs.zone_of(zone_name or "UTC")
     out = []
     for line in found:
         at = as_utc(line.at)
@@ -321,7 +322,7 @@ def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | No
     times in its person's zone (issue 33: a seat's JSON shows no UTC time), read here
     unless the caller knows it (``zone``)."""
     if zone is None and me is not None:
-        zone = str(notify.person_zone(session, game_id, me))
+        zone = str(seat_prefs.person_zone(session, game_id, me))
     return rows(talk_store.lines(session, str(game_id), after_id=after_id, upto_step=upto_step,
                                  limit=limit), names, me, zone)
 

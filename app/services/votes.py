@@ -59,6 +59,7 @@ from app.clock import deadlines as dl
 from app.db.unit import Unit, unit_of_work
 from app.gamelog import store
 from app.mail import addresses, invitations, notify, trust
+from app.mail import seat_prefs
 from app.mail import people as people_mail
 from app.people.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
                                VOTE_KINDS, WITHDRAWN, Ballot, Vote)
@@ -462,7 +463,7 @@ def _calendar(session: Session, game: Any, seat: int) -> Any:
     """The running time a vote is counted in: the game's running days in the zone (and
     out of the quiet hours) of the seat it is about."""
     settings = dl.ClockSettings.from_options(game.options)
-    return notify.calendar_of(session, game.id, seat, settings)
+    return seat_prefs.calendar_of(session, game.id, seat, settings)
 
 
 def _away_a_day(session: Session, game: Any, vote: Vote, now: datetime) -> bool:

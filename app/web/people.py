@@ -158,7 +158,7 @@ def _vote_said(vote: Any, started: bool) -> str:
 
 def _when(access: services.SeatAccess, moment: Any) -> str:
     from app.mail.compose import local_time_words
-    from app.mail.notify import zone_of
+    from app.mail.seat_prefs import zone_of
     from app.services import seat_settings
 
     zone = seat_settings.status(access.game_id, access.seat)["time_zone"]
@@ -178,7 +178,7 @@ def _body() -> dict[str, Any]:
 
 def _read_table(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
     """The table as the seat sees it, and its own zone and quiet hours (one read session)."""
-    from app.mail.notify import zone_of
+    from app.mail.seat_prefs import zone_of
     from app.services import seat_settings
 
     mine = seat_settings.status(access.game_id, access.seat, session)

@@ -20,7 +20,8 @@ from sqlmodel import Session
 
 from app import services
 from app.clock import deadlines as dl
-from app.mail import notify, trouble
+from app.mail import trouble
+from app.mail import unsent
 from app.mail.addresses import checked_or_none
 from app.services import absence, ahead, notice_targets, reading, seat_settings, table
 from app.services import talk as talk_service
@@ -35,7 +36,7 @@ class SeatPage:
 
     zone: str  # the viewer's zone: every time on the page is in it
     clocks: dict[int, dict[str, datetime]]  # seat -> when its decision is due, since when
-    played: Any  # the steps the server played for a seat (``notify.played_steps``)
+    played: Any  # the steps the server played for a seat (``unsent.played_steps``)
     mail: dict[str, Any]  # the mail-and-clock box (``seat_settings.status_of``)
     talk: dict[str, Any]  # the talk box (``talk.seat_box``)
     targets: dict[str, Any]  # the notice targets, masked (``notice_targets.status_of``)
@@ -74,7 +75,7 @@ def read(session: Session, access: services.SeatAccess, snap: services.Snapshot)
         person is None or bool(person.by_mail))
     return SeatPage(
         zone=zone, clocks=table_clock.seat_clocks(session, game_id, decisions),
-        played=notify.played_steps(marks, game_id, len(info.names), 0), mail=mail,
+        played=unsent.played_steps(marks, game_id, len(info.names), 0), mail=mail,
         talk=talk, targets=targets,
         people=table.box(rows, info, me, snap.state, zone, now, session),
         plan=ahead.state_in(session, game_id, me))

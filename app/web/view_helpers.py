@@ -142,7 +142,7 @@ def since_last_acted(view: View, names: Sequence[str], me: int | None,
     """What the others did since this seat's last action, in words.
 
     Looks back into the previous round's log too, so the first page of a new
-    round still tells how the last one ended. ``played`` (``notify.played_steps``):
+    round still tells how the last one ended. ``played`` (``unsent.played_steps``):
     the steps the server played for a seat, told as such ("Time ran out for Eve:
     their 2 Simon was discarded.", issue 17 item 2), in the mail's sentences.
     """

@@ -15,7 +15,7 @@ from app.clock import deadlines as dl
 from app import engine, services
 from app.db import read_session
 from app.db.unit import Row, unit_of_work
-from app.mail import notify
+from app.mail import seat_prefs
 from app.mail.models import SeatMail
 from tests.clock.conftest import T0, hours
 from tests.conftest import random_move, statements_sent
@@ -80,11 +80,11 @@ def test_a_seat_row_changed_in_a_move_reads_back_at_once_and_lands_in_one_write(
                                                                               app):
     game = new_game(seats=2)
     with unit_of_work() as unit:
-        row = notify.mail_row(unit, game.game_id, 1)
+        row = seat_prefs.mail_row(unit, game.game_id, 1)
         assert isinstance(row, Row), "read as values: no ORM object of it"
         unit.update(row, last_acted_step=41)
         unit.update(row, talk_mode="never")  # the same row again: merged
-        assert notify.mail_row(unit, game.game_id, 1).last_acted_step == 41
+        assert seat_prefs.mail_row(unit, game.game_id, 1).last_acted_step == 41
         assert not unit.session.identity_map, "nothing of the move's rows is an ORM object"
         sent = statements_sent(app, unit.write)
         assert len(sent) == 1, sent

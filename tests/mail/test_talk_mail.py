@@ -19,7 +19,7 @@ from app import engine, services
 from app.access import tokens
 from app.clock import deadlines as dl
 from app.db import write_session
-from app.mail import notify
+from app.mail import seat_prefs
 from app.runners import clock
 from app.services import seat_settings as preferences
 from app.services import talk
@@ -46,7 +46,7 @@ def talk_setting(game, seat: int, *, mode: str | None = None, muted: bool | None
         preferences.set_talk_mode(game.game_id, seat, mode)
     if muted is not None:
         with write_session() as session:
-            row = notify.seat_mail(session, game.game_id, seat)
+            row = seat_prefs.seat_mail(session, game.game_id, seat)
             row.talk_muted = muted
             session.add(row)
 

@@ -23,6 +23,7 @@ from app.clock import deadlines as dl
 from app.db import get_engine
 from app.engine import bots
 from app.mail import compose, notify
+from app.mail import seat_prefs
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 
 from .conftest import is_turn, lead_of
@@ -431,5 +432,5 @@ def _turn_mail_at_once(app: Any, gid: str, seat: int) -> Any:
     with app.app_context(), Session(get_engine(app)) as session:
         ctx = notify.Context.load(session, session.get(store.Game, gid))
         return notify._turn_mail(ctx, seat, services.load_state(gid),
-                                 notify.seat_mail(session, gid, seat), due=None, now=T0,
+                                 seat_prefs.seat_mail(session, gid, seat), due=None, now=T0,
                                  reminder=False)
