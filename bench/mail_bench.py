@@ -194,9 +194,9 @@ def mails_per_second() -> None:
             engine.dispose()
 
             message = build_message(to="p@example.com", to_name="P", subject="s",
-                                            text="Your village: ? ? ? ?\n" * 20,
-                                            html="<p>Your village</p>" * 20, headers={},
-                                            sender="post@bench.test", date=T0)
+                                    text="Your village: ? ? ? ?\n" * 20,
+                                    html="<p>Your village</p>" * 20, headers={},
+                                    sender="post@bench.test", date=T0)
             start = time.perf_counter()
             with smtplib.SMTP("127.0.0.1", port) as conn:
                 for _ in range(MAILS):

@@ -108,8 +108,8 @@ def test_addresses_with_anything_but_one_mailbox_are_refused(address):
 def test_a_header_value_with_a_line_break_is_refused():
     with pytest.raises(ValueError):
         build_message(to="ann@example.com", to_name="Ann", subject="s", text="t",
-                              html=None, headers={"References": "<a@b>\r\nBcc: x@y.z"},
-                              sender="post@silver-eye.test", date=T0)
+                      html=None, headers={"References": "<a@b>\r\nBcc: x@y.z"},
+                      sender="post@silver-eye.test", date=T0)
 
 
 def test_a_game_name_with_line_breaks_stays_one_subject_line(mail_app, smtp, new_game):
@@ -127,8 +127,8 @@ def test_a_game_name_with_line_breaks_stays_one_subject_line(mail_app, smtp, new
 def test_the_file_backend_writes_one_file_per_row_even_when_sent_twice(tmp_path):
     backend = FileBackend(tmp_path / "mail")
     message = build_message(to="ann@example.com", to_name="Ann", subject="s",
-                                    text="t", html="<p>t</p>", headers={},
-                                    sender="post@silver-eye.test", date=T0)
+                            text="t", html="<p>t</p>", headers={},
+                            sender="post@silver-eye.test", date=T0)
     with backend:
         backend.send(message, "000000001-turn")
         backend.send(message, "000000001-turn")

@@ -36,8 +36,8 @@ DOMAIN = "silver-eye.test"
 def as_sent(kind: str, mail: compose.Mail) -> bytes:
     """The mail as it leaves us, with the headers the outbox gives it."""
     headers = thread_headers("abcdefghjk", 0, f"{kind}:abcdefghjk:0", DOMAIN,
-                                     root=kind == "invitation",
-                                     unsubscribe=UNSUBSCRIBE if kind != "daily" else None)
+                             root=kind == "invitation",
+                             unsubscribe=UNSUBSCRIBE if kind != "daily" else None)
     if kind == "daily":  # one mail across games: no game's thread, its own list
         headers = {"Message-ID": message_id_for("daily:ann@example.org", DOMAIN),
                    "List-Unsubscribe": f"<{UNSUBSCRIBE}>",
