@@ -21,7 +21,7 @@
     var least = +form.dataset.least || 1, most = +form.dataset.most || 1;
     var picked = ticked.filter(function (b) { return b.value.charAt(0) === "v"; });
     var pile = ticked.filter(function (b) { return b.value.charAt(0) === "p"; });
-    if (!ticked.length) return {text: "Tick the cards in the picture, then press the button.", ok: false, quiet: true};
+    if (!ticked.length) return {text: "Tick the cards, then press the button.", ok: false, quiet: true};
     if (ticked.length > most) return {text: "That is " + ticked.length + " cards: tick at most " + most + ".", ok: false};
     var names = spots(picked);
     var text;

@@ -99,8 +99,12 @@ def test_the_first_page_of_a_game_asks_for_a_peek(live, browser):
     assert "peek at two of your cards" in texts["phone"]
 
 
-def test_a_simon_claim_out_of_turn_is_on_screen(live, browser):
-    options = {"simon": ["off", "off"]}
+SIMON_OPTIONS = {"simon": ["off", "off"]}
+
+
+def simon_claim(live: Any) -> tuple[services.Created, int]:
+    """A two-seat game (Simon claimed by hand) in which the seat not on turn may claim a
+    Simon discard: the game and that seat."""
 
     def open_claim(state: Any, view: dict[str, Any], seat: int) -> bool:
         return view["phase"] == "play" and any(
@@ -108,10 +112,15 @@ def test_a_simon_claim_out_of_turn_is_on_screen(live, browser):
                                              for a in engine.legal_actions(state, other))
             for other in range(2))
 
-    position = positions.find(2, open_claim, options)
-    created = in_app(live, lambda: positions.start(2, position, options=options))
+    position = positions.find(2, open_claim, SIMON_OPTIONS)
+    created = in_app(live, lambda: positions.start(2, position, options=SIMON_OPTIONS))
     state = in_app(live, lambda: services.load_state(created.game_id))
     claimer = next(s for s in range(2) if s != engine.view(state, None)["current"])
+    return created, claimer
+
+
+def test_a_simon_claim_out_of_turn_is_on_screen(live, browser):
+    created, claimer = simon_claim(live)
     texts = look(browser, seat_url(live, created, claimer), "seat-simon-claim",
                  '#simon button[type="submit"]')
     assert "not your turn" in texts["phone"]
