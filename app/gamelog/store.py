@@ -509,9 +509,9 @@ def lock_key(session: Session, creator: str) -> bool:
     Returns False when SQLite's busy timeout ran out (the caller says "busy").
     """
     connection = session.connection()
-    if connection.dialect.name == "postgresql":
-        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"),
-                           {"key": _lock_number(creator)})
+    if connection.dialect.name == "postgresql":  # (the key is the schema's: _SCHEMA_KEY)
+        connection.execute(sa.text(f"SELECT pg_advisory_xact_lock({_SCHEMA_KEY.format('CAST(:key AS text)')})"),
+                           {"key": creator})
     elif connection.dialect.name == "sqlite":
         raw = connection.connection.driver_connection
         if raw is not None and not raw.in_transaction:
@@ -530,16 +530,18 @@ def lock_keys(session: Session, keys: list[str]) -> bool:
     connection = session.connection()
     if connection.dialect.name != "postgresql":
         return lock_key(session, keys[0]) if keys else True
-    numbers = sorted({_lock_number(key) for key in keys})
     connection.execute(sa.text(
-        "SELECT count(pg_advisory_xact_lock(n)) FROM "
-        "(SELECT n FROM unnest(CAST(:numbers AS bigint[])) AS n ORDER BY n) AS sorted"),
-        {"numbers": numbers})
+        "SELECT count(pg_advisory_xact_lock(n)) FROM (SELECT DISTINCT "
+        f"{_SCHEMA_KEY.format('k')} AS n FROM unnest(CAST(:keys AS text[])) AS k "
+        "ORDER BY n) AS sorted"), {"keys": sorted(set(keys))})
     return True
 
 
-def _lock_number(key: str) -> int:
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+#: An advisory lock's number: a hash of the key *in this schema*. PostgreSQL's advisory
+#: locks are the database's, not a schema's: two servers (or two test runs) that share
+#: a database in schemas of their own must not wait on each other's keys (a clock in one
+#: schema waited on a transaction of another that held "mail-caps:player0@...").
+_SCHEMA_KEY = "hashtextextended(current_schema() || ':' || {}, 0)"
 
 
 def use_form_token(session: Session, token_id: str, older_than: datetime) -> bool:

@@ -26,7 +26,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Callable
 
 from sqlmodel import col
 
@@ -43,6 +43,7 @@ from app.runners import timeouts
 from app.runners.base import Lease, Runner
 from app.db import get_engine
 from app.mail.backends import MailBackend
+from app.mail.models import Outbox
 from app.config import setting
 
 log = logging.getLogger("app.runners.clock")
@@ -157,13 +158,33 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
         heartbeats.release_dead_claimers(engine, sending.OUTBOX.release_all)
         report.sent_mail = send_mail
         if send_mail:
-            report.mail = send_mail_due(app, now, backend=backend)
+            if owner.startswith(heartbeats.CLAIMER_PREFIX):  # (a Ticker's: issue 34 item 1)
+                # its claims carry ``owner``: a beat under that name first, so that a clock
+                # killed inside this send leaves a beat that goes stale, and another clock
+                # gives the mail back then, not when the 10-minute lease ends
+                # (and beats again as its mails leave, as a sender thread does)
+                claims = heartbeats.Beater(engine, owner, every=TICK_CLAIMS_EVERY)
+                claims.beat(force=True, tick=True)
+
+                def beat_again(_row: Outbox) -> None:
+                    claims.beat()
+
+                report.mail = send_mail_due(app, now, backend=backend, owner=owner,
+                                            on_sent=beat_again)
+            else:
+                report.mail = send_mail_due(app, now, backend=backend, owner=owner)
     return report
 
 
-def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None) -> sending.SendReport:
+#: How often a ticking clock's claimer beat is expected (its tick writes it as it sends).
+TICK_CLAIMS_EVERY = 5.0
+
+
+def send_mail_due(app: Any, now: datetime, *, backend: MailBackend | None = None,
+                  owner: str | None = None,
+                  on_sent: Callable[[Outbox], None] | None = None) -> sending.SendReport:
     """Send every due outbox row, batch after batch (see ``app.runners.sender``)."""
-    return sender.send_mail_due(app, now, backend=backend)
+    return sender.send_mail_due(app, now, backend=backend, owner=owner, on_sent=on_sent)
 
 
 def prune(app: Any, now: datetime) -> pruning.PruneReport:
@@ -191,11 +212,13 @@ class Ticker:
         self.progress = time.monotonic()
         self.failures = 0
         self.beater = heartbeats.Beater(get_engine(app), heartbeats.CLOCK, every=seconds)
+        #: the owner its mail claims carry, beaten before each send (``tick``)
+        self.claimer = f"{heartbeats.CLAIMER_PREFIX}tick-{uuid.uuid4().hex[:12]}"
 
     def __call__(self) -> None:
         self.progress = time.monotonic()
         try:
-            report = tick(self.app, send_mail=None if self.waker else True)
+            report = tick(self.app, send_mail=None if self.waker else True, owner=self.claimer)
             self.beater.beat(force=True, last_tick=heartbeats.wall_now(),
                              sends_mail=report.sent_mail,
                              **({"last_send": heartbeats.wall_now()} if report.mail.sent else {}))

@@ -226,8 +226,9 @@ def release_dead_claimers(engine: Engine, release: Any, now: datetime | None = N
             session.exec(sa.delete(Heartbeat).where(col(Heartbeat.name) == owner,
                                                     col(Heartbeat.beat_at) == beat_at))
             session.commit()
-        log.warning("the mail sender %s went quiet holding %s mails; they are given back and "
-                    "sent by another sender now", owner, released[owner])
+        (log.warning if released[owner] else log.info)(
+            "the mail sender %s went quiet holding %s mails; they are given back and "
+            "sent by another sender now", owner, released[owner])
     return released
 
 
