@@ -193,8 +193,14 @@ def still_waiting(session: Session, outbox_id: int) -> bool:
 
 def next_due(session: Session) -> datetime | None:
     """When the earliest pending delivery may be tried (its lease's end if leased)."""
+    value = session.exec(select(earliest_due())).one()
+    return as_utc(value) if value is not None else None
+
+
+def earliest_due() -> Any:
+    """``next_due`` as a scalar subquery, for a caller that asks it in a statement of its
+    own (the sender thread asks it with the mail's in one statement: issue 30 item 4)."""
     later = case((col(NoticeDelivery.lease_until) > col(NoticeDelivery.next_attempt_at),
                   NoticeDelivery.lease_until), else_=NoticeDelivery.next_attempt_at)
-    value = session.exec(select(func.min(later))
-                         .where(col(NoticeDelivery.status) == PENDING)).one()
-    return as_utc(value) if value is not None else None
+    return (select(func.min(later)).where(col(NoticeDelivery.status) == PENDING)
+            .scalar_subquery())

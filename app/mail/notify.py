@@ -384,7 +384,7 @@ def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime
                              plan=told)
 
 
-def late_turn_mail(session: Session, game: Any, seat: int, state: Any,
+def late_turn_mail(session: Session | Unit, game: Any, seat: int, state: Any,
                    announces: dict[str, Any], now: datetime) -> compose.Mail:
     """A waiting turn mail, composed as it leaves, from the game as it stands then.
 

@@ -40,6 +40,7 @@ from app.runners import sending
 from app.runners import notices  # (issue 20 item 3)
 from app.gamelog import store
 from app.db import get_engine, read_session
+from app.db.unit import Unit
 from app.db.wake import wake_due
 from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
@@ -103,19 +104,27 @@ def still_holds(row: Outbox) -> bool:
         return True
     seat = int(said.get("seat", -1))
     with read_session() as session:
-        game = session.get(store.Game, row.game_id)
-        if game is None or game.status != "running":
-            return False
         if what == "absent":
+            game = session.get(store.Game, row.game_id)
+            if game is None or game.status != "running":
+                return False
             clock = session.exec(select(dl.SeatClock).where(
                 dl.SeatClock.game_id == row.game_id, dl.SeatClock.seat == seat)).first()
             return bool(clock and clock.absent)
+        # the game and its state in one read (issue 30: a turn mail composed as it
+        # leaves read the game five times, each statement a transaction of its own)
+        try:
+            game, _seq, state = services.game_and_state(session, row.game_id)
+        except services.NotFound:
+            return False
+        if game.status != "running":
+            return False
         acted = session.exec(select(func.count()).select_from(store.Action).where(
             store.Action.game_id == row.game_id, store.Action.seat == seat,
             store.Action.seq > int(said.get("step", 0)))).one()
         if acted:
             return False
-    status = engine.status(services.snapshot(row.game_id).state)
+    status = engine.status(state)
     return (status.get("phase") != "over" and status.get("round") == said.get("round")
             and decision_of(status, seat) == said.get("decision"))
 
@@ -130,12 +139,14 @@ def compose_late(row: Outbox, now: datetime) -> Mail | None:
             game = session.get(store.Game, row.game_id)
             return (table_talk.talk_mail(session, game, int(row.seat), now)
                     if game is not None else None)
-    state = services.load_state(row.game_id)
     with read_session() as session:
-        game = session.get(store.Game, row.game_id)
-        if game is None:
+        # the game, its state and every seat's rows in one read (issue 30)
+        unit = Unit(session, queued=False)
+        try:
+            game, _seq, state = services.game_with_seats(unit, row.game_id)
+        except services.NotFound:
             return None
-        return notify.late_turn_mail(session, game, int(row.seat), state, row.announces or {},
+        return notify.late_turn_mail(unit, game, int(row.seat), state, row.announces or {},
                                      now)
 
 
@@ -224,15 +235,17 @@ def send_notices_due(app: Any, now: datetime, *,
 def next_due(app: Any) -> tuple[datetime | None, datetime | None]:
     """When the earliest pending mail may be sent (its due time, or the end of the lease
     another sender holds on it; pending rows only: the partial index ``ix_outbox_due``),
-    and when the earliest pending notice may be tried: two reads in one transaction
-    (issue 30 item 4: the sender asks both at every step), so polling takes no write
+    and when the earliest pending notice may be tried: one statement (issue 30 item 4:
+    the sender asks both at every step; on PostgreSQL a read session's statement is its
+    own transaction, without a BEGIN and a ROLLBACK around it), so polling takes no write
     lock."""
     later = case((col(Outbox.lease_until) > col(Outbox.next_attempt_at), Outbox.lease_until),
                  else_=Outbox.next_attempt_at)
-    with Session(get_engine(app)) as session:
-        value = session.exec(select(func.min(later)).where(col(Outbox.status) == PENDING)).one()
-        noticed = deliveries.next_due(session)
-    return (dl.as_utc(value) if value is not None else None), noticed
+    mail = select(func.min(later)).where(col(Outbox.status) == PENDING).scalar_subquery()
+    with read_session(get_engine(app)) as session:
+        value, noticed = session.exec(select(mail, deliveries.earliest_due())).one()
+    return (dl.as_utc(value) if value is not None else None), (
+        dl.as_utc(noticed) if noticed is not None else None)
 
 
 class Waker:

@@ -51,6 +51,8 @@ from app.services.repository import (  # noqa: F401
 )
 from app.services.reading import (  # noqa: F401
     snapshot,
+    game_and_state,
+    game_with_seats,
     load_state,
     open_seat,
     seat_snapshot,

@@ -12,6 +12,7 @@ from app import engine
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
+from app.db.unit import Unit
 from app.engine.names import SeatNames
 from app.mail.models import SeatMail
 from app.people.models import Person
@@ -20,7 +21,7 @@ from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
 from app.services.repository import (
     engine_seed, engine_options, _game_info, _get_game, _fresh_state, _load_game,
-    _seat_access, _open_seat_and_game,
+    _seat_access, _open_seat_and_game, move_seats,
 )
 
 
@@ -38,6 +39,25 @@ def snapshot(game_id: str) -> Snapshot:
         game, seq, state = _load_game(session, game_id)
         seats = store.load_seats(session, game.id)
         return Snapshot(_holders(session, _game_info(game, seats, seq), seats), state)
+
+
+def game_and_state(session: Session, game_id: str) -> tuple[Any, int, Any]:
+    """The game row, its step and its state, read on the caller's ``session`` in one
+    statement when this process holds the game's state (``store.read_game``): for a
+    runner that reads more of the game in the same session (the sender's check and
+    composition of a waiting turn mail, issue 30) and needs neither the seats nor the
+    names a ``Snapshot`` carries."""
+    return _load_game(session, game_id)
+
+
+def game_with_seats(unit: Unit, game_id: str) -> tuple[Any, int, Any]:
+    """``game_and_state`` with every seat's rows (mail, clock, address, plan) read in the
+    same statement as the game, as a move reads them (``move_seats``), and registered on
+    ``unit``: what composing a seat's mail reads after it (``notify.Context.load``) is
+    already there. The sender composes a waiting turn mail with it: read seat by seat,
+    that mail cost a dozen statements (issue 30)."""
+    move_seats(unit, game_id)
+    return _load_game(unit, game_id)
 
 
 def load_state(game_id: str) -> Any:

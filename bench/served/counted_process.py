@@ -48,10 +48,19 @@ def _ending(name: str) -> Any:
     return ended
 
 
+#: ``BENCH_COUNT_STATEMENTS=1``: each statement's first words counted too (what a
+#: transaction a move was spent on), under "statements" in the counts.
+STATEMENTS: dict[str, int] | None = {} if os.environ.get("BENCH_COUNT_STATEMENTS") else None
+
+
 def _executing(original: Any) -> Any:
     def execute(self: Any, *args: Any, **kwargs: Any) -> Any:  # (Connection.execute too)
         if self.connection.autocommit:
             _count("autocommit")
+        if STATEMENTS is not None and args:
+            key = " ".join(str(args[0]).split())[:90]
+            with _lock:
+                STATEMENTS[key] = STATEMENTS.get(key, 0) + 1
         return original(self, *args, **kwargs)
 
     return execute
@@ -59,7 +68,7 @@ def _executing(original: Any) -> Any:
 
 def _write(path: str) -> None:
     with _lock:
-        text = json.dumps(counts)
+        text = json.dumps(counts if STATEMENTS is None else {**counts, "statements": STATEMENTS})
     partial = f"{path}.part"
     with open(partial, "w") as f:
         f.write(text)
