@@ -58,6 +58,9 @@ def make_engine(url: str, idle_ping_seconds: float = IDLE_PING_SECONDS,
         return engine
     kwargs.setdefault("pool_recycle", POOL_RECYCLE_SECONDS)
     engine = sa.create_engine(url, **kwargs)
+    if parsed.get_driver_name() == "psycopg":
+        from app.db.lean_cursor import use_lean_cursors
+        sa.event.listen(engine, "connect", use_lean_cursors)
     sa.event.listen(engine, "before_cursor_execute", _refuse_writes)
     if not kwargs.get("pool_pre_ping"):
         _ping_after_idle(engine, idle_ping_seconds)
