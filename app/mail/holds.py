@@ -62,39 +62,13 @@ def quiet_until(row: Outbox, calendars: Mapping[tuple[str, int], Any],
     return until if until > as_utc(now) else None
 
 
-def sent_in_last_hour(engine: Engine, to: str, now: datetime, *,
-                      newest: int | None = None) -> list[datetime]:
-    """When mails to ``to`` that the hourly cap counts went out in the hour before
-    ``now`` (oldest first): conversation mail (issue 17 item 3) is not among them.
-    ``newest``: only the newest that many (what a cap needs)."""
-    return sent_since(engine, to, as_utc(now) - HOUR, conversation=False, newest=newest)
-
-
-def sent_since(engine: Engine, to: str, since: datetime, *,
-               conversation: bool | None = None, newest: int | None = None) -> list[datetime]:
-    """When mails to ``to`` went out after ``since`` (oldest first); ``conversation``
-    False/True: only rows that are not / are conversation (None: all). ``newest``: only
-    the newest that many, so a cap's check reads at most the cap's rows of an address
-    however much it was sent (``ix_outbox_to_sent`` read backwards, issue 30)."""
-    query = select(Outbox.sent_at).where(col(Outbox.to) == to, col(Outbox.status) == SENT,
-                                         col(Outbox.sent_at) > as_utc(since))
-    if conversation is not None:
-        query = query.where(col(Outbox.conversation) == conversation)
-    query = query.order_by(col(Outbox.sent_at).desc())
-    if newest is not None:
-        query = query.limit(newest)
-    with Session(engine) as session:
-        rows = session.exec(query).all()
-    return [as_utc(at) for at in reversed(rows) if at is not None]
-
-
 def sent_among(engine: Engine | Session, addresses: list[str], now: datetime, *,
                hour_cap: int | None, day_cap: int | None, owner: str | None = None
                ) -> tuple[dict[str, list[datetime]], dict[str, list[datetime]]]:
     """For each of ``addresses``, in one statement: the newest ``hour_cap`` mails sent to
     it in the hour before ``now`` that the hourly cap counts (not conversation), and the
-    newest ``day_cap`` sent in the day before (oldest first; what ``sent_in_last_hour``
-    and ``sent_since`` say of one address). Numbered newest first per address with a
+    newest ``day_cap`` sent in the day before (oldest first; what the same question of
+    one address would say: ``tests/mail/test_caps_of_a_batch.py``). Numbered newest first per address with a
     window function over ``ix_outbox_to_sent``: an address's rows of one day at most.
     ``engine``: a session instead, to ask in its transaction (a sending batch's).
 

@@ -152,9 +152,8 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
         if send_mail is None:
             beat = heartbeats.read(engine).get(heartbeats.SENDER)
             send_mail = beat is None or not beat.fresh
-            if beat is not None and not beat.fresh:  # its claims go now (issue 30 item 3)
-                sending.release_stale_sender(engine, beat.detail)
-        # any sender gone quiet, this clock's or another's (issue 34 item 1: kill -9)
+        # the claims of any sender gone quiet go now, this clock's or another's, each
+        # found by its own beat (issue 30 item 3; issue 34 item 1: kill -9)
         heartbeats.release_dead_claimers(engine, sending.OUTBOX.release_all)
         report.sent_mail = send_mail
         if send_mail:

@@ -96,22 +96,6 @@ def claim_due(engine: Engine, now: datetime, *, owner: str, limit: int = BATCH,
     return sorted(rows, key=lambda row: row.id)
 
 
-def release_stale_sender(engine: Engine, heartbeat: dict[str, Any] | None) -> int:
-    """Give back the mail a sender thread had claimed when its heartbeat went stale
-    (``heartbeat``: that beat's ``detail``, which names the owner its claims carry):
-    it died or hangs, and its rows go now instead of sitting out the 10-minute lease
-    (issue 30 item 3). A live sender beats while it sends (``Waker._sent``), so a
-    sender that is only slow keeps its heartbeat fresh and its claims."""
-    owner = (heartbeat or {}).get("owner")
-    if not owner:
-        return 0
-    released = OUTBOX.release_all(engine, str(owner))
-    if released:
-        log.warning("the mail sender %s went quiet holding %s mails; they are given back "
-                    "and sent by another sender now", owner, released)
-    return released
-
-
 def _finish(engine: Engine | Connection | InFlight, row_id: int, owner: str,
             **values: Any) -> None:
     """End ``owner``'s lease on the row and write ``values``: on the batch's connection

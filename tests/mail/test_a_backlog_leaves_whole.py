@@ -120,9 +120,10 @@ def test_a_sender_thread_that_went_quiet_has_its_claims_taken_by_the_clock_at_on
     queue(3)
     dead = "sender-4242-deadbeef"
     assert len(sending.claim_due(engine, T0, owner=dead)) == 3
+    # its last beat, as a sender thread writes it: the ``sender`` row and its own
     heartbeats.write(engine, heartbeats.SENDER, every=heartbeats.BEAT_SECONDS,
                      detail={"owner": dead},
-                     at=heartbeats.wall_now() - timedelta(minutes=5))
+                     at=heartbeats.wall_now() - timedelta(minutes=5), also=dead)
 
     report = clock.tick(mail_app, T0 + timedelta(seconds=30), send_mail=None)
 
