@@ -28,7 +28,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from sqlalchemy import case, func, update
+from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from app.channels import deliveries
@@ -239,9 +239,7 @@ def next_due(app: Any) -> tuple[datetime | None, datetime | None]:
     the sender asks both at every step; on PostgreSQL a read session's statement is its
     own transaction, without a BEGIN and a ROLLBACK around it), so polling takes no write
     lock."""
-    later = case((col(Outbox.lease_until) > col(Outbox.next_attempt_at), Outbox.lease_until),
-                 else_=Outbox.next_attempt_at)
-    mail = select(func.min(later)).where(col(Outbox.status) == PENDING).scalar_subquery()
+    mail = sending.earliest_due()
     with read_session(get_engine(app)) as session:
         value, noticed = session.exec(select(mail, deliveries.earliest_due())).one()
     return (dl.as_utc(value) if value is not None else None), (
@@ -396,7 +394,7 @@ class Waker:
                         and self._mail_server_unreachable():
                     self._went_down()
                 self._beater.beat()
-                return None  # there may be more
+                return self._after_run(report, noticed)
         # issue 20 item 3: notices due by themselves (a retry, a test notice)
         self._noticed_at = time.monotonic()
         if noticed is not None and noticed <= datetime.now(timezone.utc):
@@ -414,6 +412,26 @@ class Waker:
             (upcoming - datetime.now(timezone.utc)).total_seconds()
         if self._unreachable_since is not None:
             left = min(left, SMTP_PROBE_SECONDS)
+        return min(max(left, self.poll), MAX_SLEEP_SECONDS)
+
+    def _after_run(self, report: sending.SendReport, noticed: datetime | None) -> float | None:
+        """How long to sleep after a run that sent mail: None, look again at once, unless
+        the run's last claim saw what falls due after it (``report.due_next``). Then the
+        look ``next_due`` would take is spared (issue 30 item 4: one transaction a batch
+        of the clock's); mail queued since wakes the sender as always, and what the run
+        held or put off (a cap, a retry) is seen at the next look, at most
+        ``MAX_SLEEP_SECONDS`` away. Not after a run whose batches had notice targets
+        (the notices it wrote announce nothing) nor while the mail server is down."""
+        if not report.looked_ahead or report.targeted or self._unreachable_since is not None \
+                or self._check_put_off:
+            return None
+        upcoming = report.due_next
+        if noticed is not None:
+            upcoming = noticed if upcoming is None else min(upcoming, noticed)
+        now = datetime.now(timezone.utc)
+        if upcoming is not None and upcoming <= now:
+            return None
+        left = MAX_SLEEP_SECONDS if upcoming is None else (upcoming - now).total_seconds()
         return min(max(left, self.poll), MAX_SLEEP_SECONDS)
 
     # -- an SMTP outage -------------------------------------------------------------

@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
+from sqlalchemy import case, func
 from sqlalchemy.engine import Connection, Engine
-from sqlmodel import Session, col
+from sqlmodel import Session, col, select
 
 from app.clock.time import as_utc
 from app.db.in_flight import InFlight
@@ -84,6 +85,26 @@ class SendReport:
     #: The seats (game, seat) whose mail was superseded because their address refused
     #: and never played there (issue 34 item 3): the caller plays them as away.
     refused: list[tuple[str, int]] = field(default_factory=list)
+    #: What the run's last claim, when it came back short, saw of the mail after it:
+    #: when the first pending row it did not take falls due (None: there was none).
+    #: Only meaningful with ``looked_ahead`` (a full or no last claim looks at nothing).
+    due_next: datetime | None = None
+    looked_ahead: bool = False
+    #: Whether a batch of the run had rows with notice targets (notices it may have
+    #: written, which no wake-up announces).
+    targeted: bool = False
+
+
+def earliest_due(besides: str | None = None) -> Any:
+    """When the earliest pending mail may be sent: its due time, or the end of the lease
+    another sender holds on it (pending rows only: the partial index ``ix_outbox_due``),
+    as a scalar subquery; ``besides``: leaving out the rows that owner holds."""
+    later = case((col(Outbox.lease_until) > col(Outbox.next_attempt_at), Outbox.lease_until),
+                 else_=Outbox.next_attempt_at)
+    query = select(func.min(later)).where(col(Outbox.status) == PENDING)
+    if besides is not None:
+        query = query.where(col(Outbox.lease_owner).is_distinct_from(besides))
+    return query.scalar_subquery()
 
 
 def claim_due(engine: Engine, now: datetime, *, owner: str, limit: int = BATCH,
@@ -159,8 +180,15 @@ class Sending(Runner[Outbox]):
                           key=lambda row: row.id or 0)
             if rows:
                 self._read_for(rows, session)
+            # a short batch is the run's last: what falls due after it, read here, spares
+            # the sender thread a look of its own after the run (issue 30 item 4)
+            self.report.looked_ahead = len(rows) < limit
+            if self.report.looked_ahead:
+                value = session.exec(select(earliest_due(besides=self.owner))).one()
+                self.report.due_next = as_utc(value) if value is not None else None
             session.commit()
         self.report.claimed += len(rows)
+        self.report.targeted |= any(self._has_targets(row) for row in rows)
         return rows
 
     def _read_for(self, items: list[Outbox], session: Session) -> None:

@@ -100,6 +100,13 @@ def test_the_waker_sleeps_until_the_next_due_mail_and_leaves_the_rest(app, new_g
     assert later is not None and later > datetime.now(timezone.utc)
 
 
+def looks_at_what_is_due(statement: str) -> bool:
+    """The sender thread's own look at what is due (``sender.next_due``: the earliest
+    mail and notice), not a claim's look past its rows."""
+    return statement.lstrip().startswith("SELECT") and "min(" in statement \
+        and "outbox" in statement and "notice_delivery" in statement
+
+
 @pytest.mark.skipif(not TEST_DATABASE_URL, reason="LISTEN/NOTIFY is PostgreSQL's")
 def test_a_notify_of_mail_due_later_costs_the_sleeping_waker_no_query(app, new_game):
     """Issue 30 item 4: every move queues a turn mail due after its grace period, and
@@ -136,7 +143,7 @@ def test_a_notify_of_mail_due_later_costs_the_sleeping_waker_no_query(app, new_g
                                due=datetime.now(timezone.utc) + timedelta(hours=1))
             time.sleep(0.4)
         time.sleep(1.0)
-        looks = [sql for sql in asked if sql.lstrip().startswith("SELECT min(")]
+        looks = [sql for sql in asked if looks_at_what_is_due(sql)]
         # (a look of its own, at most: its sleep's end, or a stray wake-up of a busy
         # machine, may fall in the window; before, each of the five woke it)
         assert len(looks) <= 1, f"the outbox read {len(looks)} times for mail not due"
@@ -153,3 +160,44 @@ def test_a_notify_of_mail_due_later_costs_the_sleeping_waker_no_query(app, new_g
         waker.stop.set()
         thread.join(timeout=GIVE_UP_SECONDS)
         sa.event.remove(get_engine(app), "before_cursor_execute", note)
+
+
+@pytest.mark.skipif(not TEST_DATABASE_URL, reason="LISTEN/NOTIFY is PostgreSQL's")
+def test_after_sending_the_waker_sleeps_until_the_mail_its_claim_saw_without_a_look(app):
+    """Issue 30 item 4: a run's last claim, coming back short, reads when the next mail
+    falls due, in its own transaction; the sender thread sleeps until then instead of
+    looking again at once (one transaction less a batch of the clock's). Ann's mail is
+    due now and Bob's in three seconds: Bob's leaves when due, and between the two only
+    the look of the step that sends Bob's is taken (two before)."""
+    mailbox = Signalling()
+    waker = sender.Waker(app, backend=mailbox)
+    asked: list[tuple[float, str]] = []
+
+    def note(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
+        if threading.current_thread().name == "mail-waker":
+            asked.append((time.monotonic(), statement))
+
+    sa.event.listen(get_engine(app), "before_cursor_execute", note)
+    thread = waker.start()
+    try:
+        time.sleep(1.0)  # the waker's first look, at nothing
+        now = datetime.now(timezone.utc)
+        with write_session() as session:
+            for name, due in (("ann", now), ("bob", now + timedelta(seconds=3))):
+                outbox.enqueue(session, game_id=None, seat=None, kind="test",
+                               to=f"{name}@example.com", to_name=name.title(),
+                               mail=compose.Mail(subject=name, text="t", html=None),
+                               idempotency=f"soon:{name}", domain="silver-eye.test",
+                               now=now, due=due)
+        assert mailbox.wait_for(1), "Ann's mail, due now, left"
+        ann_left = time.monotonic()
+        assert mailbox.wait_for(2), "Bob's mail left when due"
+        bob_left = time.monotonic()
+    finally:
+        waker.stop.set()
+        thread.join(timeout=GIVE_UP_SECONDS)
+        sa.event.remove(get_engine(app), "before_cursor_execute", note)
+    assert [m["Subject"] for _, m in mailbox.sent] == ["ann", "bob"]
+    assert datetime.now(timezone.utc) >= now + timedelta(seconds=3)
+    between = [sql for at, sql in asked if ann_left <= at <= bob_left and looks_at_what_is_due(sql)]
+    assert len(between) == 1, f"{len(between)} looks between the two mails"
