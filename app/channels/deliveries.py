@@ -27,7 +27,6 @@ from sqlmodel import Session, col, select
 from app.access import tokens
 from app.channels.models import PENDING, SENT, NoticeDelivery, NoticeTarget
 from app.channels import targets as target_rows
-from app.clock.time import as_utc
 from app.config import setting
 from app.gamelog import store
 
@@ -191,15 +190,10 @@ def still_waiting(session: Session, outbox_id: int) -> bool:
         col(NoticeDelivery.status) == PENDING)).first() is not None
 
 
-def next_due(session: Session) -> datetime | None:
-    """When the earliest pending delivery may be tried (its lease's end if leased)."""
-    value = session.exec(select(earliest_due())).one()
-    return as_utc(value) if value is not None else None
-
-
 def earliest_due() -> Any:
-    """``next_due`` as a scalar subquery, for a caller that asks it in a statement of its
-    own (the sender thread asks it with the mail's in one statement: issue 30 item 4)."""
+    """When the earliest pending delivery may be tried (its lease's end if leased), as a
+    scalar subquery: the sender thread asks it with the mail's in one statement
+    (``runners.sender.next_due``, issue 30 item 4)."""
     later = case((col(NoticeDelivery.lease_until) > col(NoticeDelivery.next_attempt_at),
                   NoticeDelivery.lease_until), else_=NoticeDelivery.next_attempt_at)
     return (select(func.min(later)).where(col(NoticeDelivery.status) == PENDING)

@@ -68,8 +68,9 @@ def sent_among(engine: Engine | Session, addresses: list[str], now: datetime, *,
     """For each of ``addresses``, in one statement: the newest ``hour_cap`` mails sent to
     it in the hour before ``now`` that the hourly cap counts (not conversation), and the
     newest ``day_cap`` sent in the day before (oldest first; what the same question of
-    one address would say: ``tests/mail/test_caps_of_a_batch.py``). Numbered newest first per address with a
-    window function over ``ix_outbox_to_sent``: an address's rows of one day at most.
+    one address would say: ``tests/mail/test_caps_of_a_batch.py``). Numbered newest
+    first per address with a window function over ``ix_outbox_to_sent``: an address's
+    rows of one day at most.
     ``engine``: a session instead, to ask in its transaction (a sending batch's).
 
     Counted as sent too (at ``counted_at``): rows another sender's caps let go and that

@@ -246,6 +246,11 @@ def next_due(app: Any) -> tuple[datetime | None, datetime | None]:
         dl.as_utc(noticed) if noticed is not None else None)
 
 
+def _earlier(one: datetime | None, other: datetime | None) -> datetime | None:
+    """The earlier of two due times, either of which may be None (nothing due)."""
+    return other if one is None else one if other is None else min(one, other)
+
+
 class Waker:
     """Sends mail as soon as it is due: woken by commits (PostgreSQL) or a short poll.
 
@@ -403,16 +408,14 @@ class Waker:
                 log.info("notices: %s", reports.words(told), extra=reports.extra(notices=told))
                 self._beater.beat()
                 return None
-        if noticed is not None:
-            upcoming = noticed if upcoming is None else min(upcoming, noticed)
+        upcoming = _earlier(upcoming, noticed)
         if self._unreachable_since is not None or self._check_put_off:
             self._probe_mail_server()
         self._beater.beat()  # after the work: a heartbeat says a step went through
-        left = MAX_SLEEP_SECONDS if upcoming is None else \
-            (upcoming - datetime.now(timezone.utc)).total_seconds()
+        left = self._seconds_until(upcoming)
         if self._unreachable_since is not None:
             left = min(left, SMTP_PROBE_SECONDS)
-        return min(max(left, self.poll), MAX_SLEEP_SECONDS)
+        return self._sleep_for(left)
 
     def _after_run(self, report: sending.SendReport, noticed: datetime | None) -> float | None:
         """How long to sleep after a run that sent mail: None, look again at once, unless
@@ -425,14 +428,19 @@ class Waker:
         if not report.looked_ahead or report.targeted or self._unreachable_since is not None \
                 or self._check_put_off:
             return None
-        upcoming = report.due_next
-        if noticed is not None:
-            upcoming = noticed if upcoming is None else min(upcoming, noticed)
-        now = datetime.now(timezone.utc)
-        if upcoming is not None and upcoming <= now:
+        upcoming = _earlier(report.due_next, noticed)
+        if upcoming is not None and upcoming <= datetime.now(timezone.utc):
             return None
-        left = MAX_SLEEP_SECONDS if upcoming is None else (upcoming - now).total_seconds()
-        return min(max(left, self.poll), MAX_SLEEP_SECONDS)
+        return self._sleep_for(self._seconds_until(upcoming))
+
+    @staticmethod
+    def _seconds_until(upcoming: datetime | None) -> float:
+        return MAX_SLEEP_SECONDS if upcoming is None else \
+            (upcoming - datetime.now(timezone.utc)).total_seconds()
+
+    def _sleep_for(self, seconds: float) -> float:
+        """A sleep of ``seconds``, at least the poll and at most ``MAX_SLEEP_SECONDS``."""
+        return min(max(seconds, self.poll), MAX_SLEEP_SECONDS)
 
     # -- an SMTP outage -------------------------------------------------------------
 

@@ -87,7 +87,8 @@ class SendReport:
     refused: list[tuple[str, int]] = field(default_factory=list)
     #: What the run's last claim, when it came back short, saw of the mail after it:
     #: when the first pending row it did not take falls due (None: there was none).
-    #: Only meaningful with ``looked_ahead`` (a full or no last claim looks at nothing).
+    #: Only meaningful with ``looked_ahead`` (a full or an empty last claim looks at
+    #: nothing).
     due_next: datetime | None = None
     looked_ahead: bool = False
     #: Whether a batch of the run had rows with notice targets (notices it may have
@@ -178,11 +179,12 @@ class Sending(Runner[Outbox]):
             rows = sorted(OUTBOX.claim(self.engine, self.now, self.owner, limit, length=LEASE,
                                        returning=(Outbox,), session=session),
                           key=lambda row: row.id or 0)
+            # a short batch is the run's last: what falls due after it, read here, spares
+            # the sender thread a look of its own after the run (issue 30 item 4); a
+            # claim that took nothing leaves the look to the sender (it sent nothing)
+            self.report.looked_ahead = 0 < len(rows) < limit
             if rows:
                 self._read_for(rows, session)
-            # a short batch is the run's last: what falls due after it, read here, spares
-            # the sender thread a look of its own after the run (issue 30 item 4)
-            self.report.looked_ahead = len(rows) < limit
             if self.report.looked_ahead:
                 value = session.exec(select(earliest_due(besides=self.owner))).one()
                 self.report.due_next = as_utc(value) if value is not None else None
