@@ -26,9 +26,9 @@ class InFlight:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="in-flight")
         self.pending: Future[Any] | None = None
 
-    def execute(self, statement: Any) -> None:
+    def execute(self, statement: Any, params: dict[str, Any] | None = None) -> None:
         self.settle()
-        self.pending = self.pool.submit(self.connection.execute, statement)
+        self.pending = self.pool.submit(self.connection.execute, statement, params)
 
     def settle(self) -> None:
         pending, self.pending = self.pending, None

@@ -1,6 +1,7 @@
 """Where outgoing mail goes: a folder of .eml files (default) or an SMTP server.
 
-Both take a fully built ``EmailMessage``. The file backend names each file
+Both take a message as it goes on the wire (``app.mail.wire.WireMessage``: its bytes
+and its envelope), written once by the sender. The file backend names each file
 after the outbox row, so delivering the same row twice overwrites one file
 instead of adding a second one; SMTP relies on the outbox never handing the
 same row out twice and on the stable Message-ID for the rare crash between
@@ -11,17 +12,19 @@ from __future__ import annotations
 import os
 import re
 import smtplib
+import socket
 import ssl
 from dataclasses import dataclass
-from email.message import EmailMessage
-from email.policy import EmailPolicy
-from email.utils import getaddresses
 from pathlib import Path
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Callable, Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from app.config import setting
 from app.mail import dkim_signing
+from app.mail.wire import WireMessage
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 
 class PermanentFailure(Exception):
@@ -35,13 +38,27 @@ class PermanentFailure(Exception):
         self.address = address
 
 
+#: What a backend calls at the last moment before a message is delivered: a crash
+#: before it delivers nothing (``app.runners.sending`` waits there for the previous
+#: mail's end to be stored, so that a crash doubles at most one mail).
+BeforeDelivery = Callable[[], object]
+
+
+def _nothing_to_wait_for() -> None:
+    return None
+
+
 class MailBackend(Protocol):
-    """Sends messages; used as a context manager around one batch."""
+    """Sends messages; used as a context manager around one batch.
+
+    ``send`` calls ``before_delivery`` once, at the last moment before the message is
+    delivered (SMTP: with everything but the DATA's final dot on the wire; the file
+    mailbox: before the file takes its name), and delivers nothing if it raises."""
 
     def __enter__(self) -> "MailBackend": ...
     def __exit__(self, *exc: object) -> None: ...
-    def send(self, message: EmailMessage, key: str,
-             envelope_from: str | None = None) -> None: ...
+    def send(self, message: WireMessage, key: str, envelope_from: str | None = None,
+             before_delivery: BeforeDelivery = _nothing_to_wait_for) -> None: ...
 
 
 class FileBackend:
@@ -59,22 +76,21 @@ class FileBackend:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str,
-             envelope_from: str | None = None) -> None:
+    def send(self, message: WireMessage, key: str, envelope_from: str | None = None,
+             before_delivery: BeforeDelivery = _nothing_to_wait_for) -> None:
         """Write the message as delivered: with the ``Return-Path`` (the envelope
         sender, where its bounce would go) that a receiving server puts on top."""
         target = self.folder / f"{key}.eml"
         partial = target.with_suffix(".eml.part")
-        # typeshed types a message's policy as the base Policy; compose builds every
-        # message with an EmailPolicy, the one that knows ``utf8``
-        policy = cast("EmailPolicy[EmailMessage]", message.policy)
-        raw = (message.as_bytes(policy=policy.clone(utf8=True))
-               if not str(message["To"]).isascii() else bytes(message))
-        raw = self.signer.sign(raw) if self.signer is not None else raw
+        raw = self.signer.sign(message.raw) if self.signer is not None else message.raw
         if envelope_from:
-            end = b"\r\n" if b"\r\n" in raw[:2000] else b"\n"
-            raw = f"Return-Path: <{envelope_from}>".encode() + end + raw
+            raw = f"Return-Path: <{envelope_from}>\r\n".encode() + raw
         partial.write_bytes(raw)
+        try:
+            before_delivery()
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
         os.replace(partial, target)  # readers never see half a message
 
 
@@ -129,6 +145,42 @@ def checked_helo(name: str | None) -> str | None:
     return name
 
 
+class _DotHeld(smtplib.SMTP):
+    """smtplib's DATA with its end held back: the message goes on the wire, then
+    ``before_delivery`` is called, and only then the final ``.`` that makes the server
+    take it. A server drops a DATA that never ended (RFC 5321 section 4.1.1.4: the
+    mail transaction is incomplete), so a crash or an error before the dot delivers
+    nothing; what the caller waits for there overlaps with the whole of the envelope
+    and the message's transfer (issue 30: the previous mail's end, stored while this
+    one goes, half a mail's time)."""
+
+    before_delivery: BeforeDelivery = _nothing_to_wait_for
+
+    def data(self, msg: "ReadableBuffer | str") -> tuple[int, bytes]:
+        self.putcmd("data")
+        code, reply = self.getreply()
+        if code != 354:
+            raise smtplib.SMTPDataError(code, reply)
+        raw = msg.encode("ascii") if isinstance(msg, str) else bytes(msg)
+        raw = _LEADING_DOT.sub(b"..", raw)  # (RFC 5321 section 4.5.2, as smtplib quotes)
+        self.send(raw if raw.endswith(b"\r\n") else raw + b"\r\n")
+        try:
+            self.before_delivery()
+        except BaseException:
+            self.close()  # the DATA never ends: the server delivers nothing
+            raise
+        self.send(b".\r\n")
+        return self.getreply()
+
+
+#: A line that starts with a dot (after a CRLF, or the message's first): doubled.
+_LEADING_DOT = re.compile(rb"(?m)^\.")
+
+
+class _DotHeldSsl(_DotHeld, smtplib.SMTP_SSL):
+    pass
+
+
 class SmtpBackend:
     """Delivers over one SMTP connection while entered (opened on the first message:
     the sender enters it once for a run, batch after batch)."""
@@ -137,7 +189,7 @@ class SmtpBackend:
                  signer: dkim_signing.Signer | None = None) -> None:
         self.settings = settings
         self.signer = signer
-        self._conn: smtplib.SMTP | None = None
+        self._conn: _DotHeld | None = None
         self._context: ssl.SSLContext | None = None
 
     def __enter__(self) -> "SmtpBackend":
@@ -151,15 +203,20 @@ class SmtpBackend:
                 self._conn.close()
             self._conn = None
 
-    def _connect(self) -> smtplib.SMTP:
+    def _connect(self) -> _DotHeld:
         s = self.settings
-        conn: smtplib.SMTP
+        conn: _DotHeld
         if s.ssl:
-            conn = smtplib.SMTP_SSL(s.host, s.port, local_hostname=s.helo, timeout=s.timeout,
-                                    context=self._tls())
+            conn = _DotHeldSsl(s.host, s.port, local_hostname=s.helo, timeout=s.timeout,
+                               context=self._tls())
         else:
-            conn = smtplib.SMTP(s.host, s.port, local_hostname=s.helo, timeout=s.timeout)
+            conn = _DotHeld(s.host, s.port, local_hostname=s.helo, timeout=s.timeout)
         try:
+            # the DATA's dot leaves alone, a moment after the message (``_DotHeld``):
+            # Nagle would hold it until the server acknowledged the message, which a
+            # server that answers only after the dot delays by up to 40 ms
+            if conn.sock is not None:
+                conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if s.starttls:
                 conn.starttls(context=self._tls())
             if s.username:
@@ -177,17 +234,21 @@ class SmtpBackend:
             self._context = ssl.create_default_context()
         return self._context
 
-    def send(self, message: EmailMessage, key: str,
-             envelope_from: str | None = None) -> None:
+    def send(self, message: WireMessage, key: str, envelope_from: str | None = None,
+             before_delivery: BeforeDelivery = _nothing_to_wait_for) -> None:
         """Hand ``message`` over; ``envelope_from`` is the MAIL FROM (the per-message
-        bounce address, issue 19 item 3), else the From."""
+        bounce address, issue 19 item 3), else the From; ``before_delivery`` is called
+        before the DATA's dot (``_DotHeld``): if it raises, the connection is dropped
+        and nothing is delivered. DKIM signs the bytes that leave (issue 19 item 2).
+        SMTPUTF8 is asked for when an address needs it: a server without it refuses
+        the MAIL FROM for good (an IDNA domain is plain ASCII already)."""
         if self._conn is None:
             self._conn = self._connect()
+        self._conn.before_delivery = before_delivery
+        raw = self.signer.sign(message.raw) if self.signer is not None else message.raw
         try:
-            # smtplib asks for SMTPUTF8 itself when an address needs it and the
-            # server offers it; an IDNA domain is plain ASCII already.
-            refused = (self._conn.send_message(message, from_addr=envelope_from)
-                       if self.signer is None else self._send_signed(message, envelope_from))
+            refused = self._conn.sendmail(envelope_from or message.mail_from, [message.to],
+                                          raw, mail_options=["SMTPUTF8"] if message.utf8 else [])
         except smtplib.SMTPNotSupportedError as exc:
             raise PermanentFailure("the mail server does not offer SMTPUTF8, which this "
                                    "address (non-ASCII before the @) needs") from exc
@@ -202,23 +263,13 @@ class SmtpBackend:
         except (smtplib.SMTPException, OSError):
             self._drop()
             raise
+        finally:
+            if self._conn is not None:
+                self._conn.before_delivery = _nothing_to_wait_for
+                if self._conn.sock is None:  # (closed in the DATA: ``before_delivery`` raised)
+                    self._conn = None
         if refused:
             raise PermanentFailure(f"recipient refused: {_said(refused)}", address=True)
-
-    def _send_signed(self, message: EmailMessage,
-                     envelope_from: str | None) -> dict[str, tuple[int, bytes]]:
-        """Hand over the DKIM-signed bytes: what is signed must be what leaves, so the
-        message is serialised once, here (SMTPUTF8 asked for when an address needs it;
-        a server without it refuses the MAIL FROM for good, as ``send_message`` would)."""
-        assert self._conn is not None and self.signer is not None
-        policy = cast("EmailPolicy[EmailMessage]", message.policy)
-        sender, to = str(message["From"]), str(message["To"])
-        utf8 = not (sender.isascii() and to.isascii())
-        raw = message.as_bytes(policy=policy.clone(utf8=utf8, linesep="\r\n"))
-        recipients = [address for _, address in getaddresses([to])]
-        return self._conn.sendmail(envelope_from or getaddresses([sender])[0][1], recipients,
-                                   self.signer.sign(raw),
-                                   mail_options=["SMTPUTF8"] if utf8 else [])
 
     def _drop(self) -> None:
         if self._conn is not None:

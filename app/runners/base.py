@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable, Generic, Sequence, TypeVar
+from typing import Any, Callable, Generic, NamedTuple, Sequence, TypeVar
 
-from sqlalchemy import Update, update
+from sqlalchemy import Update, bindparam, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session, col, select
@@ -42,6 +42,13 @@ from app.clock.time import as_utc
 Item = TypeVar("Item")
 
 log = logging.getLogger("app.runners")
+
+
+class Ending(NamedTuple):
+    """A lease's end: the statement and its parameters, run as ``execute(*ending)``."""
+
+    statement: Update
+    params: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ class Lease:
     due: Callable[[datetime], Sequence[ColumnElement[bool]]]
     order: Sequence[Any]
     length: timedelta
+    _endings: dict[tuple[str, ...], Update] = field(default_factory=dict, init=False,
+                                                    repr=False, compare=False)
 
     @property
     def id(self) -> Any:
@@ -115,12 +124,24 @@ class Lease:
             own.commit()
         return leased
 
-    def ended(self, row_id: int, owner: str, **values: Any) -> Update:
-        """The UPDATE that ends ``owner``'s lease on ``row_id`` and writes ``values``;
-        it changes nothing once the lease has gone to another worker."""
-        return (update(self.model)
-                .where(self.id == row_id, col(self.model.lease_owner) == owner)
-                .values(lease_owner=None, lease_until=None, **values))
+    def ended(self, row_id: int, owner: str, **values: Any) -> "Ending":
+        """The UPDATE that ends ``owner``'s lease on ``row_id`` and writes ``values``,
+        and its parameters (``execute(*ended)``); it changes nothing once the lease
+        has gone to another worker.
+
+        One statement per set of columns written, made once and kept, its values bound
+        at execution: building and compiling a fresh UPDATE for every row cost more
+        than running it (issue 30: 0.38 -> 0.15 ms a sent mail's end)."""
+        names = tuple(sorted(values))
+        statement = self._endings.get(names)
+        if statement is None:
+            statement = (update(self.model)
+                         .where(self.id == bindparam("ended_row"),
+                                col(self.model.lease_owner) == bindparam("ended_owner"))
+                         .values(lease_owner=None, lease_until=None,
+                                 **{name: bindparam(name) for name in names}))
+            statement = self._endings.setdefault(names, statement)
+        return Ending(statement, {**values, "ended_row": row_id, "ended_owner": owner})
 
     def release_all(self, engine: Engine, owner: str) -> int:
         """End every lease ``owner`` holds (a worker known dead: its heartbeat went
@@ -136,7 +157,7 @@ class Lease:
     def end(self, engine: Engine, row_id: int, owner: str, **values: Any) -> None:
         """``ended`` in a transaction of its own."""
         with Session(engine) as session:
-            session.execute(self.ended(row_id, owner, **values))
+            session.execute(*self.ended(row_id, owner, **values))
             session.commit()
 
 

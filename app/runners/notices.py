@@ -171,7 +171,7 @@ class Notices(Runner[NoticeDelivery]):
                 error = f"the notice could not be sent ({type(exc).__name__})"
         if error is None:
             with Session(self.engine) as session:
-                session.execute(DELIVERIES.ended(item.id, self.owner, status=SENT,
+                session.execute(*DELIVERIES.ended(item.id, self.owner, status=SENT,
                                                  attempts=item.attempts + 1,
                                                  sent_at=self.now, last_error=None))
                 stored = session.get(NoticeTarget, item.target_id)
@@ -204,7 +204,7 @@ class Notices(Runner[NoticeDelivery]):
             self.report.retried += 1
             return
         with Session(self.engine) as session:
-            session.execute(DELIVERIES.ended(item.id, self.owner, status=FAILED,
+            session.execute(*DELIVERIES.ended(item.id, self.owner, status=FAILED,
                                              attempts=attempts, last_error=error[:500]))
             target = session.get(NoticeTarget, item.target_id)
             if target is not None:

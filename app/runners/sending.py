@@ -124,7 +124,7 @@ def _finish(engine: Engine | Connection | InFlight, row_id: int, owner: str,
     (``Sending.batch``: autocommit, so the UPDATE commits alone; on PostgreSQL through
     ``InFlight``), else in a transaction of its own."""
     if isinstance(engine, (Connection, InFlight)):
-        engine.execute(OUTBOX.ended(row_id, owner, **values))
+        engine.execute(*OUTBOX.ended(row_id, owner, **values))
     else:
         OUTBOX.end(engine, row_id, owner, **values)
 
@@ -302,7 +302,7 @@ class Sending(Runner[Outbox]):
         self._settled()  # (the collapse may touch the last row of this seat)
         with Session(self.engine) as session:
             values, collapsed = holds.hold(session, row, until, why, words, tell=tell)
-            session.execute(OUTBOX.ended(int(row.id or 0), self.owner, **values))
+            session.execute(*OUTBOX.ended(int(row.id or 0), self.owner, **values))
             session.commit()
         self.report.superseded += collapsed
         self.report.held += 1
@@ -367,9 +367,11 @@ class Sending(Runner[Outbox]):
             message = build_message(to=row.to, to_name=str(headers.pop("to_name", "")),
                                     subject=row.subject, text=row.text, html=row.html,
                                     headers=headers, sender=self.sender, date=row.created_at)
-            self._settled()  # the last mail's end is written before this one leaves
+            # the last mail's end is stored before this one is delivered: waited for
+            # at the last moment, while this one's envelope and text are on their way
             self.backend.send(message, key=f"{row.id:09d}-{row.kind}",
-                              envelope_from=bounces.envelope_sender(int(row.id or 0)))
+                              envelope_from=bounces.envelope_sender(int(row.id or 0)),
+                              before_delivery=self._settled)
         except (PermanentFailure, ValueError) as exc:
             log.warning("outbox %s refused for good: %s", row.id, exc)
             self._end(row, "failed", attempts=letter.attempts, status=FAILED,

@@ -10,6 +10,7 @@ import pytest
 
 from app.runners import clock
 from app.clock import deadlines as dl
+from app.mail.wire import WireMessage
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=timezone.utc)
 
@@ -26,8 +27,10 @@ class Recorder:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str, envelope_from: str | None = None) -> None:
-        self.sent.append((key, message))
+    def send(self, message: WireMessage, key: str, envelope_from: str | None = None,
+             before_delivery: Callable[[], object] = lambda: None) -> None:
+        before_delivery()
+        self.sent.append((key, message.parsed))
 
     def to(self, address: str) -> list[EmailMessage]:
         return [m for _, m in self.sent if address in str(m["To"])]

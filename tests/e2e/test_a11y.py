@@ -337,7 +337,7 @@ def test_every_mail_kind_has_no_serious_accessibility_problem(live_mailbox, brow
             headers={}, sender="Silver Eye Post <post@silver-eye.test>",
             date=datetime(2026, 12, 1, 12, tzinfo=timezone.utc))
         names[kind] = f"{number:09d}-{kind}.eml"
-        (folder / names[kind]).write_bytes(bytes(message))
+        (folder / names[kind]).write_bytes(message.raw)
     failures = {}
     for width in WIDTHS:
         context = browser.new_context(viewport={"width": width, "height": 900}, bypass_csp=True)

@@ -137,10 +137,12 @@ class Refusing:
     def __exit__(self, *exc):
         return None
 
-    def send(self, message, key: str, envelope_from: str | None = None) -> None:
-        if str(message["To"]).endswith(f"<{self.refused}>") or str(message["To"]) == self.refused:
+    def send(self, message, key: str, envelope_from: str | None = None,  # noqa: ANN001
+             before_delivery=lambda: None) -> None:  # noqa: ANN001
+        if message.to == self.refused:
             raise PermanentFailure("recipient refused: 550 5.1.1 no such user", address=True)
-        self.sent.append(message)
+        before_delivery()
+        self.sent.append(message.parsed)
 
 
 def test_a_refusal_at_send_time_marks_the_address_too(app, new_game, db):

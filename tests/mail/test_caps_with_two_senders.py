@@ -12,8 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timezone
-from email.message import EmailMessage
-from typing import Any
+from typing import Any, Callable
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
@@ -23,6 +22,7 @@ from app.db import get_engine, write_session
 from app.mail import compose, holds, outbox
 from app.mail.models import PENDING, SENT, Outbox
 from app.runners import sending
+from app.mail.wire import WireMessage
 
 NOW = datetime(2030, 1, 7, 9, 0, tzinfo=timezone.utc)
 VICTIM = "victim@example.com"
@@ -53,7 +53,9 @@ class Inbox:
     def __exit__(self, *_: Any) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str = "", envelope_from: str | None = None) -> None:
+    def send(self, message: WireMessage, key: str = "", envelope_from: str | None = None,
+             before_delivery: Callable[[], object] = lambda: None) -> None:
+        before_delivery()
         if not self.both_claimed.is_set():
             for _ in range(500):  # (a gate, not a measurement: at most 10 s, then go on)
                 with Session(self.engine) as session:
@@ -64,7 +66,7 @@ class Inbox:
                 time.sleep(0.02)
             self.both_claimed.set()
         with self.lock:
-            self.received.append(message["To"].addresses[0].addr_spec)
+            self.received.append(message.to)
 
 
 def two_senders_at_once(app: Any, *, hour: int | None, stranger: int | None,

@@ -90,10 +90,10 @@ def test_player_names_cannot_add_headers_or_recipients(name):
         to="ann@example.com", to_name=name, subject=f"Silver Eye · {name}: your turn",
         text="hi", html=None, headers={"Message-ID": "<x@silver-eye.test>"},
         sender="Silver Eye Post <post@silver-eye.test>", date=T0)
-    raw = bytes(message)
+    raw = message.raw
     parsed_headers = [line.split(b":", 1)[0] for line in raw.split(b"\n") if line[:1].isalpha()]
     assert b"Bcc" not in parsed_headers and parsed_headers.count(b"Subject") == 1
-    assert [a.addr_spec for a in message["To"].addresses] == ["ann@example.com"]
+    assert [a.addr_spec for a in message.parsed["To"].addresses] == ["ann@example.com"]
 
 
 @pytest.mark.parametrize("address", [

@@ -33,8 +33,9 @@ class Signalling(Recorder):
         super().__init__()
         self.arrived = threading.Condition()
 
-    def send(self, message, key: str, envelope_from: str | None = None) -> None:  # noqa: ANN001
-        super().send(message, key)
+    def send(self, message, key: str, envelope_from: str | None = None,  # noqa: ANN001
+             before_delivery=lambda: None) -> None:  # noqa: ANN001
+        super().send(message, key, envelope_from, before_delivery)
         with self.arrived:
             self.arrived.notify_all()
 

@@ -25,6 +25,7 @@ from app.engine import bots
 from app.mail import compose, notify
 from app.mail import seat_prefs
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
+from app.mail.wire import WireMessage
 
 from .conftest import is_turn, lead_of
 
@@ -53,7 +54,10 @@ class CheckingMailbox:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def send(self, message: EmailMessage, key: str, envelope_from: str | None = None) -> None:
+    def send(self, wire: WireMessage, key: str, envelope_from: str | None = None,
+             before_delivery: Callable[[], object] = lambda: None) -> None:
+        before_delivery()
+        message = wire.parsed
         self.sent.append(message)
         subject = lead_of(message)
         if not is_turn(subject) and "reminder" not in subject.lower():

@@ -25,18 +25,19 @@ def sent(mail: compose.Mail, to: str = "ann@example.org") -> bytes:
         headers={"Message-ID": "<x@silver-eye.test>",
                  "List-Unsubscribe": "<http://silver-eye.test/unsubscribe/" + "y" * 300 + ">"},
         sender="Silver Eye Post <post@silver-eye.test>", date=DATE)
-    return message.as_bytes()
+    return message.raw
 
 
 @pytest.mark.parametrize("kind", sorted(MAILS))
 def test_every_body_line_keeps_to_the_mime_limits_and_decodes_to_what_was_written(kind):
     mail = MAILS[kind]
     raw = sent(mail)
-    head, _, body = raw.partition(b"\n\n")
+    assert b"\n" not in raw.replace(b"\r\n", b""), "every line on the wire ends in CRLF"
+    head, _, body = raw.partition(b"\r\n\r\n")
     assert mail.html, "every kind has an HTML part (else the check below is half a check)"
-    too_long = [line for line in body.split(b"\n") if len(line.rstrip(b"\r")) > MIME_LINE]
+    too_long = [line for line in body.split(b"\r\n") if len(line) > MIME_LINE]
     assert too_long == [], f"{kind}: {len(too_long)} body lines over 76, e.g. {too_long[0][:90]!r}"
-    parsed = message_from_bytes(raw, policy=policy.default)
+    parsed = message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=policy.default)
     parts = {part.get_content_type(): part for part in parsed.walk()
              if part.get_content_maintype() == "text"}
     assert parts["text/plain"].get_content().rstrip("\n") == mail.text.rstrip("\n")
@@ -47,5 +48,5 @@ def test_every_body_line_keeps_to_the_mime_limits_and_decodes_to_what_was_writte
 
 def test_a_mail_to_a_utf8_mailbox_keeps_the_limits_too():
     raw = sent(MAILS["turn"], to="josé@example.org")
-    _, _, body = raw.partition(b"\n\n")
-    assert max(len(line.rstrip(b"\r")) for line in body.split(b"\n")) <= MIME_LINE
+    _, _, body = raw.partition(b"\r\n\r\n")
+    assert max(len(line) for line in body.split(b"\r\n")) <= MIME_LINE

@@ -45,7 +45,7 @@ def as_sent(kind: str, mail: compose.Mail) -> bytes:
     message = build_message(
         to="ann@example.org", to_name=NAMES[0], subject=mail.subject, text=mail.text,
         html=mail.html, headers=headers, sender=f"Silver Eye Post <post@{DOMAIN}>", date=DATE)
-    return message.as_bytes()
+    return message.raw
 
 
 def spamassassin() -> str:
@@ -55,7 +55,8 @@ def spamassassin() -> str:
 def reports(raw: list[bytes], tmp: Path) -> list[tuple[float, list[str]]]:
     """(score, the lines of the rules that fired) of each message, in order."""
     mbox = b"".join(b"From post@silver-eye.test Tue Dec  1 12:00:00 2026\n"
-                    + re.sub(rb"(?m)^From ", b">From ", one) + b"\n" for one in raw)
+                    + re.sub(rb"(?m)^From ", b">From ", one.replace(b"\r\n", b"\n")) + b"\n"
+                    for one in raw)  # (an mbox keeps lines as a Unix file does)
     prefs = tmp / "user_prefs"
     prefs.write_text("")
     done = subprocess.run([spamassassin(), "-L", "-t", "--mbox", "-p", str(prefs)],
