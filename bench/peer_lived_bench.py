@@ -340,7 +340,10 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
         with auto.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{peer_db}" WITH (FORCE)')
         auto.dispose()
-        shutil.rmtree(workdir, ignore_errors=True)
+        if os.environ.get("BENCH_KEEP"):
+            print(f"  kept: {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
     return measured
 
 

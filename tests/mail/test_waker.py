@@ -202,3 +202,32 @@ def test_after_sending_the_waker_sleeps_until_the_mail_its_claim_saw_without_a_l
     assert datetime.now(timezone.utc) >= now + timedelta(seconds=3)
     between = [sql for at, sql in asked if ann_left <= at <= bob_left and looks_at_what_is_due(sql)]
     assert len(between) == 1, f"{len(between)} looks between the two mails"
+
+
+def test_mail_that_falls_due_in_a_stream_leaves_in_a_few_batches_each_mail_once(app):
+    """Issue 30 item 4: each game in play leaves a turn mail its grace period after a
+    move, so on a busy server mail falls due a few at a time, all the time; a run for
+    each cost the clock a claim and a look every few mails (batches of 2.9 rows). After
+    a short run the next waits ``GATHER_SECONDS``: twelve mails falling due one every
+    tenth of a second (1.1 s in all) leave in at most three runs, each mail once."""
+    mailbox = Signalling()
+    waker = sender.Waker(app, backend=mailbox)
+    thread = waker.start()
+    try:
+        time.sleep(1.0)  # the waker's first look, at nothing
+        now = datetime.now(timezone.utc)
+        with write_session() as session:
+            for n in range(12):
+                outbox.enqueue(session, game_id=None, seat=None, kind="test",
+                               to=f"player{n}@example.com", to_name=f"Player {n}",
+                               mail=compose.Mail(subject=f"stream {n}", text="t", html=None),
+                               idempotency=f"stream:{n}", domain="silver-eye.test",
+                               now=now, due=now + timedelta(seconds=0.1 * n))
+        assert mailbox.wait_for(12), "the stream's mail left"
+    finally:
+        waker.stop.set()
+        thread.join(timeout=GIVE_UP_SECONDS)
+    assert sorted(str(m["Subject"]) for _, m in mailbox.sent) == \
+        sorted(f"stream {n}" for n in range(12)), "each mail once"
+    runs = [report for report in waker.reports if report.sent]
+    assert len(runs) <= 3, [report.sent for report in runs]
