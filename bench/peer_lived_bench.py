@@ -21,7 +21,8 @@ runs all of it:
 Both servers run the whole time; the measured windows alternate, ours, peer, ours,
 peer ... (``BENCH_PEER_ROUNDS``, default 3), each ``BENCH_PEER_WINDOW`` seconds
 (default 30), after a ``CHECKPOINT`` (and, once at the start, ``VACUUM ANALYZE`` of
-both stores). In each window the CPU of every process is read from ``/proc``: ours
+both stores); ``BENCH_KEEP=1`` keeps the run's folder (the processes' logs, and with
+``BENCH_COUNT_STATEMENTS=1`` each statement the clock ran, counted). In each window the CPU of every process is read from ``/proc``: ours
 (the gunicorn master and workers, the clock, the inbound receiver), the peer's node
 server, the clients (this process, with the recording SMTP server's thread; the
 peer's driver), and all of PostgreSQL (``processes.postgres_cpu``: the postmaster and
@@ -61,11 +62,12 @@ from bench.processes import (CpuMeter, backends, cpu_seconds, free_port, gunicor
 GAMES = http_bench.GAMES          # games (matches) played at once, each side
 SEATS = http_bench.SEATS
 PEER_MOVES = peer_bench.MOVES_PER_MATCH
-#: Our games are ~290 moves; a client plays about 43 moves a second on a quiet 2-core
-#: machine (344 moves/s from 8), so each is given games for 80 a second: one that runs
-#: out before its window ends would make ours look slower than it is.
+#: Our games are ~290 moves; a client plays about 43-56 moves a second on a quiet 2-core
+#: machine (344-445 moves/s from 8), and games run shorter than the mean: each is given
+#: games for 120 a second (at 80, one ran out 0.5-0.6 s before the window's end once the
+#: clients made 52 a second): one that runs out would make ours look slower than it is.
 MOVES_PER_GAME = 290
-CLIENT_MOVES_PER_SECOND = 80
+CLIENT_MOVES_PER_SECOND = 120
 SETTLE_SECONDS = 20               # at most, for the mail of the games just created
 PEOPLE = 2_000                    # the lived store's addresses (lived_store.build's people)
 
@@ -340,7 +342,7 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
         with auto.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{peer_db}" WITH (FORCE)')
         auto.dispose()
-        if os.environ.get("BENCH_KEEP"):
+        if os.environ.get("BENCH_KEEP"):  # (the logs, and the clock's counted statements)
             print(f"  kept: {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
