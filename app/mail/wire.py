@@ -51,8 +51,10 @@ _WORD_START, _WORD_END = "=?utf-8?q?", "?="
 _WORD_ROOM = 75 - len(_WORD_START) - len(_WORD_END)
 #: An addr-spec with nothing in it that could end it early or inject: no space, no
 #: line break, no bracket, quote, comma or second @ (addresses are checked whole
-#: when they are stored: ``app.mail.addresses``); a UTF-8 local part passes (RFC 6531).
-_ADDRESS = re.compile(r'[^\s<>()\[\]\\,;:@"]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?')
+#: when they are stored: ``app.mail.addresses``); a UTF-8 local part passes (RFC 6531),
+#: and so does an address literal for a domain (``post@[192.0.2.1]``, a MAIL_FROM).
+_ADDRESS = re.compile(r'[^\s<>()\[\]\\,;:@"]+@(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?'
+                      r'|\[(?:IPv6:)?[0-9A-Fa-f:.]+\])')
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,15 @@ def test_a_utf8_mailbox_is_written_in_utf8_and_asks_for_smtputf8():
     assert not wire().utf8
 
 
+@pytest.mark.parametrize("sender", ["post@silver-eye.test", "Silver Eye <post@[192.0.2.1]>",
+                                    "post@[IPv6:2001:db8::1]", "Zoë's table <zoe+post@example.org>"])
+def test_a_mail_from_setting_of_any_usual_shape_is_written_and_reads_back(sender):
+    message = build_message(to="ann@example.org", to_name="Ann", subject="s", text="t",
+                            html=None, headers={}, sender=sender, date=T0)
+    (address,) = message.parsed["From"].addresses
+    assert address.addr_spec == sender.rpartition("<")[2].rstrip(">") == message.mail_from
+
+
 @pytest.mark.parametrize("to", ["ann b@example.org", "ann@example.org\r\nBcc: x@y.z",
                                 "<ann@example.org>", "ann@example.org, bob@example.org",
                                 "ann", "ann@@example.org"])
