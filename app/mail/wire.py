@@ -21,8 +21,8 @@ this module writes exactly that, with the rules it needs and nothing else:
   most 76 on the wire, RFC 2045 section 6.7); two parts in ``multipart/alternative``.
 
 What a reader sees is checked by reading it back with the standard library's parser
-(``WireMessage.parsed``, and ``tests/mail/test_wire.py`` over every mail kind and
-hostile names). ``app.mail.headers.build_message`` decides which headers a mail has.
+(``WireMessage.parsed``: ``tests/mail/test_wire.py`` with hostile names, subjects and
+bodies, ``tests/summary/test_mime_lines.py`` over every kind of mail). ``app.mail.headers.build_message`` decides which headers a mail has.
 """
 from __future__ import annotations
 
@@ -85,6 +85,10 @@ def _q(char: str) -> str:
     return "".join(f"={byte:02X}" for byte in char.encode("utf-8"))
 
 
+def _word(pieces: list[str]) -> str:
+    return _WORD_START + "".join(pieces) + _WORD_END
+
+
 def encoded_words(text: str) -> list[str]:
     """``text`` as RFC 2047 Q-encoded words of UTF-8, each at most 75 characters, split
     between characters (never inside one character's bytes)."""
@@ -94,12 +98,12 @@ def encoded_words(text: str) -> list[str]:
     for char in text:
         piece = _q(char)
         if pieces and used + len(piece) > _WORD_ROOM:
-            words.append(_WORD_START + "".join(pieces) + _WORD_END)
+            words.append(_word(pieces))
             pieces, used = [], 0
         pieces.append(piece)
         used += len(piece)
     if pieces:
-        words.append(_WORD_START + "".join(pieces) + _WORD_END)
+        words.append(_word(pieces))
     return words
 
 
@@ -150,11 +154,11 @@ def mailbox(name: str, display_name: str, address: str) -> str:
         raise ValueError(f"not an address that can be written in a header: {address!r}")
     if not display_name:
         return folded(name, [address])
-    if not display_name.isascii() or "=?" in display_name or not display_name.isprintable():
+    if _needs_encoding(display_name):
         # one encoded word, however long (a name is at most 60 characters: ``compose.
         # NAME_LIMIT``), as the standard library writes it: its parser, unlike RFC 2047,
         # keeps the space between two encoded words of a phrase, inside the name
-        words = [_WORD_START + "".join(_q(char) for char in display_name) + _WORD_END]
+        words = [_word([_q(char) for char in display_name])]
     elif set(display_name) <= ATEXT:
         words = display_name.split(" ")
     else:

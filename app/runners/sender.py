@@ -273,11 +273,10 @@ class Waker:
     """
 
     def __init__(self, app: Any, backend: MailBackend | None = None,
-                 poll: float = POLL_SECONDS, gather: float = GATHER_SECONDS) -> None:
+                 poll: float = POLL_SECONDS) -> None:
         self.app = app
         self.backend = backend
         self.poll = poll
-        self.gather = gather
         #: (monotonic) no run before this: ``GATHER_SECONDS`` after a short run began
         self._gathering_until = float("-inf")
         self.stop = threading.Event()
@@ -406,7 +405,7 @@ class Waker:
             report = send_mail_due(self.app, now, backend=self.backend, on_sent=self._sent,
                                    owner=self.owner, with_notices=looked)
             if report.looked_ahead:  # (a short last batch: what was due has gone)
-                self._gathering_until = began + self.gather
+                self._gathering_until = began + GATHER_SECONDS
             if looked:
                 self._noticed_at = time.monotonic()
             if report.claimed:
