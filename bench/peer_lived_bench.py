@@ -12,7 +12,10 @@ runs all of it:
   back before and after), mail to a recording SMTP server; ``GAMES`` three-seat games
   of ``p0..p2@example.com`` at once over HTTP, one request a move
   (``http_bench.play_game(one_request=True)``), each client going on with a new game
-  (created before the window) when one ends;
+  when one ends, made then, inside the window (``Tables``: its invitations and first
+  turn mail are the window's work, as on a server where every game made is played;
+  games made ahead, before the window, were mostly never played on a slow machine, and
+  their mail, two or three times the played games', fell into later windows);
 - **the peer**: boardgame.io 0.50 + bgio-postgres (``bench/peer``, its own database,
   started once), ``GAMES`` matches of 200 moves at once over socket.io by its own
   client (``drive.js`` in window mode: a match that ends is followed by a new one,
@@ -40,6 +43,7 @@ per move (goal <= 0.5 ms, <= 0.1), the load average at each window's start and e
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import secrets
@@ -62,13 +66,7 @@ from bench.processes import (CpuMeter, backends, cpu_seconds, free_port, gunicor
 GAMES = http_bench.GAMES          # games (matches) played at once, each side
 SEATS = http_bench.SEATS
 PEER_MOVES = peer_bench.MOVES_PER_MATCH
-#: Our games are ~290 moves; a client plays about 43-56 moves a second on a quiet 2-core
-#: machine (344-445 moves/s from 8), and games run shorter than the mean: each is given
-#: games for 120 a second (at 80, one ran out 0.5-0.6 s before the window's end once the
-#: clients made 52 a second): one that runs out would make ours look slower than it is.
-MOVES_PER_GAME = 290
-CLIENT_MOVES_PER_SECOND = 120
-SETTLE_SECONDS = 20               # at most, for the mail of the games just created
+SETTLE_SECONDS = 20               # at most, for the mail due before a window
 PEOPLE = 2_000                    # the lived store's addresses (lived_store.build's people)
 
 
@@ -109,8 +107,8 @@ def _checkpoint(admin: sa.Engine) -> None:
 
 
 def _settle(engine: sa.Engine) -> None:
-    """Wait (at most ``SETTLE_SECONDS``) until no mail is due: the invitations of the
-    games just created leave before the window, not inside it."""
+    """Wait (at most ``SETTLE_SECONDS``) until no mail is due: a window starts with
+    no backlog from the one before (the warm-up's games, the peer's window)."""
     deadline = time.monotonic() + SETTLE_SECONDS
     while time.monotonic() < deadline:
         with engine.connect() as conn:
@@ -122,24 +120,21 @@ def _settle(engine: sa.Engine) -> None:
         time.sleep(0.5)
 
 
-def _lane(port: int, games: list[Any], seed: int, until: float) -> list[float]:
-    """One client: games one after the other until the window ends."""
+def _lane(port: int, tables: "Tables", lane: int, until: float) -> list[float]:
+    """One client: games one after the other until the window ends, each made when the
+    last one ends."""
     latencies: list[float] = []
-    for number, game in enumerate(games):
-        if time.perf_counter() >= until:
-            return latencies
-        latencies += http_bench.play_game(port, game.tokens, seed * 100 + number,
+    while time.perf_counter() < until:
+        number, game = tables.make()
+        latencies += http_bench.play_game(port, game.tokens, lane * 100_000 + number,
                                           one_request=True, until=until)
-    if time.perf_counter() < until - 0.5:
-        print(f"      !! a client ran out of games {until - time.perf_counter():.1f} s "
-              f"before the window's end")
     return latencies
 
 
-def _ours_window(port: int, games: list[list[Any]], seconds: float) -> tuple[list[float], float]:
+def _ours_window(port: int, tables: "Tables", seconds: float) -> tuple[list[float], float]:
     until = time.perf_counter() + seconds
     results, wall = http_bench.in_threads([
-        lambda g=g: _lane(port, games[g], g, until) for g in range(GAMES)])
+        lambda g=g: _lane(port, tables, g, until) for g in range(GAMES)])
     return [x * 1000 for each in results for x in each], wall
 
 
@@ -180,21 +175,30 @@ def _peer_window(port: int, env: dict[str, str], seconds: float, log: Path,
     return result, spent
 
 
-def _games(app: Any, count: int, first: int) -> list[list[Any]]:
-    """``count`` games for each client, numbered from ``first``: game ``k``'s seats are
-    ``p<3k>..p<3k+2>@example.com``, regulars of the lived store (its history of mail
-    and moves, their caps and trust), a table of their own, as on a server of many
-    people (the same three at every table would be held by the hourly cap)."""
-    from app import services
+class Tables:
+    """Games made one at a time as the clients need them (thread-safe: the clients'
+    threads share it). Game ``k``'s seats are ``p<3k>..p<3k+2>@example.com``, regulars
+    of the lived store (its history of mail and moves, their caps, trust and quiet
+    hours), a table of their own, as on a server of many people (the same three at
+    every table would be held by the hourly cap); its seed is ``k``. Made in this
+    process through the service the lobby calls (``services.create_game``), so what it
+    costs here is counted as the client's CPU and PostgreSQL's."""
 
-    def people(k: int) -> list[dict[str, str]]:
-        return [{"name": f"P{seat}", "email": lived_store.address((3 * k + seat) % PEOPLE)}
-                for seat in range(SEATS)]
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.numbers = itertools.count()
+        self.made = 0
 
-    with app.app_context():
-        return [[services.create_game(people(first + GAMES * n + g), {"memory": False},
-                                      seed=str(first + GAMES * n + g))
-                 for n in range(count)] for g in range(GAMES)]
+    def make(self) -> tuple[int, Any]:
+        from app import services
+
+        number = next(self.numbers)  # (atomic under the GIL)
+        people = [{"name": f"P{seat}", "email": lived_store.address((3 * number + seat) % PEOPLE)}
+                  for seat in range(SEATS)]
+        with self.app.app_context():
+            game = services.create_game(people, {"memory": False}, seed=str(number))
+        self.made += 1
+        return number, game
 
 
 def main() -> None:
@@ -244,7 +248,6 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
         conn.exec_driver_sql(f'CREATE DATABASE "{peer_db}"')
     names = {part: f"silver-eye-{part}-{schema}"[:60] for part in ("web", "clock", "inbound")}
     counts = {part: workdir / f"{part}.json" for part in ("clock", "inbound")}
-    per_window = max(3, int(window * CLIENT_MOVES_PER_SECOND / MOVES_PER_GAME) + 1)  # games per client
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": secret,
                       "INSTANCE_PATH": str(workdir / "instance")})
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
@@ -285,7 +288,8 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
             parts["peer"] = lambda: [node.pid]
             parts["peer_db"] = lambda: _database_backends(meter, peer_db)
             # warm-up, not measured: our workers import and cache, the peer's node compiles
-            _ours_window(port, _games(app, 1, 0), 5)
+            tables = Tables(app)
+            _ours_window(port, tables, 5)
             _peer_window(peer_port, peer_env, 5, workdir / "drive.log", None)
             lived_bench._prepare(admin, schema)
             peer_store = sa.create_engine(sa.engine.make_url(base).set(database=peer_db),
@@ -295,8 +299,6 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
                 conn.exec_driver_sql('VACUUM ANALYZE "Games"')
             peer_store.dispose()
             for number in range(rounds):
-                games = _games(app, per_window, GAMES * (1 + per_window * number))
-                get_engine(app).dispose()
                 _settle(engine)
                 _checkpoint(admin)
                 meters = Meters(parts)
@@ -306,16 +308,19 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
                 received = sink.count
                 client = time.process_time()
                 meters.start()
-                latencies, wall = _ours_window(port, games, window)
+                made = tables.made
+                latencies, wall = _ours_window(port, tables, window)
                 spent = meters.stop()
                 client = time.process_time() - client
                 time.sleep(1.0)  # (the counts are written every half second)
-                ours = {"moves": len(latencies), "wall": wall, "latencies": latencies,
+                ours: dict[str, Any] = {"moves": len(latencies), "wall": wall, "latencies": latencies,
+                        "games": tables.made - made,
                         "cpu": spent, "client": client, "load": (load, _load()),
                         "mails": sink.count - received,
                         "transactions": {part: lived_bench.transactions(path) - transactions[part]
                                          for part, path in counts.items()}}
-                _line(number + 1, "ours", ours["moves"], wall, latencies, ours["load"])
+                _line(number + 1, "ours", ours["moves"], wall, latencies, ours["load"],
+                      f"; {ours['games']} games made")
 
                 _checkpoint(admin)
                 meters = Meters(parts)
@@ -361,10 +366,10 @@ def _ms(samples: list[float], q: float) -> float:
 
 
 def _line(number: int, who: str, moves: int, wall: float, latencies: list[float],
-          load: tuple[float, float]) -> None:
+          load: tuple[float, float], more: str = "") -> None:
     print(f"    round {number}: {who}: {moves:>6} moves {moves / wall:7.1f}/s  p50 "
           f"{_ms(latencies, 0.5):6.2f} ms  p99 {_ms(latencies, 0.99):6.2f} ms  (load "
-          f"{load[0]:.2f} -> {load[1]:.2f})")
+          f"{load[0]:.2f} -> {load[1]:.2f}{more})")
 
 
 OURS = ("web", "clock", "inbound")
