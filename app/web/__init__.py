@@ -10,11 +10,12 @@ from typing import Any
 
 def register_blueprints(app: Any) -> None:
     """Attach every blueprint of the site to ``app``."""
-    from app.web import access_log, metrics, security_headers
+    from app.web import access_log, cookie_session, metrics, security_headers
     # first, so that the timer starts before any other before_request (issue 19 item 5)
     metrics.init_app(app)  # /metrics, and every request counted by route
     access_log.init_app(app)  # one safe line per request
     security_headers.init_app(app)  # CSP, HSTS, no Referer
+    cookie_session.init_app(app)  # the flash cookie, read only when a request has one
     from app.web import api, errors, lobby, play, replay, spectate
 
     app.register_blueprint(errors.bp)
