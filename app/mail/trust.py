@@ -16,10 +16,11 @@ limit that ``ANN@`` and ``Ann@`` could each spend would be no limit.
 """
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Text, exists, func, literal, select
+from sqlalchemy import Text, bindparam, exists, func, literal, select
 from sqlalchemy.orm import aliased
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlmodel import Session, col
@@ -106,6 +107,14 @@ def played_with(session: Session, address: str, others: list[str]) -> set[str]:
     wanted = sorted({other.lower() for other in others if other} - {address.lower()})
     if not address or not wanted:
         return set()
+    return set(session.execute(_played_with_query(),
+                               {"address": address.lower(), "wanted": wanted}).scalars())
+
+
+@functools.cache
+def _played_with_query() -> Any:
+    """``played_with``'s statement, built once: its two aliases of ``seat`` cost the ORM
+    about 6 ms to build on each call (a game's creation asks it for each seat, issue 30)."""
     me, them = aliased(store.Seat), aliased(store.Seat)
     action = store.Action
 
@@ -115,8 +124,8 @@ def played_with(session: Session, address: str, others: list[str]) -> set[str]:
             col(action.source).in_(OWN_SOURCES)))
 
     them_address = func.lower(them.email)
-    query = (select(them_address).distinct().select_from(me)
-             .join(them, col(them.game_id) == col(me.game_id))
-             .where(func.lower(me.email) == address.lower(), them_address.in_(wanted),
-                    col(them.index) != col(me.index), moved(me), moved(them)))
-    return set(session.execute(query).scalars())
+    return (select(them_address).distinct().select_from(me)
+            .join(them, col(them.game_id) == col(me.game_id))
+            .where(func.lower(me.email) == bindparam("address"),
+                   them_address.in_(bindparam("wanted", expanding=True)),
+                   col(them.index) != col(me.index), moved(me), moved(them)))
