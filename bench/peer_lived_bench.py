@@ -43,7 +43,6 @@ per move (goal <= 0.5 ms, <= 0.1), the load average at each window's start and e
 """
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import secrets
@@ -51,6 +50,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from contextlib import ExitStack
@@ -186,18 +186,18 @@ class Tables:
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.numbers = itertools.count()
-        self.made = 0
+        self.made = 0  # (how many so far: the next game's number)
+        self._lock = threading.Lock()
 
     def make(self) -> tuple[int, Any]:
         from app import services
 
-        number = next(self.numbers)  # (atomic under the GIL)
+        with self._lock:
+            number, self.made = self.made, self.made + 1
         people = [{"name": f"P{seat}", "email": lived_store.address((3 * number + seat) % PEOPLE)}
                   for seat in range(SEATS)]
         with self.app.app_context():
             game = services.create_game(people, {"memory": False}, seed=str(number))
-        self.made += 1
         return number, game
 
 
@@ -313,7 +313,8 @@ def _run(url: str, schema: str, admin: sa.Engine, window: float,
                 spent = meters.stop()
                 client = time.process_time() - client
                 time.sleep(1.0)  # (the counts are written every half second)
-                ours: dict[str, Any] = {"moves": len(latencies), "wall": wall, "latencies": latencies,
+                ours: dict[str, Any] = {
+                        "moves": len(latencies), "wall": wall, "latencies": latencies,
                         "games": tables.made - made,
                         "cpu": spent, "client": client, "load": (load, _load()),
                         "mails": sink.count - received,

@@ -34,7 +34,5 @@ def test_words_flashed_on_one_request_are_read_on_the_next(app):
 
 
 def test_a_forged_cookie_opens_an_empty_session(app):
-    client = app.test_client()
-    client.set_cookie("session", "not-signed.by-us")
     with app.test_request_context("/", headers={"Cookie": "session=not-signed.by-us"}):
         assert dict(app.session_interface.open_session(app, request)) == {}
