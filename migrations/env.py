@@ -29,6 +29,7 @@ import app.talk.models  # noqa: F401  (table talk, issue 20)
 import app.channels.models  # noqa: F401  (notification targets and deliveries, issue 20)
 import app.people.models  # noqa: F401  (votes, ballots and time given, issue 21)
 import app.plans.models  # noqa: F401  (plans and standing orders, issue 35)
+import app.people.keys  # noqa: F401  (settings links and person-wide changes, issue 45)
 
 config = context.config
 target_metadata = SQLModel.metadata

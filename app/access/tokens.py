@@ -32,7 +32,10 @@ UNSUBSCRIBE = "unsubscribe"
 LOBBY_FORM = "lobby-form"
 REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.access.reply_address)
 BOUNCE = "bounce-address"  # bounce+<token>@MAIL_DOMAIN, the envelope sender (issue 19 item 3)
-PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS, BOUNCE)
+PERSON_KEY = "person-key"  # /settings/<token>: a settings link mailed to an address (issue 45)
+SETTINGS_UNDO = "settings-undo"  # /settings/undo/<token>: undo one person-wide change (issue 45)
+PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS, BOUNCE, PERSON_KEY,
+            SETTINGS_UNDO)
 
 
 class BadToken(Exception):
