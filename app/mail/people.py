@@ -105,7 +105,8 @@ def took_over(unit: Any, ctx: Context, seat: int, about: int, was: str, now: dat
 
 def welcome(unit: Any, ctx: Context, seat: int, was: str, now: datetime, step: int,
             guard: str) -> None:
-    """The substitute's first mail: its link to the seat it takes over (R49). Its
+    """The substitute's first mail: its link to the seat it takes over (R49), and that
+    nothing its earlier player decided ahead came with it (``leaving.forget_plan``). Its
     one-click unsubscribe (``guard``) is "no more invitations to this address", as in
     every invitation."""
     to = ctx.address(seat)
@@ -115,6 +116,8 @@ def welcome(unit: Any, ctx: Context, seat: int, was: str, now: datetime, step: i
     lines = [f"The players of “{_title(ctx)}” ({', '.join(others)}) handed you {was}'s "
              "seat: you take over its cards, what it has seen and its score, and play it "
              "from now on.",
+             f"No plan or standing order of {was}'s was carried over: the seat plays only "
+             "what you decide (your seat page lets you decide ahead if you like).",
              f"{ctx.settings.words()}; {compose.INVITATION_MAIL_WORDS[mode_of(unit, ctx, seat)]}.",
              "This link is your seat: keep it to yourself."]
     mail = compose.people_mail(ctx.info, seat, lead=f"You take over {was}'s seat",

@@ -12,8 +12,10 @@ the transaction that gives the seat its new holder (name, address, a new token
 version, so the old links, reply addresses and unsubscribe links die): here the seat's
 clock forgets its absence and its vacation, its mail row starts afresh for the new
 person, its unsent mail to the old address is superseded, its notice targets (the old
-person's Discord, Slack...) are removed, and the others, the newcomer and the old
-address are told, once each.
+person's Discord, Slack...) are removed, its plan and standing orders (issue 35: the old
+person's "ALWAYS DISCARD IF 9 OR MORE") are cleared, so nothing the old person decided
+plays the newcomer's cards (issue 45 item 3; the welcome says none were carried over),
+and the others, the newcomer and the old address are told, once each.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from app.mail import notify
 from app.mail import seat_prefs
 from app.mail import people as people_mail
 from app.mail.models import PENDING, SUPERSEDED, TALK_HOURLY, EVERY, Outbox
+from app.plans.models import PLANS
 from app.presence import absence
 
 #: Why the server played a resigned seat's decision (``SeatMail.played``, beside
@@ -86,7 +89,23 @@ def took_over(unit: Unit, ctx: "notify.Context", seat: int, action: dict[str, An
     targets = table_of(NoticeTarget)
     unit.statement(delete(targets).where(targets.c.game_id == ctx.id,
                                          targets.c.seat == seat))
+    forget_plan(unit, ctx.id, seat, now)
     was = str(action.get("was") or "")
     for each in ctx.human_seats():
         if each != seat:
             people_mail.took_over(unit, ctx, each, seat, was, now, step)
+
+
+def forget_plan(unit: Unit, game_id: str, seat: int, now: datetime) -> None:
+    """R49, issue 45 item 3: the seat's plan, standing orders and what they last did are
+    the old person's decisions, not the newcomer's: cleared on the hand-over's unit, so
+    the automatic moves of this unit and of every later one find none. A plan row this
+    unit holds (a move's read brings them along) is changed where it is held, so a later
+    step of the same unit sees it cleared; a row it never read is cleared by one queued
+    statement, without reading the game's plan rows into a unit that did not play them."""
+    held = unit.rows.get((PLANS.name, game_id, seat))
+    if held is not None:
+        unit.update(held, turn=None, orders=None, told=None, updated_at=now)
+        return
+    unit.statement(update(PLANS).where(PLANS.c.game_id == game_id, PLANS.c.seat == seat)
+                   .values(turn=None, orders=None, told=None, updated_at=now))
