@@ -9,6 +9,9 @@ outbox's ``Sending``: claim due rows under a lease (``DELIVERIES``), then for ea
 - ask again whether what its mail announces still holds (the sender's own
   ``still_holds``, passed in by ``app.runners.sender``): the seat may have acted since;
   then it is ``superseded``, never sent;
+- ask again whether its seat stopped the game's mail, or its person all game mail, since
+  its mail left (issue 45 item 2: ``app.mail.stops``, one statement a batch): then it is
+  ``superseded`` too, as the mail would have been;
 - ask again whether the target's host is public (DNS may have changed since it was
   added: ``targets.check_host``);
 - send it with apprise (a fresh ``Apprise`` per delivery, ``NOTICE_TIMEOUT_SECONDS``),
@@ -40,6 +43,7 @@ from sqlmodel import Session, col, select
 from app.channels import deliveries, targets
 from app.channels.models import FAILED, PENDING, SENT, SUPERSEDED, NoticeDelivery, NoticeTarget
 from app.clock.time import as_utc
+from app.mail import stops
 from app.mail.models import PENDING as MAIL_PENDING, Outbox
 from app.runners.base import Lease, Runner
 from app.services import notice_targets
@@ -128,11 +132,18 @@ class Notices(Runner[NoticeDelivery]):
         self.send = send
         self.still_holds = still_holds
         self.report = NoticeReport()
+        #: the batch's outbox rows that a stop holds back (``stops.stopped_at_send``)
+        self.stops: dict[int, str] = {}
 
     def claim(self, limit: int) -> list[NoticeDelivery]:
         rows = DELIVERIES.claim(self.engine, self.now, self.owner, limit,
                                 returning=(NoticeDelivery,))
         self.report.claimed += len(rows)
+        mails = [row.outbox_id for row in rows if row.outbox_id is not None]
+        self.stops = {}
+        if mails:
+            with Session(self.engine) as session:
+                self.stops = stops.stopped_at_send(session, mails)
         return sorted(rows, key=lambda row: row.id or 0)
 
     def failed(self, item: NoticeDelivery, error: Exception) -> None:
@@ -154,6 +165,10 @@ class Notices(Runner[NoticeDelivery]):
         if target.paused_at is not None and item.kind != deliveries.TEST:
             self._end(item, status=SUPERSEDED, last_error="the target is paused")
             self._stand_in(item)
+            return
+        stop = self.stops.get(item.outbox_id) if item.outbox_id is not None else None
+        if stop is not None:  # (issue 45 item 2) what the person stopped stays stopped
+            self._end(item, status=SUPERSEDED, last_error=stop[:500])
             return
         if outbox is not None and outbox.announces and self.still_holds is not None \
                 and not self.still_holds(outbox):

@@ -1,10 +1,10 @@
 """Sending the outbox: due rows are leased, sent once each, and never lost.
 
 Long because: a claimed row's steps are read here in their order, one short method
-each (``Sending.handle``: refused? still true? bouncing? quiet? capped? composed,
-fanned out to notice targets, sent, ended), beside the lease they end; what each
-step asks lives in its own module (``holds``, ``bounces``, ``invitations``,
-``table_talk``, ``notices``).
+each (``Sending.handle``: refused? stopped? still true? bouncing? quiet? capped?
+composed, fanned out to notice targets, sent, ended), beside the lease they end; what
+each step asks lives in its own module (``holds``, ``bounces``, ``invitations``,
+``stops``, ``table_talk``, ``notices``).
 
 Rows are queued by ``app.mail.outbox.enqueue`` in the caller's transaction.
 ``send_due`` claims due rows under a lease (``OUTBOX``, the one lease query
@@ -40,7 +40,7 @@ from sqlmodel import Session, col, select
 
 from app.clock.time import as_utc
 from app.db.in_flight import InFlight
-from app.mail import bounces, holds, invitations, table_talk, trust
+from app.mail import bounces, holds, invitations, stops, table_talk, trust
 from app.mail import seat_prefs
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail
@@ -165,14 +165,15 @@ class Sending(Runner[Outbox]):
         self.targets: tuple[set[tuple[str, int]], set[str]] = (set(), set())
         self.broken: BaseException | None = None
         self.refusals: dict[int, str] = {}
+        self.stops: dict[int, str] = {}
         #: the batch's connection for the rows' ends (``batch``); the engine outside one
         self.ends: Engine | Connection | InFlight = engine
 
     def claim(self, limit: int) -> list[Outbox]:
         """The batch's rows, and what they need to know, in the claim's own transaction
         (issue 30 item 4: the clock's transactions a move): the untold holds, the
-        bounces, the quiet hours, the talk, the notice targets, the refusals, and last
-        the caps, counted under their locks, whose commit ends it."""
+        bounces, the quiet hours, the talk, the notice targets, the refusals, the stops,
+        and last the caps, counted under their locks, whose commit ends it."""
         self.broken = None
         self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
         with Session(self.engine) as session:
@@ -205,6 +206,7 @@ class Sending(Runner[Outbox]):
                                                           if row.game_id is not None})
         self.targets = notices.targeted(session, items)
         self.refusals = invitations.refused_at_send(session, items)  # (issue 34 item 3)
+        self.stops = stops.stopped_at_send(session, [int(row.id or 0) for row in items])
         self.caps.settle(items, session, self.owner)  # (issue 34: counted under a lock)
 
     def batch(self, items: list[Outbox]) -> AbstractContextManager[Any]:
@@ -237,8 +239,8 @@ class Sending(Runner[Outbox]):
         the row itself and says so; a row no step stops is composed, given to its notice
         targets where it goes there instead, else sent."""
         assert row.id is not None
-        for stopped in (self._refused, self._no_longer_true, self._bouncing, self._quiet,
-                        self._capped):
+        for stopped in (self._refused, self._stopped, self._no_longer_true, self._bouncing,
+                        self._quiet, self._capped):
             if stopped(row):
                 return
         letter = self._composed(row)
@@ -258,6 +260,17 @@ class Sending(Runner[Outbox]):
         seat = (str(row.game_id), int(row.seat or 0))
         if seat not in self.report.refused:
             self.report.refused.append(seat)
+        return True
+
+    def _stopped(self, row: Outbox) -> bool:
+        """The seat stopped this game's mail, or its person all game mail, since it was
+        queued or while it was held (issue 45 item 2: ``stops.stopped_at_send``): never
+        sent, and no later mail tells of it as held (the person chose it)."""
+        stop = self.stops.get(int(row.id or 0))
+        if stop is None:
+            return False
+        self._end(row, "superseded", status=SUPERSEDED, held_until=None, held_untold=False,
+                  last_error=stop[:500])
         return True
 
     def _no_longer_true(self, row: Outbox) -> bool:
