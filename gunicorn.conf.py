@@ -14,7 +14,8 @@ one request now and then, not a stream.
 Three more things live here (issue 19 item 5), each because only the gunicorn
 master can do it:
 
-- **Metrics across workers** (``app.web.metrics``): prometheus-client's multiprocess
+- **Metrics across workers** (``app.web.metrics``, served only to a scrape that brings
+  ``METRICS_TOKEN``): prometheus-client's multiprocess
   mode keeps each worker's counters in files under ``PROMETHEUS_MULTIPROC_DIR`` and
   every scrape adds them up. The directory must be empty when gunicorn starts (stale
   files from a previous run would be added in) and a dead worker's live gauges must

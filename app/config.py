@@ -87,6 +87,10 @@ DEFAULTS: dict[str, Any] = {
     "HEARTBEAT_STALE_SECONDS": 30,
     # ``/readyz`` fails when a mail has been due and unsent longer than this.
     "READY_MAIL_LATE_SECONDS": 600,
+    # ``/readyz`` fails when mail has failed to leave for longer than this: the oldest
+    # mail whose attempts keep failing (the mail server refuses it or cannot be reached)
+    # first failed this many seconds ago (issue 45 item 6).
+    "READY_MAIL_FAILING_SECONDS": 300,
     # -- mail in (issue 17 items 5 and 6) ---------------------------------------------
     # Where the inbound SMTP receiver listens (host:port).
     "INBOUND_SMTP": "127.0.0.1:2525",
@@ -108,7 +112,8 @@ DEFAULTS: dict[str, Any] = {
     # issue 19 metrics, logs and headers: ------------------------------------------
     # "json" or "text"; None: JSON, or text when DEBUG is on (`make run`).
     "LOG_FORMAT": None,
-    # None: /metrics answers anyone who reaches it; set: it wants "Authorization: Bearer <this>".
+    # Set: /metrics wants "Authorization: Bearer <this>" (401 without it). None: /metrics
+    # serves nothing (403, in words), but under DEBUG (issue 45 item 6).
     "METRICS_TOKEN": None,
     # Strict-Transport-Security max-age, sent over https or when BASE_URL is https (0: never).
     "HSTS_MAX_AGE": 31536000,
@@ -157,7 +162,8 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
                "INVITATIONS_FROM_STRANGERS_PER_DAY",
-               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS", "HSTS_MAX_AGE",
+               "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS",
+               "READY_MAIL_FAILING_SECONDS", "HSTS_MAX_AGE",
                "BOUNCE_SOFT_LIMIT", "TALK_MAX_CHARS", "TALK_PER_SEAT_PER_HOUR",
                "TALK_MAIL_MINUTES", "NOTICE_TARGETS_PER_SEAT", "NOTICE_MAX_ATTEMPTS",
                "NOTICE_FAILURES_TO_PAUSE", "NOTICE_TIMEOUT_SECONDS")

@@ -157,6 +157,13 @@ def mail_late_seconds() -> float:
     return float(setting("READY_MAIL_LATE_SECONDS", DEFAULT_READY_MAIL_LATE_SECONDS))
 
 
+def mail_failing_seconds() -> float:
+    """``READY_MAIL_FAILING_SECONDS`` (app/config.py has the default and says why)."""
+    from app.config import setting
+
+    return float(setting("READY_MAIL_FAILING_SECONDS"))
+
+
 @dataclass(frozen=True)
 class Beat:
     """A heartbeat as read, with its age and whether it counts as alive."""
@@ -300,11 +307,15 @@ class Readiness:
 
 
 def readiness(engine: Engine, now: datetime | None = None) -> Readiness:
-    """Database reachable, clock and sender alive, no mail later than the bound.
+    """Database reachable, clock and sender alive, no mail later than the bound, and no
+    mail failing to leave for longer than ``READY_MAIL_FAILING_SECONDS`` (issue 45 item 6:
+    ``sending.failing_since``, the mail server refusing or gone).
 
     Never raises: a database that cannot be reached is the ``database`` check
     failing (the others are then unknown, and fail too, saying so).
     """
+    from app.runners.sending import failing_since
+
     now = now or wall_now()
     result = Readiness()
     try:
@@ -312,6 +323,9 @@ def readiness(engine: Engine, now: datetime | None = None) -> Readiness:
             conn.exec_driver_sql("SELECT 1")
         beats = read(engine, now)
         backlog = mail_backlog(engine, now, counts=False)
+        with Session(engine) as session:
+            failing = failing_since(session, now)
+            session.rollback()
     except Exception as exc:  # noqa: BLE001 - "not reachable" is the answer, not a 500
         reason = f"database unreachable: {type(exc).__name__}"
         result.checks["database"] = {"ok": False, "error": reason}
@@ -343,5 +357,13 @@ def readiness(engine: Engine, now: datetime | None = None) -> Readiness:
                             "oldest_due_seconds": None if late is None else round(late, 1)}
     if not mail["ok"]:
         mail["error"] = f"a mail has been due for {late:.0f} s (bound {bound:.0f} s)"
+    failed_for = None if failing is None else max(0.0, (now - failing).total_seconds())
+    limit = mail_failing_seconds()
+    mail.update(failing_bound_seconds=limit,
+                failing_seconds=None if failed_for is None else round(failed_for, 1))
+    if failed_for is not None and failed_for > limit:
+        mail["ok"] = False
+        mail["error"] = (f"mail has failed to leave for {failed_for:.0f} s (bound "
+                         f"{limit:.0f} s): the mail server refuses it or cannot be reached")
     result.checks["mail"] = mail
     return result

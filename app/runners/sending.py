@@ -72,6 +72,31 @@ def backoff(attempts: int) -> timedelta:
     return min(BACKOFF_BASE * (2 ** max(attempts - 1, 0)), BACKOFF_CAP)
 
 
+def failing_since(session: Session, now: datetime) -> datetime | None:
+    """When the mail that has kept failing longest first failed (None: no pending mail has
+    failed an attempt): what ``/readyz`` holds against ``READY_MAIL_FAILING_SECONDS``
+    (issue 45 item 6: it said ready through a 60 s SMTP outage).
+
+    A failed attempt puts its row back ``backoff(attempts)`` after it, so a row tried
+    ``n`` times whose next try is at ``t`` first failed at ``t - (backoff(1) + ... +
+    backoff(n))``, or later if a try came late (a sender that tries late makes this
+    later, never earlier: the outage is never said to be longer than it is). A row a cap
+    or quiet hours hold is not failing. One statement, a row per count of attempts (at
+    most ``MAX_ATTEMPTS``), over the pending rows only."""
+    now = as_utc(now)
+    found = session.exec(select(Outbox.attempts, func.min(col(Outbox.next_attempt_at))).where(
+        col(Outbox.status) == PENDING, col(Outbox.attempts) > 0,
+        col(Outbox.held_until).is_(None) | (col(Outbox.held_until) <= now))
+        .group_by(col(Outbox.attempts))).all()
+    return min((as_utc(due) - tried_for(int(attempts)) for attempts, due in found
+                if due is not None), default=None)
+
+
+def tried_for(attempts: int) -> timedelta:
+    """How long ``attempts`` failed tries take at the least: the backoffs after each."""
+    return sum((backoff(n) for n in range(1, attempts + 1)), timedelta(0))
+
+
 @dataclass
 class SendReport:
     """What one ``send_due`` call did (for logs, the benchmark and tests)."""

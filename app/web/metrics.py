@@ -15,7 +15,12 @@ Two kinds of numbers, kept apart on purpose:
 
 A database that cannot be reached gives ``silver_eye_database_up 0`` and the
 per-process numbers, never a 500: the scrape is how the operator learns of it.
-``METRICS_TOKEN`` set: a scrape must bring ``Authorization: Bearer <token>``.
+
+Who may scrape (issue 45 item 6: it served 1,071 lines, worker pids among them, to
+anyone): a scrape must bring ``Authorization: Bearer <METRICS_TOKEN>``, as Prometheus's
+``authorization: {credentials: ...}`` sends it (401 without it). With no
+``METRICS_TOKEN`` set the server serves no metrics at all (403, in words saying what to
+set), but under ``DEBUG`` (``make run``), where the page is the developer's own.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ import os
 import time
 from typing import Any, Iterator
 
-from flask import Blueprint, Response, abort, request
+from flask import Blueprint, Response, current_app, request
 from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter,
                                Gauge, Histogram, generate_latest, multiprocess)
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -200,19 +205,43 @@ def registry(engine: Engine) -> CollectorRegistry:
     return found
 
 
-def _authorized() -> bool:
+#: What a server without ``METRICS_TOKEN`` answers a scrape (outside DEBUG).
+NO_TOKEN_WORDS = ("No metrics here: this server serves them only to a scraper that brings "
+                  "its METRICS_TOKEN, and none is set. Set METRICS_TOKEN, and give "
+                  "Prometheus authorization: {credentials: <the token>} "
+                  "(docs/operations.md, \"Metrics\").\n")
+#: What a scrape without the right bearer token is answered.
+WRONG_TOKEN_WORDS = ("This scrape needs the header Authorization: Bearer <METRICS_TOKEN>; "
+                     "it brought none, or another.\n")
+
+
+def refusal() -> Response | None:
+    """None: this request may read the metrics; else the answer refusing it, in words."""
     token = setting("METRICS_TOKEN")
     if not token:
-        return True
+        if current_app.debug:
+            return None
+        return _words(403, NO_TOKEN_WORDS)
     given = request.headers.get("Authorization", "")
-    return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+    if hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        return None
+    answer = _words(401, WRONG_TOKEN_WORDS)
+    answer.headers["WWW-Authenticate"] = 'Bearer realm="metrics"'
+    return answer
+
+
+def _words(status: int, words: str) -> Response:
+    answer = Response(words, status=status, content_type="text/plain; charset=utf-8")
+    answer.headers["Cache-Control"] = "no-store"
+    return answer
 
 
 @bp.get("/metrics")
 def metrics() -> Any:
-    """The exposition text; 401 without the bearer token when ``METRICS_TOKEN`` is set."""
-    if not _authorized():
-        abort(401)
+    """The exposition text, for a scrape with the bearer token (``refusal`` says who)."""
+    refused = refusal()
+    if refused is not None:
+        return refused
     response = Response(generate_latest(registry(get_engine())), content_type=CONTENT_TYPE_LATEST)
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Metrics-Pid"] = str(os.getpid())

@@ -1,5 +1,7 @@
 """``/metrics`` (issue 19 item 5): requests by route, never by path; the database's gauges
-read at scrape time; and, under gunicorn with two workers, counts summed across them."""
+read at scrape time; and, under gunicorn with two workers, counts summed across them.
+Every scrape brings the operator's token, as Prometheus does: without ``METRICS_TOKEN``
+the server serves no metrics (issue 45 item 6), but under ``DEBUG``."""
 from __future__ import annotations
 
 import http.client
@@ -24,6 +26,19 @@ from tests.mail.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
+#: The operator's ``METRICS_TOKEN`` in these tests, and the header a scrape brings.
+SCRAPE_TOKEN = "scrape-secret-for-the-tests"
+BEARER = {"Authorization": f"Bearer {SCRAPE_TOKEN}"}
+
+
+@pytest.fixture
+def scrape(app, client) -> Any:
+    """``scrape()``: ``GET /metrics`` as Prometheus asks it, with the server's token."""
+    app.config["METRICS_TOKEN"] = SCRAPE_TOKEN
+
+    def get() -> Any:
+        return client.get("/metrics", headers=BEARER)
+    return get
 
 
 def samples(text: str) -> list[tuple[str, dict[str, str], float]]:
@@ -98,12 +113,13 @@ def expect_prepared_gauges(text: str) -> None:
     assert value(text, "silver_eye_heartbeat_alive", worker="sender") == 0
 
 
-def test_requests_are_counted_by_route_and_the_token_is_never_a_label(app, client, new_game):
+def test_requests_are_counted_by_route_and_the_token_is_never_a_label(app, client, new_game,
+                                                                     scrape):
     token = new_game().tokens[0]
-    before = client.get("/metrics").get_data(as_text=True)
+    before = scrape().get_data(as_text=True)
     assert client.get(f"/play/{token}").status_code == 200
     assert client.get("/play/not-a-real-token").status_code == 403
-    after = client.get("/metrics")
+    after = scrape()
     text = after.get_data(as_text=True)
     assert after.status_code == 200 and after.headers["Cache-Control"] == "no-store"
 
@@ -115,47 +131,69 @@ def test_requests_are_counted_by_route_and_the_token_is_never_a_label(app, clien
     assert token not in text and "not-a-real-token" not in text
 
 
-def test_a_move_through_the_api_is_counted_once(app, client, new_game):
+def test_a_move_through_the_api_is_counted_once(app, client, new_game, scrape):
     created = new_game()
     seat = created.snapshot.view(None)["to_act"][0]
     action = created.snapshot.view(seat)["legal_actions"][0]
-    before = api_moves(client.get("/metrics").get_data(as_text=True))
+    before = api_moves(scrape().get_data(as_text=True))
     answer = client.post(f"/api/play/{created.tokens[seat]}/actions",
                          json={"action": action, "expected_seq": 0})
     assert answer.status_code == 200, answer.get_json()
     refused = client.post(f"/api/play/{created.tokens[seat]}/actions",
                           json={"action": action, "expected_seq": 0})
     assert refused.status_code == 409  # the same move again: not a move made
-    text = client.get("/metrics").get_data(as_text=True)
+    text = scrape().get_data(as_text=True)
     assert api_moves(text) - before == 1
 
 
 def test_the_database_gauges_say_what_the_store_holds_and_the_scrape_writes_nothing(
-        app, client, db, new_game):
+        app, client, db, new_game, scrape):
     created = new_game()
     prepare_state(get_engine(app), created.game_id)
     before = db.dump()
-    text = client.get("/metrics").get_data(as_text=True)
+    text = scrape().get_data(as_text=True)
     expect_prepared_gauges(text)
     assert value(text, "silver_eye_mail_oldest_due_seconds") >= 0
     assert db.dump() == before
 
 
-def test_with_a_metrics_token_a_scrape_must_bring_it(app, client):
-    app.config["METRICS_TOKEN"] = "scrape-secret"
-    assert client.get("/metrics").status_code == 401
-    assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
-    answer = client.get("/metrics", headers={"Authorization": "Bearer scrape-secret"})
+def test_with_a_metrics_token_a_scrape_must_bring_it(app, client, scrape):
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": SCRAPE_TOKEN},
+                    {"Authorization": f"Basic {SCRAPE_TOKEN}"}):
+        refused = client.get("/metrics", headers=headers)
+        assert refused.status_code == 401, headers
+        assert refused.headers["WWW-Authenticate"].startswith("Bearer")
+        words = refused.get_data(as_text=True)
+        assert "Authorization: Bearer <METRICS_TOKEN>" in words
+        assert "silver_eye" not in words and "pid" not in words
+    answer = scrape()
     assert answer.status_code == 200 and b"silver_eye_database_up" in answer.data
 
 
-def test_a_database_that_cannot_be_read_is_a_gauge_not_a_500(app, client, monkeypatch):
+def test_without_a_metrics_token_the_server_serves_no_metrics_and_says_what_to_set(
+        app, client, new_game):
+    """Issue 45 item 6: 1,071 lines, worker pids among them, went to anyone."""
+    client.get(f"/play/{new_game().tokens[0]}")
+    app.config["METRICS_TOKEN"] = None
+    for headers in ({}, {"Authorization": "Bearer "}, {"Authorization": "Bearer None"}):
+        answer = client.get("/metrics", headers=headers)
+        assert answer.status_code == 403
+        words = answer.get_data(as_text=True)
+        assert "Set METRICS_TOKEN" in words and "docs/operations.md" in words
+        assert "silver_eye" not in words and "X-Metrics-Pid" not in answer.headers
+    # under DEBUG (``make run``) the developer reads their own
+    app.config["DEBUG"] = True
+    shown = client.get("/metrics")
+    assert shown.status_code == 200 and b"silver_eye_http_requests_total" in shown.data
+
+
+def test_a_database_that_cannot_be_read_is_a_gauge_not_a_500(app, client, monkeypatch, scrape):
     from app.web import metrics
 
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise sa.exc.OperationalError("SELECT", {}, Exception("gone"))
     monkeypatch.setattr(metrics, "read_session", broken)
-    answer = client.get("/metrics")
+    answer = scrape()
     assert answer.status_code == 200
     assert value(answer.get_data(as_text=True), "silver_eye_database_up") == 0
 
@@ -174,7 +212,7 @@ def _get(port: int, path: str) -> http.client.HTTPResponse:
 
 def _scrape(port: int) -> tuple[str, str]:
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    conn.request("GET", "/metrics", headers={"Connection": "close"})
+    conn.request("GET", "/metrics", headers={"Connection": "close", **BEARER})
     response = conn.getresponse()
     body = response.read().decode()
     conn.close()
@@ -191,7 +229,7 @@ def test_two_gunicorn_workers_are_summed_whichever_answers_the_scrape(
     port = free_port()
     env = {key: val for key, val in os.environ.items() if key != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(DATABASE_URL=database_url, SECRET_KEY=TEST_SECRET_KEY, LOG_FORMAT="json",
-               INSTANCE_PATH=str(tmp_path / "gunicorn"))
+               INSTANCE_PATH=str(tmp_path / "gunicorn"), METRICS_TOKEN=SCRAPE_TOKEN)
     log_path = tmp_path / "gunicorn.log"
     log_file = log_path.open("wb")
     server = subprocess.Popen(

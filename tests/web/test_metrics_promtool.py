@@ -11,14 +11,17 @@ import subprocess
 
 from app.db import get_engine
 from tests.outside_tools import outside_tool
-from tests.web.test_metrics import expect_prepared_gauges, prepare_state
+from tests.web.test_metrics import expect_prepared_gauges, prepare_state, scrape  # noqa: F401
 
 
-def test_promtool_finds_nothing_to_say_of_a_scrape_with_every_series(app, client, new_game):
+def test_promtool_finds_nothing_to_say_of_a_scrape_with_every_series(app, client, new_game,
+                                                                     scrape):  # noqa: F811
     created = new_game()
     prepare_state(get_engine(app), created.game_id)
     client.get(f"/play/{created.tokens[0]}")  # a request counted by route
-    text = client.get("/metrics").get_data(as_text=True)
+    answer = scrape()  # (with the operator's token, as Prometheus scrapes)
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
     expect_prepared_gauges(text)  # (the notice, target and bounce series have samples)
 
     checked = subprocess.run([outside_tool("promtool", "prometheus"), "check", "metrics"], input=text,
