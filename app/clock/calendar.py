@@ -1,6 +1,10 @@
 """A seat's calendar: when its clock runs, when its deadlines may fall, when its mail may
 leave (issue 21 item 1, "a clock that fits a week"). Pure: the standard library only.
 
+Long because: running days, quiet hours and the clock changes they meet are one model
+(each answer below asks the others), and reading what people type for them (times with
+the digits 0-9 only, day names) sits beside it.
+
 Friends in three time zones want two things of a clock that runs for weeks, the way the
 Giant Multiplayer Robot's turn timer gives them ("days in which the timer runs",
 "prevent turns from expiring in the middle of the night"):
@@ -63,7 +67,9 @@ NAMED_SETS = {"all": ALL_DAYS, "every day": ALL_DAYS, "everyday": ALL_DAYS,
 #: calendar with one running day a week is 840 days): the loops below stop there rather
 #: than run for ever.
 MAX_DAYS = 3000
-_HHMM = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
+#: ``[0-9]``, not ``\d`` (any Unicode digit: "２２:００"): times and days are written with
+#: the digits 0-9 only, others refused in words (``_ascii_digits``, issue 45 item 6).
+_HHMM = re.compile(r"^\s*([0-9]{1,2}):([0-9]{2})\s*$")
 _DAY = timedelta(days=1)
 
 
@@ -113,7 +119,7 @@ class Quiet:
 
 
 def _clock_time(text: str) -> time:
-    shown = str(text if text is not None else "")[:10]
+    shown = _ascii_digits(str(text if text is not None else "")[:10], "the time", "22:00")
     match = _HHMM.match(shown)
     if not match:
         raise ValueError(f"“{shown}” is not a time like 22:00 (hours and minutes, 24-hour).")
@@ -121,6 +127,13 @@ def _clock_time(text: str) -> time:
     if hours > 23 or minutes > 59:
         raise ValueError(f"“{shown}” is not a time of day (00:00 to 23:59).")
     return time(hours, minutes)
+
+
+def _ascii_digits(text: str, what: str, like: str) -> str:
+    """``text``, refused in words if it holds a digit but 0-9 (``int`` takes "٢٢")."""
+    if any(char.isdigit() and not char.isascii() for char in text):
+        raise ValueError(f"“{text.strip()[:12]}”: write {what} with the digits 0-9, like {like}.")
+    return text
 
 
 def _minutes(wall: time) -> int:
@@ -366,7 +379,8 @@ def parse_days(value: Any) -> frozenset[int]:
 def _day(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError("A day is a number from 0 (Monday) to 6 (Sunday), or its name.")
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and _ascii_digits(value, "the day", "0 (Monday) to 6, or mon"
+                                                ).strip().isdigit():
         value = int(value.strip())
     if isinstance(value, int):
         if 0 <= value <= 6:
