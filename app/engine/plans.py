@@ -64,14 +64,43 @@ ABILITY_NAMES: dict[str, str] = {
 #: Comparisons a condition may make, and how they are said.
 COMPARE = {"le": "{} or less", "ge": "{} or more", "lt": "less than {}", "gt": "more than {}",
            "eq": "{}", "ne": "not {}"}
+#: The limits of what may be sent, one source for the JSON API (``from_json``,
+#: ``orders_from_json``), the reply grammar (``app.mail.commands``) and the page (issue
+#: 45 item 5): what one refuses the others refuse, in the same words (``over_limit``).
+#: Nothing over a limit is ever cut to fit: it is refused whole, the limit named.
 MAX_STEPS = 8
 MAX_CHOICES = 4
 MAX_ORDERS = 8
+#: The longest line a reply's command, plan or orders (and a plan's or step's own text)
+#: may be: a plan cut at 200 characters may mean something else ("... IF 10 OR MORE"
+#: cut after "IF 10" is "IF 10").
 MAX_TEXT = 200
+#: The comparisons a condition on a card's name may make ("it is a Simon", "it is not").
+NAME_COMPARE = ("eq", "ne")
+
+
+def over_limit(what: str, count: int) -> str:
+    """The words refusing ``count`` steps, choices, orders or characters (``what``), the
+    limit named; the API, the page and a reply's answer say exactly these."""
+    said = {
+        "steps": f"A plan has at most {MAX_STEPS} steps; this one has {count}.",
+        "choices": f"A step has at most {MAX_CHOICES} choices (each IF, and the ELSE); this "
+                   f"one has {count}.",
+        "orders": f"You can keep at most {MAX_ORDERS} standing orders; this would make "
+                  f"{count}.",
+        "text": f"A command, plan or set of standing orders is at most {MAX_TEXT} "
+                f"characters on one line; this one has {count}.",
+    }[what]
+    return f"{said} Nothing of it was kept, so nothing was changed."
 
 
 class PlanError(ValueError):
     """A plan that cannot be read or makes no sense, with words for the player."""
+
+
+class OverLimit(PlanError):
+    """A plan or orders over one of the limits above (``over_limit`` words it): refused
+    whole, wherever it came from."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +120,9 @@ class Condition:
         if card is None or card.get("value") is None:
             return None
         if self.name is not None:
-            return cards.NAME.get(card["value"], "").lower() == self.name.lower() or (
+            named = cards.NAME.get(card["value"], "").lower() == self.name.lower() or (
                 card.get("id") is not None and cards.name(card["id"]).lower() == self.name.lower())
+            return named if self.compare == "eq" else not named   # "ne": it is not one
         other = self.value
         if self.mine is not None:
             village = (view.get("villages") or [])[seat] if seat < len(view.get("villages") or []) else []
@@ -106,7 +136,7 @@ class Condition:
 
     def words(self) -> str:
         if self.name is not None:
-            return f"it is {with_article(self.name)}"
+            return f"it is {'not ' if self.compare == 'ne' else ''}{with_article(self.name)}"
         what = f"your card {spot(self.mine)}" if self.mine is not None else str(self.value)
         return "it is " + COMPARE[self.compare].format(what)
 
@@ -428,7 +458,10 @@ def _condition(data: Any) -> Condition:
         if not isinstance(name, str) or name.lower() not in {n.lower() for n in cards.NAME.values()} | {
                 f"{k} obsessor" for k in ("even", "odd", "low", "high")}:
             raise PlanError(f"{name!r} is not the name of a card.")
-        return Condition(compare="eq", name=name.title())
+        if compare not in NAME_COMPARE:
+            raise PlanError('A card\'s name is compared with "eq" (it is one) or "ne" (it '
+                            f'is not), not {compare!r}.')
+        return Condition(compare=compare, name=name.title())
     if mine is not None:
         if isinstance(mine, bool) or not isinstance(mine, int) or not 0 <= mine < 64:
             raise PlanError("'mine' is one of your cards, 0 for the leftmost.")
@@ -439,10 +472,22 @@ def _condition(data: Any) -> Condition:
     return Condition(compare=compare, value=value)
 
 
-def _step(data: Any) -> Step:
+def _text(data: Mapping[str, Any], sent: bool) -> str:
+    """The text a plan or step came with: when ``sent`` (by a person or a program, not
+    read back from the store, where a text made of a step's words may be longer),
+    refused over ``MAX_TEXT``; never cut."""
+    text = str(data.get("text") or "")
+    if sent and len(text) > MAX_TEXT:
+        raise OverLimit(over_limit("text", len(text)))
+    return text
+
+
+def _step(data: Any, sent: bool = False) -> Step:
     if not isinstance(data, Mapping) or not isinstance(data.get("choices"), list) \
-            or not 1 <= len(data["choices"]) <= MAX_CHOICES:
+            or not data["choices"]:
         raise PlanError(f"A step holds 1 to {MAX_CHOICES} choices.")
+    if len(data["choices"]) > MAX_CHOICES:
+        raise OverLimit(over_limit("choices", len(data["choices"])))
     choices = []
     for item in data["choices"]:
         if not isinstance(item, Mapping):
@@ -455,25 +500,27 @@ def _step(data: Any) -> Step:
             raise PlanError(f"A plan cannot {action['type']}.")
         when = _condition(item["if"]) if item.get("if") is not None else None
         choices.append(Choice(action, when))
-    text = str(data.get("text") or "")[:MAX_TEXT]
+    text = _text(data, sent)
     step = Step(tuple(choices), text)
     return Step(step.choices, text or step_words(step))
 
 
-def from_json(data: Any) -> Plan:
-    """A plan from its JSON form, checked (``PlanError`` says what is wrong)."""
+def from_json(data: Any, *, sent: bool = False) -> Plan:
+    """A plan from its JSON form, checked (``PlanError`` says what is wrong); ``sent``: as
+    it arrives (its texts are held to ``MAX_TEXT``), not as the store gives it back."""
     if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list) \
-            or not 1 <= len(data["steps"]) <= MAX_STEPS:
+            or not data["steps"]:
         raise PlanError(f'A plan is {{"steps": [...]}} with 1 to {MAX_STEPS} steps.')
-    steps = tuple(_step(s) for s in data["steps"])
-    return Plan(steps, str(data.get("text") or "")[:MAX_TEXT] or
-                ", ".join(s.text for s in steps).upper())
+    if len(data["steps"]) > MAX_STEPS:
+        raise OverLimit(over_limit("steps", len(data["steps"])))
+    steps = tuple(_step(s, sent) for s in data["steps"])
+    return Plan(steps, _text(data, sent) or ", ".join(s.text for s in steps).upper())
 
 
-def order_from_json(data: Any) -> Order:
+def order_from_json(data: Any, *, sent: bool = False) -> Order:
     if not isinstance(data, Mapping):
         raise PlanError('A standing order is an object, like {"on": "seer", "choices": [...]}.')
-    step = _step(data)
+    step = _step(data, sent)
     on = data.get("on") or next(iter(sorted(step.answers)), None)
     if len(step.answers) > 1 and not data.get("on"):
         on = "drawn" if "drawn" in step.answers else sorted(step.answers)[0]
@@ -484,10 +531,12 @@ def order_from_json(data: Any) -> Order:
     return Order(str(on), step)
 
 
-def orders_from_json(data: Any) -> tuple[Order, ...]:
-    if not isinstance(data, list) or len(data) > MAX_ORDERS:
+def orders_from_json(data: Any, *, sent: bool = False) -> tuple[Order, ...]:
+    if not isinstance(data, list):
         raise PlanError(f"Standing orders are a list of at most {MAX_ORDERS}.")
-    return tuple(order_from_json(item) for item in data)
+    if len(data) > MAX_ORDERS:
+        raise OverLimit(over_limit("orders", len(data)))
+    return tuple(order_from_json(item, sent=sent) for item in data)
 
 
 def with_order(orders: Sequence[Order], new: Order) -> tuple[Order, ...]:

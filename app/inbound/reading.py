@@ -21,14 +21,15 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.message import EmailMessage
 from email.utils import getaddresses
-from html.parser import HTMLParser
+from typing import Callable
 
 from mailparser_reply import EmailReplyParser
 from mailparser_reply.constants import MAIL_LANGUAGES
 
+from app.inbound import own_words
 from app.mail import commands
 from app.mail.commands import Parsed, parse
 
@@ -110,66 +111,51 @@ def addressed_to(message: EmailMessage, envelope: list[str]) -> list[str]:
 
 # -- the text ---------------------------------------------------------------------
 
-class _HtmlText(HTMLParser):
-    """HTML to lines of text, leaving out quoted blocks, scripts and styles."""
-
-    BREAKS = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "table", "pre"}
-    SKIPPED = {"blockquote", "script", "style", "head", "title"}
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        classes = " ".join(value or "" for name, value in attrs if name in ("class", "id"))
-        quoted = re.search(r"gmail_quote|moz-cite|OutlookMessageHeader|divRplyFwdMsg|"
-                           r"appendonsend|yahoo_quoted|reply-intro", classes)
-        if tag in self.SKIPPED or (quoted and tag == "div") or self.skipping:
-            if tag not in ("br", "img", "hr", "meta", "input"):
-                self.skipping.append(tag)
-            return
-        if tag in self.BREAKS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if self.skipping:
-            if tag in self.skipping:
-                while self.skipping and self.skipping.pop() != tag:
-                    pass
-            return
-        if tag in self.BREAKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skipping:
-            self.parts.append(data)
+#: The visible text of an HTML part (``own_words.html_to_text``), kept here by its name.
+html_to_text = own_words.html_to_text
 
 
-def html_to_text(html: str) -> str:
-    parser = _HtmlText()
-    parser.feed(html)
-    parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
-    return "\n".join(lines)
-
-
-def body_text(message: EmailMessage) -> str:
-    """The message's own text: the plain part, else the HTML part as text."""
+def _part(message: EmailMessage, kind: str) -> EmailMessage | None:
     try:
-        part = message.get_body(preferencelist=("plain", "html"))
+        part = message.get_body(preferencelist=(kind,))
     except (KeyError, LookupError):
-        part = None
-    if part is None:
-        return ""
+        return None
+    return part if isinstance(part, EmailMessage) else None
+
+
+def _content(part: EmailMessage) -> str:
     try:
         content = part.get_content()
     except (LookupError, UnicodeError, AssertionError):
         payload = part.get_payload(decode=True) or b""
         content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
-    if not isinstance(content, str):
-        return ""
-    return html_to_text(content) if part.get_content_type() == "text/html" else content
+    return content if isinstance(content, str) else ""
+
+
+def body_text(message: EmailMessage) -> str:
+    """The message's own text: the plain part, else the HTML part as text (as shown)."""
+    return read_body(message)[0]
+
+
+def read_body(message: EmailMessage) -> tuple[str, Callable[[str], bool]]:
+    """The message's text (the plain part, else the HTML part as its client shows it), and
+    whether a line of it is one the person saw: with both parts, a client shows the
+    HTML, so a plain line whose words the HTML hid (issue 45 item 5: ``display:none``
+    in an HTML part, kept by the plain one a client made of it) is not read."""
+    plain, html = _part(message, "plain"), _part(message, "html")
+    if plain is None and html is None:
+        return "", _everything
+    if plain is None:
+        assert html is not None
+        return html_to_text(_content(html)), _everything
+    text = _content(plain)
+    if html is None:
+        return text, _everything
+    return text, own_words.visible(html_to_text(_content(html)))
+
+
+def _everything(line: str) -> bool:
+    return True
 
 
 def newest_reply(text: str) -> str:
@@ -188,28 +174,35 @@ def command_of(message: EmailMessage) -> Parsed:
     When none does, the first line that was there is returned with the
     reason it was not understood, so the answer can quote it. A reply whose first line
     starts with ``SAY`` talks to the table instead (``commands.say_reply``, issue 20
-    item 2).
+    item 2); a command with a ``SAY`` line under it carries that talk too (``also_say``,
+    issue 45 item 5: both are done, or the answer says which was not). Talk is the
+    person's own words only (``own_words.own_text``: no quote, header or signature), and
+    no line the person's client hid is read. A line over a limit is refused whole: it
+    ends the reading (nothing else of the reply is taken in its place).
     """
-    reply = newest_reply(body_text(message))
-    talk = commands.say_reply(reply)
+    text, shown = read_body(message)
+    reply = newest_reply(text)
+    talk = commands.say_reply(_seen(own_words.own_text(reply), shown))
     if talk is not None:
         return talk
-    lines: list[str] = []
-    for line in reply.split("\n"):
+    lines = reply.split("\n")
+    looked_at = 0
+    first: Parsed | None = None
+    for index, line in enumerate(lines):
         stripped = line.strip()
         if stripped in ("--", "-- ", "__"):
             break  # a signature starts
-        if not stripped or stripped.startswith(">"):
+        if not stripped or stripped.startswith(">") or not shown(stripped):
             continue
-        lines.append(stripped)
-        if len(lines) >= LINES_LOOKED_AT:
-            break
-    first: Parsed | None = None
-    for line in lines:
-        parsed = parse(line)
-        if parsed.readable:
+        parsed = parse(stripped)
+        if parsed.limit:
             return parsed
+        if parsed.readable:
+            return _with_talk(parsed, lines[index + 1:], shown)
         first = first or parsed
+        looked_at += 1
+        if looked_at >= LINES_LOOKED_AT:
+            break
     if first is None:
         subject = str(message.get("Subject", ""))
         from_subject = parse(re.sub(r"^\s*((re|aw|sv|fw|fwd|tr|wg)\s*:\s*)+", "", subject,
@@ -218,6 +211,20 @@ def command_of(message: EmailMessage) -> Parsed:
             return from_subject  # "D" typed into the subject of an empty mail
         return Parsed("", problem="The reply has no text we could read.")
     return first
+
+
+def _seen(text: str, shown: Callable[[str], bool]) -> str:
+    return "\n".join(line for line in text.split("\n") if shown(line))
+
+
+def _with_talk(parsed: Parsed, after: list[str], shown: Callable[[str], bool]) -> Parsed:
+    """``parsed`` with the talk of a ``SAY`` line below it in the person's own words."""
+    own = _seen(own_words.own_text("\n".join(after)), shown).split("\n")
+    start = next((i for i, line in enumerate(own) if commands.said(line) is not None), None)
+    if start is None:
+        return parsed
+    talk = commands.say_reply("\n".join(own[start:]))
+    return replace(parsed, also_say=talk.say) if talk is not None else parsed
 
 
 # -- all of it, once (issue 17 item 5) ------------------------------------------------

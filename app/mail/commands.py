@@ -51,10 +51,16 @@ VOTE_WORDS = {"vote yes": True, "vote y": True, "vote no": False, "vote n": Fals
 #: "I'm back" by replying (R29, R51): the seat's return, as its page's button; it also
 #: ends a substitute vote about the seat (a player who answers is not away).
 BACK_WORDS = frozenset({"back", "i m back", "im back", "i am back"})
-MAX_LINE = 200
+#: The longest command line (a plan's or standing orders' too): one limit with the API's
+#: (``plans.MAX_TEXT``, issue 45 item 5). A longer line is refused whole, never cut.
+MAX_LINE = plans.MAX_TEXT
+#: How much of an overlong line is read to tell a command refused for its length from a
+#: long sentence that is no command at all.
+LONGEST_READ = 10 * MAX_LINE
 #: A reply that talks to the table (issue 20 item 2): its first line is "SAY nice one"
-#: or "say: nice one", in any case; "sayonara" is not it. Talk is no move: it is never
-#: read from a line that is not the first, so nothing is posted by accident.
+#: or "say: nice one", in any case; "sayonara" is not it. Talk is no move: it is read
+#: from the first line of the person's words, or from a line under a command (issue 45
+#: item 5), never from anywhere else, so nothing is posted by accident.
 _SAY = re.compile(r"say(?:\s*:|\s+|$)(.*)", re.I | re.S)
 
 
@@ -65,28 +71,19 @@ def said(text: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-#: The line a mail client writes above the quoted mail ("On Tue, ... wrote:").
-_WROTE = re.compile(r"^\s*(on|le|am|el|il|op)\b.{0,200}\b(wrote|a écrit|schrieb|escribió|"
-                    r"ha scritto|schreef)\s*:\s*$", re.I)
-
-
-def say_reply(reply: str) -> "Parsed | None":
-    """A ``SAY`` reply (issue 20 item 2): the newest reply's first non-empty line starts
-    with ``SAY`` (or ``say:``); what it says is the rest of that line and the lines
-    after it, up to the quoted mail or a signature. None for any other reply."""
-    lines = str(reply).replace("\r\n", "\n").split("\n")
+def say_reply(own: str) -> "Parsed | None":
+    """A ``SAY`` reply (issue 20 item 2): the first non-empty line of ``own`` (the
+    person's own words, without the quoted mail and the signature:
+    ``app.inbound.own_words.own_text``) starts with ``SAY`` (or ``say:``); what it says
+    is the rest of that line and every line after it. None for any other text."""
+    lines = str(own).replace("\r\n", "\n").split("\n")
     start = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if start is None or lines[start].lstrip().startswith(">"):
+    if start is None:
         return None
     first = said(lines[start])
     if first is None:
         return None
-    kept = [first]
-    for line in lines[start + 1:]:
-        if line.strip() in ("--", "__") or line.startswith("-- ") or line.startswith(">") \
-                or _WROTE.match(line):
-            break
-        kept.append(line.rstrip())
+    kept = [first, *(line.rstrip() for line in lines[start + 1:])]
     return Parsed(" ".join(lines[start].split())[:MAX_LINE], say="\n".join(kept).strip())
 
 
@@ -100,6 +97,12 @@ class Parsed:
     problem: str = ""
     #: What a ``SAY`` reply says at the table (issue 20 item 2; "" when it says nothing).
     say: str | None = None
+    #: What a ``SAY`` line under this command says at the table (issue 45 item 5): the
+    #: reply does both, or its answer says which it did not do.
+    also_say: str | None = None
+    #: The line reads as a command but is over a limit (``problem`` names it): the reply
+    #: is refused whole, and nothing else in it is read in its place.
+    limit: bool = False
     #: An answer to the game's open vote (issue 21): True yes / accept, False no /
     #: decline / veto, None when the line is no answer.
     vote: bool | None = None
@@ -155,14 +158,31 @@ _NOISE = re.compile(r"[\s,;:!()\[\]#*_\"'`>]+")
 
 def normalise(line: str) -> str:
     """The line as words: lower case, punctuation around words gone, one space between."""
-    text = "".join(ch if ch.isprintable() else " " for ch in str(line))[:MAX_LINE]
+    text = "".join(ch if ch.isprintable() else " " for ch in str(line))
     return " ".join(_NOISE.sub(" ", text.lower()).replace(".", " ").split())
 
 
 def parse(line: str) -> Parsed:
-    """Read one command line. Never raises: a line we cannot read says why."""
-    original = " ".join(str(line).split())[:MAX_LINE]
-    planned = read_plan(line)
+    """Read one command line. Never raises: a line we cannot read says why. A line over
+    ``MAX_LINE`` that reads as a command is refused whole, the limit named (``limit``);
+    one that does not is a sentence like any other (issue 45 item 5: a plan cut to fit
+    meant something else)."""
+    original = " ".join(str(line).split())
+    if len(original) > MAX_LINE:
+        return _too_long(original)
+    return _parse(original)
+
+
+def _too_long(original: str) -> Parsed:
+    whole = _parse(original[:LONGEST_READ])   # (a look only: nothing is taken from it)
+    if whole.readable or whole.limit:
+        return Parsed(original, problem=plans.over_limit("text", len(original)), limit=True)
+    return whole
+
+
+def _parse(line: str) -> Parsed:
+    original = " ".join(str(line).split())
+    planned = _read_plan(line)
     if planned is not None:
         return planned
     text = normalise(line)
@@ -334,7 +354,7 @@ CLEAR_ORDERS = ("no orders", "clear orders", "orders off", "stop orders", "cance
                 "no standing orders", "clear standing orders")
 CANCEL_PLAN = ("no plan", "cancel plan", "cancel my plan", "clear plan", "plan off")
 _KEEP = re.compile(r"^(?:keep|put|place)(?: it)?(?: (?:at|in|into|as|on))?(?: card| my card| my)? (\d{1,2})$")
-_FILLER = ("it is ", "it's ", "its ", "the card is ", "card is ", "it ")
+_FILLER = ("it is ", "it's ", "it s ", "its ", "the card is ", "card is ", "it ")
 _LESS = ("or less", "or lower", "or below", "or under", "or fewer", "or smaller")
 _MORE = ("or more", "or higher", "or above", "or over", "or greater", "or bigger")
 _LT = ("less than", "lower than", "smaller than", "under", "below", "fewer than")
@@ -349,7 +369,16 @@ _ABILITY_WORDS = {"split seer": "seer", "seer": "seer", "twister": "twister", "g
 
 
 class _PlanWords(ValueError):
-    """A line that is a plan, but one we cannot read: the words say why."""
+    """A line that is a plan, but one we cannot read: the words say why (``limit``: it
+    reads, but is over a limit of ``plans``, whose words are said as they are)."""
+
+    def __init__(self, words: str, limit: bool = False) -> None:
+        super().__init__(words)
+        self.limit = limit
+
+
+def _plan_error(exc: plans.PlanError) -> _PlanWords:
+    return _PlanWords(str(exc), limit=isinstance(exc, plans.OverLimit))
 
 
 def _is_plan(text: str) -> bool:
@@ -362,14 +391,24 @@ def _is_plan(text: str) -> bool:
 def read_plan(line: str) -> Parsed | None:
     """A plan and/or standing orders (see above), None when the line is not one (a single
     command reads as before). A line that looks like a plan but does not read is answered
-    with why; a line like "X 2, 5" that is one command after all reads as that command."""
-    original = " ".join(str(line).split())[:MAX_LINE]
-    text = re.sub(r"#\s*(\d)", r"card \1", str(line)[:MAX_LINE])
+    with why; a line like "X 2, 5" that is one command after all reads as that command.
+    A plan over ``MAX_LINE`` is refused whole, the limit named (as ``parse`` does)."""
+    if len(" ".join(str(line).split())) > MAX_LINE:
+        refused = parse(line)
+        return refused if refused.limit else None
+    return _read_plan(line)
+
+
+def _read_plan(line: str) -> Parsed | None:
+    original = " ".join(str(line).split())
+    text = re.sub(r"#\s*(\d)", r"card \1", str(line))
     if not _is_plan(text):
         return None
     try:
         payload, first = _plan_payload(text)
     except _PlanWords as exc:
+        if exc.limit:   # the API's words, as they are (issue 45 item 5)
+            return Parsed(original, problem=str(exc), limit=True)
         single = _single(line)
         if single is not None:
             return single
@@ -425,18 +464,18 @@ def _plan_payload(text: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
     first: dict[str, Any] | None = None
     if steps:
         try:
-            checked = plans.from_json({"steps": steps, "text": "; ".join(said_steps)})
+            checked = plans.from_json({"steps": steps, "text": "; ".join(said_steps)},
+                                      sent=True)
         except plans.PlanError as exc:
-            raise _PlanWords(str(exc)) from None
+            raise _plan_error(exc) from None
         plan = checked.to_json()
         opening = checked.steps[0].choices
         if len(opening) == 1 and opening[0].when is None:
             first = dict(opening[0].action)
-    for order in orders:
-        try:
-            plans.order_from_json(order)
-        except plans.PlanError as exc:
-            raise _PlanWords(str(exc)) from None
+    try:  # the API's own check of a list of orders, its limit and words included
+        plans.orders_from_json(orders, sent=True)
+    except plans.PlanError as exc:
+        raise _plan_error(exc) from None
     return {"plan": plan, "orders": orders, "clear_orders": clear, "cancel": cancel}, first
 
 
@@ -515,9 +554,12 @@ def _condition(said: str) -> dict[str, Any]:
     for filler in _FILLER:
         if text.startswith(filler):
             text = text[len(filler):]
+    negated = re.match(r"^(?:not|no|isn t|is not)\s+(.*)$", text)
+    named = re.sub(r"^(an? |the )", "", negated.group(1) if negated else text)
+    if named in _NAMES or named.rstrip("s") in _NAMES:   # "a Simon", "not a Simon"
+        return {"compare": "ne" if negated else "eq",
+                "name": _NAMES.get(named) or _NAMES[named.rstrip("s")]}
     text = re.sub(r"^(an? |the )", "", text)
-    if text in _NAMES or text.rstrip("s") in _NAMES:
-        return {"compare": "eq", "name": _NAMES.get(text) or _NAMES[text.rstrip("s")]}
     compare = "eq"
     suffixes: tuple[tuple[tuple[str, ...], str], ...] = ((_LESS, "le"), (_MORE, "ge"))
     for words, kind in suffixes:
@@ -537,7 +579,7 @@ def _condition(said: str) -> dict[str, Any]:
     if re.fullmatch(r"-?\d{1,2}", text):
         return {"compare": compare, "value": int(text)}
     raise _PlanWords(f'"if {said}" is not a condition we can read (say "IF 3 OR LESS", '
-                     '"IF 9 OR MORE", "IF LESS THAN #3" or "IF A SIMON").')
+                     '"IF 9 OR MORE", "IF LESS THAN #3", "IF A SIMON" or "IF NOT A SIMON").')
 
 
 def _order(sentence: str, body: str) -> dict[str, Any]:

@@ -51,8 +51,9 @@ def checked(payload: Any) -> dict[str, Any]:
                            "cancel": bool(payload.get("cancel"))}
     try:
         if payload.get("plan") is not None:
-            out["plan"] = ep.from_json(payload["plan"]).to_json()
-        out["orders"] = [o.to_json() for o in ep.orders_from_json(payload.get("orders") or [])]
+            out["plan"] = ep.from_json(payload["plan"], sent=True).to_json()
+        out["orders"] = [o.to_json() for o in ep.orders_from_json(payload.get("orders") or [],
+                                                                    sent=True)]
     except ep.PlanError as exc:
         raise BadRequest(str(exc)) from None
     return out

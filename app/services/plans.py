@@ -27,6 +27,7 @@ from app.mail import notify
 from app.mail import seat_prefs
 from app.mail import unsent
 from app.plans.models import PLANS, told_lines
+from app.services.errors import BadRequest
 
 #: ``Unit.facts`` keys (each followed by the game id and seat).
 ACTING = "plan acting"          # what is being applied: ("turn", step) or ("order", order)
@@ -219,6 +220,10 @@ def attach(unit: Unit, game: Any, seat: int, payload: dict[str, Any], source: st
         checked = ep.order_from_json(order)
         orders = [o for o in orders if o.get("on") != checked.on]
         orders.append({**checked.to_json(), "source": source})
+    if len(orders) > ep.MAX_ORDERS:
+        # (kept, they would all be dropped when read back: refused whole, in the words
+        # the API and the reply grammar use for one list too many, issue 45 item 5)
+        raise BadRequest(ep.over_limit("orders", len(orders)))
     if orders != list(row.orders or []) or payload.get("clear_orders"):
         changes["orders"] = orders or None
     if payload.get("cancel"):

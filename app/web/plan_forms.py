@@ -30,7 +30,7 @@ def send(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
     try:
         sent = ahead.send(access.game_id, access.seat,
-                          plan_payload({"words": request.form.get("words", "")[:200]}), None,
+                          plan_payload({"words": request.form.get("words", "")}), None,
                           source="player")
     except services.ServiceError as exc:
         flash(exc.message, "error")
@@ -64,6 +64,8 @@ def plan_payload(body: dict[str, Any]) -> dict[str, Any]:
     if "words" not in body:
         return {key: body[key] for key in ("plan", "orders", "clear_orders", "cancel") if key in body}
     parsed = commands.read_plan(str(body["words"])) or commands.parse(str(body["words"]))
+    if parsed.limit:   # over a limit: refused whole, as a reply is (issue 45 item 5)
+        raise services.BadRequest(parsed.problem)
     if parsed.plan is None:
         if parsed.action is None:
             raise services.BadRequest(parsed.problem or "There is no plan in these words.")

@@ -232,3 +232,93 @@ def test_r35_the_json_form_round_trips_and_refuses_nonsense():
             P.from_json(bad)
     with pytest.raises(P.PlanError):
         P.order_from_json({"choices": [{"action": {"type": "draw"}}]})
+
+
+# -- issue 45 item 5: a name keeps its comparison, the limits are one ---------------------
+
+NOT_A_SIMON = {"steps": [{"choices": [{"action": {"type": "draw"}}]},
+                         {"choices": [{"action": {"type": "discard"},
+                                       "if": {"compare": "ne", "name": "Simon"}},
+                                      {"action": {"type": "exchange", "positions": [0]}}]}]}
+
+
+@pytest.mark.parametrize("drawn, discarded", [(ids(2)[0], False), (ids(9)[0], True)])
+def test_r35_a_json_condition_ne_simon_discards_what_is_not_a_simon(drawn, discarded):
+    """`{"compare": "ne", "name": "Simon"}` on a drawn Simon (a 2, R1) keeps it; on a 9 it
+    discards it (the comparison used to be dropped: ne Simon discarded the Simon)."""
+    game = started(top=[drawn])
+    got, played = run(game, 0, P.from_json(NOT_A_SIMON))
+    assert played[1] == ({"type": "discard"} if discarded else
+                         {"type": "exchange", "positions": [0]})
+    assert (game.top() == drawn) is discarded
+
+
+def test_r35_the_words_of_a_name_condition_say_its_comparison():
+    the_plan = P.from_json(NOT_A_SIMON)
+    assert P.plan_words(the_plan) == ("Draw; then when you draw: discard it if it is not a "
+                                      "Simon, else keep it at #1.")
+    assert P.from_json(the_plan.to_json()) == the_plan   # the comparison round-trips
+    in_words = plan("DRAW, DISCARD IF IT'S NOT A SIMON, ELSE KEEP AT 1")
+    assert [s.choices for s in in_words.steps] == [s.choices for s in the_plan.steps]
+    assert P.step_words(plan("DRAW, DISCARD IF A SIMON").steps[1]) == \
+        "discard it if it is a Simon"
+
+
+def test_r35_a_name_is_compared_only_as_is_or_is_not():
+    with pytest.raises(P.PlanError, match='compared with "eq"'):
+        P.from_json({"steps": [{"choices": [{"action": {"type": "discard"},
+                                             "if": {"compare": "le", "name": "Simon"}}]}]})
+
+
+SKIPS = ["TWISTER", "GHOST", "SEER", "DRACULA", "UNDERMINER", "DRUNK", "SPOTTER", "NELLY",
+         "BOMBER"]
+
+
+def test_r35_nine_standing_orders_are_refused_by_words_and_json_in_the_same_words():
+    parsed = commands.parse("; ".join(f"ALWAYS SKIP {name}" for name in SKIPS))
+    assert parsed.plan is None and parsed.action is None and parsed.limit
+    with pytest.raises(P.OverLimit) as refused:
+        P.orders_from_json([{"on": on, "choices": [{"action": {"type": "skip"}}]} for on in (
+            "twister", "ghost", "seer", "dracula", "underminer", "drunk", "spotter", "nelly",
+            "bomb")])
+    assert parsed.problem == str(refused.value) == (
+        "You can keep at most 8 standing orders; this would make 9. Nothing of it was "
+        "kept, so nothing was changed.")
+    eight = commands.parse("; ".join(f"ALWAYS SKIP {name}" for name in SKIPS[:8]))
+    assert eight.plan is not None and len(eight.plan["orders"]) == 8
+
+
+def test_r35_nine_steps_and_five_choices_are_refused_by_words_and_json_in_the_same_words():
+    nine = commands.parse("D, " + ", ".join(["SKIP"] * 8))
+    with pytest.raises(P.OverLimit) as steps:
+        P.from_json({"steps": [{"choices": [{"action": {"type": "skip"}}]}] * 9})
+    assert nine.limit and nine.problem == str(steps.value)
+    assert str(steps.value).startswith("A plan has at most 8 steps; this one has 9.")
+    five = commands.parse("DRAW, KEEP AT 1 IF 2, KEEP AT 2 IF 3, KEEP AT 3 IF 4, "
+                          "KEEP AT 4 IF 5, ELSE DISCARD")
+    with pytest.raises(P.OverLimit) as choices:
+        P.from_json({"steps": [{"choices": [{"action": {"type": "discard"}}] * 5}]})
+    assert five.limit and five.problem == str(choices.value)
+
+
+def test_r35_a_plan_over_200_characters_is_refused_never_cut():
+    """208 characters whose last order is ALWAYS DISCARD IF 10 OR MORE: cut at 200 it was
+    ALWAYS DISCARD IF 10 (ge became eq). Refused whole, the limit named."""
+    line = ("DRAW, PUT AT 2 IF 3 OR LESS, ELSE DISCARD; ALWAYS PEEK 1 2; ALWAYS SKIP THE "
+            "SPLIT SEER; ALWAYS SKIP THE TWISTER; ALWAYS SKIP THE GHOST; ALWAYS SKIP "
+            "DRACULA; ALWAYS SKIP THE DRUNK; ALWAYS DISCARD IF 10 OR MORE")
+    assert len(line) == 208
+    parsed = commands.parse(line)
+    assert parsed.limit and parsed.plan is None and parsed.action is None
+    assert parsed.problem.startswith("A command, plan or set of standing orders is at most "
+                                     "200 characters on one line; this one has 208.")
+    assert commands.read_plan(line) == parsed   # the page's and the API's words too
+    with pytest.raises(P.OverLimit) as text:
+        P.from_json({"steps": [{"choices": [{"action": {"type": "draw"}}], "text": line}]},
+                    sent=True)
+    assert str(text.value) == parsed.problem
+
+
+def test_r35_a_long_sentence_that_is_no_command_is_not_refused_as_one():
+    parsed = commands.parse("Sorry everyone, " + "I was away for the weekend, " * 10)
+    assert not parsed.limit and not parsed.readable

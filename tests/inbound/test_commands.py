@@ -91,9 +91,11 @@ def test_quoted_lines_and_signatures_are_not_read():
 
 
 def test_html_loses_its_quoted_blocks_and_keeps_its_lines():
+    """Each quoted block leaves one ">" line where it stood (issue 45 item 5: where the
+    person's own words end, as in a plain reply), never its words."""
     text = html_to_text('<div>X 1</div><div>thanks</div><blockquote>D</blockquote>'
                         '<div class="gmail_quote">On Monday: <b>C</b></div>')
-    assert text.split() == ["X", "1", "thanks"]
+    assert [line for line in text.split("\n") if line] == ["X 1", "thanks", ">", ">"]
 
 
 def test_a_big_decision_is_one_pattern_line_not_hundreds():
