@@ -105,6 +105,10 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
     if verdict.answer is None:
         _follow_up(session, ref, verdict, ctx, snapshot.state, view, to, now)
         return
+    if verdict.follow_up:
+        # a move made with words about what was not done (issue 45 item 5: its talk was
+        # refused): the answer says so, and the seat's next decision is mailed as usual
+        _follow_up(session, ref, verdict, ctx, snapshot.state, view, to, now)
     key = _answer_key(ref, verdict, snapshot.seq)
     if session.exec(select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
         row.outcome = f"{row.outcome} (its answer was sent for the same reply before)"[:300]
@@ -112,9 +116,10 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
         return
     limit = max(1, answers_per_hour())   # at least one: a refused move is always told
     recent = _answers_since(session, ref.game, ref.seat, now - timedelta(hours=1))
-    if len(recent) >= limit and verdict.outcome.startswith(SAID):
+    if len(recent) >= limit and (verdict.outcome.startswith(SAID) or verdict.follow_up):
         # words said at the table by reply (issue 20 item 2) need no held answer saying
-        # "nothing was changed": they were said, and the next mails show them
+        # "nothing was changed": they were said, and the next mails show them; nor does
+        # a move that was made (its talk refused): a held answer says nothing changed
         row.outcome = f"{row.outcome} (not answered: hourly limit)"[:300]
         session.add(row)
         return

@@ -7,6 +7,7 @@ checks as a move (the reply address, the sender, the operator's MTA).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from app import services
 from app.access import tokens
@@ -14,7 +15,7 @@ from app.clock.time import now as clock_now
 from app.db import write_session
 from app.inbound import answers, reading
 from app.inbound.answers import Verdict
-from app.inbound.models import ANSWERED
+from app.inbound.models import ANSWERED, APPLIED
 from app.mail import compose
 from app.mail.commands import Parsed
 from app.services import absence, talk, votes
@@ -25,20 +26,53 @@ def say(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading) -> Verdict:
     once per message: its Message-ID is the talk's key, so a reply delivered or applied
     twice says it once. The answer says what was said, or why not, in words."""
     assert parsed.say is not None
-    message_id = str(read.message.get("Message-ID") or "").strip() or \
-        f"{read.sender}\n{parsed.say}"
+    posted = _post(ref, parsed.say, read)
+    if isinstance(posted, services.ServiceError):
+        return Verdict(ANSWERED, f"talk refused: {posted.code}", answer=(
+            f"Nothing was said at the table: {posted.message}", parsed.line, None))
+    return Verdict(ANSWERED, f"{answers.SAID} (talk {posted})", answer=(
+        f"{_said(parsed.say)} Everyone at the table reads it on their page and in their "
+        "next mail.", "", None))
+
+
+def say_too(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading,
+            verdict: Verdict) -> Verdict:
+    """A command with a ``SAY`` line under it (issue 45 item 5): after the command's own
+    ``verdict``, its words are said at the table too, once per message, and the answer
+    says what was not done. A move made and talk said need no answer (the next mails
+    show both); talk refused is told, in words, even when the move was made."""
+    assert parsed.also_say is not None
+    posted = _post(ref, parsed.also_say, read)
+    if isinstance(posted, services.ServiceError):
+        outcome, told = (f"{verdict.outcome}; talk refused: {posted.code}",
+                         f"Nothing was said at the table: {posted.message}")
+    else:
+        outcome, told = f"{verdict.outcome}; {answers.SAID} (talk {posted})", ""
+    if verdict.answer is not None:
+        why, quoted, show = verdict.answer
+        return replace(verdict, outcome=outcome, answer=(
+            f"{why} {told or _said(parsed.also_say)}", quoted, show))
+    if not told:
+        return replace(verdict, outcome=outcome)
+    done = "Your move was made. " if verdict.status == APPLIED else ""
+    return replace(verdict, outcome=outcome, answer=(f"{done}{told}", "", "view"))
+
+
+def _post(ref: tokens.ReplyRef, words: str, read: reading.Reading) -> int | services.ServiceError:
+    """Post ``words`` at the table as the reply's seat, keyed by the reply's Message-ID:
+    the talk's id, or the refusal (its words are the answer's)."""
+    message_id = str(read.message.get("Message-ID") or "").strip() or f"{read.sender}\n{words}"
     key = "mail-" + hashlib.sha256(message_id.encode()).hexdigest()[:40]
     try:
         with write_session() as session:
-            talk_id = talk.post(session, ref.game, ref.seat, parsed.say, key=key,
-                                source=talk.MAIL, now=clock_now())
+            return talk.post(session, ref.game, ref.seat, words, key=key, source=talk.MAIL,
+                             now=clock_now())
     except services.ServiceError as exc:
-        return Verdict(ANSWERED, f"talk refused: {exc.code}", answer=(
-            f"Nothing was said at the table: {exc.message}", parsed.line, None))
-    shown = compose.clean_name(parsed.say, limit=300)
-    return Verdict(ANSWERED, f"{answers.SAID} (talk {talk_id})", answer=(
-        f"Said at the table: “{shown}”. Everyone at the table reads it on their page and "
-        "in their next mail.", "", None))
+        return exc
+
+
+def _said(words: str) -> str:
+    return f"Said at the table: “{compose.clean_name(words, limit=300)}”."
 
 
 def vote(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:

@@ -269,23 +269,34 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
     refused = _not_vouched_for(read, seat_address)
     if refused is not None:
         return ref, refused
+    verdict = _decide(ref, read)
+    if read.command.also_say is not None:  # "D" then "SAY gl": both, or told which not
+        verdict = table_replies.say_too(ref, read.command, read, verdict)
+    return ref, verdict
+
+
+def _decide(ref: tokens.ReplyRef, read: reading.Reading) -> Verdict:
+    """What the reply's command does (its talk under it aside), applied when a move."""
     parsed = read.command
+    if parsed.limit:  # over a limit: refused whole, never cut (issue 45 item 5)
+        return Verdict(ANSWERED, "over a limit", answer=(
+            f"Your reply was not read: {parsed.problem}", parsed.line, "menu"))
     if parsed.help:
-        return ref, Verdict(ANSWERED, "help", answer=("Here are your commands again.",
-                                                      parsed.line, "menu"))
+        return Verdict(ANSWERED, "help", answer=("Here are your commands again.",
+                                                 parsed.line, "menu"))
     if parsed.say is not None:  # talk is no move: whatever step the address names
-        return ref, table_replies.say(ref, parsed, read)
+        return table_replies.say(ref, parsed, read)
     if parsed.vote is not None:  # an answer to the open vote (issue 21): no move either
-        return ref, table_replies.vote(ref, parsed)
+        return table_replies.vote(ref, parsed)
     if parsed.back:  # "I'm back" (R29, R51): whatever step the address names
-        return ref, table_replies.back(ref, parsed)
+        return table_replies.back(ref, parsed)
     if parsed.plan is not None:  # a plan and/or standing orders (issue 35)
-        return ref, plan_replies.judge(ref, parsed, _submit)
+        return plan_replies.judge(ref, parsed, _submit)
     if parsed.action is None:
-        return ref, Verdict(ANSWERED, "unreadable", answer=(
+        return Verdict(ANSWERED, "unreadable", answer=(
             f"We could not read a command in your reply: {parsed.problem} {SAY_WORDS}",
             parsed.line, "menu"))
-    return ref, _submit(ref, parsed)
+    return _submit(ref, parsed)
 
 
 #: What the answer to a reply we could not read adds (issue 20 item 2).

@@ -53,6 +53,15 @@ _TALK = table_of(Talk)
 _GAME = table_of(store.Game)
 #: Bidirectional overrides and isolates: they make a message show other text than it holds.
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: What talk never carries (issue 45 item 5), read by page, JSON and mail alike: a mail
+#: address (a reply address of ours is one: it plays a seat), a link with a key of ours
+#: (a seat, the created page, my games, an invitation, a left seat, an unsubscribe, a
+#: settings link), or a seat link's key on its own (the signed JSON list, ``["game",
+#: seat, version]``, starts ``Wy``). Everyone at the table, and spectators, read the talk.
+_ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+", re.U)
+_KEYED_LINK = re.compile(r"/(?:api/)?(?:play|created|my-games|invitations|left|unsubscribe|"
+                         r"settings)/[\w.~%-]{6,}", re.I)
+_SEAT_KEY = re.compile(r"\bWy[\w-]{8,}\.[\w-]{16,}")
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,8 @@ def clean(text: Any) -> str:
     """The message as it will be stored: plain text, stripped, line ends as ``\\n``,
     tabs as spaces, every other control character (and the bidi overrides, which would
     show other text than the message holds, and lone surrogates) removed. Refused with
-    words when nothing is left or it is longer than ``TALK_MAX_CHARS``."""
+    words when nothing is left, when it is longer than ``TALK_MAX_CHARS`` (never cut),
+    or when it carries a mail address or a link with a key (issue 45 item 5)."""
     if not isinstance(text, str):
         raise BadRequest('The message must be text, like {"text": "nice Dracula"}.')
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
@@ -95,6 +105,16 @@ def clean(text: Any) -> str:
     if len(text) > most:
         raise BadRequest(f"Your message is {len(text)} characters; the table takes at most "
                          f"{most}. Nothing was said.")
+    if _ADDRESS.search(text):
+        raise BadRequest("Your message holds a mail address. Table talk never carries one "
+                         "(a reply address plays a seat, and everyone at the table reads "
+                         "the talk): say it without the address. Nothing was said.",
+                         reason="keys")
+    if _KEYED_LINK.search(text) or _SEAT_KEY.search(text):
+        raise BadRequest("Your message holds a link that opens a seat or someone's "
+                         "settings. Table talk never carries one (whoever holds it plays "
+                         "that seat, and everyone at the table reads the talk): say it "
+                         "without the link. Nothing was said.", reason="keys")
     return text
 
 
