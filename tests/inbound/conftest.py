@@ -122,6 +122,25 @@ def reply_to(mail: Received, command: str, *, sender: str | None = None,
     return message
 
 
+def reply_with(mail: Received, plain: str | None, html: str | None = None) -> EmailMessage:
+    """A reply to ``mail`` with this plain part, this HTML part, or both (multipart), as
+    the client that wrote it (issue 45 item 5: what a reply reads is what it shows)."""
+    message = EmailMessage()
+    message["From"] = f"Ann <{mail.to}>"
+    message["To"] = mail.header("Reply-To")
+    message["Subject"] = f"Re: {mail.subject}"
+    message["Message-ID"] = make_msgid(domain="player.example")
+    message["In-Reply-To"] = mail.header("Message-ID")
+    message["References"] = mail.header("Message-ID")
+    if plain is not None:
+        message.set_content(plain)
+        if html is not None:
+            message.add_alternative(html, subtype="html")
+    else:
+        message.set_content(html or "", subtype="html")
+    return message
+
+
 @dataclass
 class Player:
     """Someone who plays only from their mail client."""
