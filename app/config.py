@@ -46,6 +46,9 @@ DEFAULTS: dict[str, Any] = {
     # A seat may say "away" or "back" this many times an hour (each tells every other
     # player): beyond it, 429 and nothing is stored.
     "PRESENCE_PER_HOUR": 4,
+    # R51 (issue 45 item 4): a seat only away is not handed to a substitute sooner than
+    # this many running hours after the vote's mail to its player left, whatever the yes.
+    "SUBSTITUTE_NOTICE_HOURS": 12,
     # -- the lobby -------------------------------------------------------------------
     # Games one address may start per hour.
     "LOBBY_GAMES_PER_HOUR": 10,
@@ -73,6 +76,9 @@ DEFAULTS: dict[str, Any] = {
     "DIGEST_HOURS": 24.0,
     # At most one "email me a fresh link" mail per seat in this many minutes.
     "FRESH_LINK_MINUTES": 10.0,
+    # At most one "send me the link to my settings" mail per address in this many
+    # minutes (issue 45: the link is mailed, never shown; anyone holding a seat link may ask).
+    "SETTINGS_LINK_MINUTES": 10.0,
     # Mails to one address per hour across all games (0: no cap).
     "MAIL_PER_ADDRESS_PER_HOUR": 60,
     # Games a day one address may be seated in by people it never played with (issue 34
@@ -157,7 +163,9 @@ ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL"
 ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
 ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
+               "SETTINGS_LINK_MINUTES",
                "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX",
+               "SUBSTITUTE_NOTICE_HOURS",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",

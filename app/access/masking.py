@@ -36,7 +36,7 @@ TOKEN = "<token>"
 HIDDEN_LOCAL = "***"
 
 #: Paths whose next segment is a token (app.web's routes; ``/api`` in front is allowed).
-TOKEN_PREFIXES = ("play", "unsubscribe", "invitations", "my-games", "created")
+TOKEN_PREFIXES = ("play", "unsubscribe", "invitations", "my-games", "created", "settings")
 
 _B64 = r"[A-Za-z0-9_-]"
 #: itsdangerous: payload[.timestamp].signature, the signature 27 characters (SHA-1).
@@ -62,6 +62,14 @@ _MAY_PATH = tuple(f"/{prefix}/" for prefix in TOKEN_PREFIXES)
 def _address(match: re.Match[str]) -> str:
     prefix = match.group(1)
     return f"{prefix}+{TOKEN}@" if prefix else f"{HIDDEN_LOCAL}@"
+
+
+def shown_address(address: str) -> str:
+    """An address as a page shows it to whoever holds one seat link or a game's links page
+    (issue 45): its first letter and its domain (``v•••@example.org``), enough for its
+    owner to know it, too little for anyone else to learn it."""
+    local, _, domain = str(address or "").strip().partition("@")
+    return f"{local[:1]}•••@{domain}" if domain and local else "•••"
 
 
 def mask(text: str) -> str:

@@ -20,7 +20,8 @@ from app.access import tokens
 from app.services import options as game_options
 from app.services import plans
 from app.config import setting
-from app.db import write_session
+from app.access.masking import shown_address
+from app.db import read_session, write_session
 from app.db.unit import Row, Unit, unit_of_work
 from app.mail import addresses, invitations, trust
 from app.mail.compose import BRAND
@@ -90,21 +91,25 @@ def _one_seat_per_address(cleaned: list[dict[str, Any]]) -> None:
 
     A game that seated one address three times tripled every mail to it, and
     let one creator rent a victim's inbox faster. Addresses are compared as
-    ``addresses.normalise`` stores them and without regard to case
-    (``ANN@example.org`` is the same inbox as ``ann@example.org``).
+    ``addresses.normalise`` stores them, by ``addresses.same_person`` (issue 45: without
+    regard to case or a +tag: ``ANN@example.org`` and ``ann+2@example.org`` reach
+    ``ann@example.org``'s inbox), as a substitute's is (``services.votes``).
     """
     first: dict[str, int] = {}
     for index, player in enumerate(cleaned):
         if not player["email"]:
             continue
-        key = player["email"].casefold()
+        key = addresses.person_key(player["email"])
         if key in first:
             earlier = first[key]
+            other = cleaned[earlier]["email"]
+            tagged = ("" if other.casefold() == player["email"].casefold() else
+                      f" (as {other} is: a +tag reaches the same inbox)")
             raise BadRequest(
                 f"Seats {earlier + 1} and {index + 1} ({cleaned[earlier]['name']} and "
-                f"{player['name']}) have the same address, {player['email']}: one address "
-                "holds one seat of a game. Give each player their own address, or leave one "
-                "empty and hand that seat's link over yourself.")
+                f"{player['name']}) have the same address, {player['email']}{tagged}: one "
+                "address holds one seat of a game. Give each player their own address, or "
+                "leave one empty and hand that seat's link over yourself.")
         first[key] = index
 
 
@@ -388,6 +393,14 @@ def request_fresh_link(game_id: str, seat: int | None = None, email: str | None 
             if (seat is not None and row.index == seat) or (wanted and row.email.casefold() == wanted):
                 hooks.fresh_link_requested(session, game, row.index)
                 return
+
+
+def mailed_seats(game_id: str) -> dict[int, str]:
+    """The seats of a game whose links go to an address, with that address as a page
+    may show it to the game's creator (``v•••@example.org``: issue 45); read only."""
+    with read_session() as session:
+        return {row.index: shown_address(row.email) for row in store.load_seats(session, game_id)
+                if row.kind == "human" and (row.email or "").strip()}
 
 
 def abandon_game(game_id: str) -> None:

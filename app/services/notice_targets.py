@@ -2,10 +2,12 @@
 resume, remove, and whether mail still comes beside them.
 
 Targets of "this game" belong to the seat; targets of "all my games" to its address
-(every game that seats it). The web checks the link (and a form's CSRF token) and hands
-the ``SeatAccess`` here; every refusal is a ``BadRequest``/``NotFound`` with words, and
-changes nothing. A target's URL is a secret: what leaves here is ``targets.described``
-(masked), never the URL.
+(every game that seats it). A seat link opens the seat's own alone (issue 45, one key,
+one door): the address's are the person's settings (``app.services.settings_changes``,
+opened by a link mailed to the address); the seat page only counts them. The web checks
+the link (and a form's CSRF token) and hands the ``SeatAccess`` here; every refusal is a
+``BadRequest``/``NotFound``/``Forbidden`` with words, and changes nothing. A target's URL
+is a secret: what leaves here is ``targets.described`` (masked), never the URL.
 """
 from __future__ import annotations
 
@@ -24,7 +26,6 @@ from app.gamelog import store
 from app.mail import seat_prefs
 from app.mail.models import SeatMail
 from app.people.models import Person
-from app.services import person_settings
 
 #: The add form's scopes.
 SEAT, ADDRESS = "seat", "address"
@@ -89,8 +90,12 @@ def status(session: Session, access: services.SeatAccess) -> dict[str, Any]:
 def status_of(found: list[Any], address: str | None, seat_by_mail: bool,
               address_by_mail: bool) -> dict[str, Any]:
     """``status`` from rows read already (the seat page's presenter reads the seat's mail
-    row and its person with the rest of the page: issue 33)."""
-    return {"targets": [targets.described(t) for t in found],
+    row and its person with the rest of the page: issue 33). ``found``: the seat's
+    targets and its address's; only the seat's are listed (the others are the person's
+    settings: counted, never shown or touched through a seat link)."""
+    own = [t for t in found if t.address is None]
+    return {"targets": [targets.described(t) for t in own],
+            "elsewhere": len(found) - len(own),
             "by_mail": seat_by_mail and address_by_mail,
             "address_by_mail": address_by_mail,
             "has_address": address is not None,
@@ -103,31 +108,24 @@ def read_status(access: services.SeatAccess) -> dict[str, Any]:
         return status(session, access)
 
 
+#: What a seat link says when asked for a person-wide choice (issue 45).
+PERSON_KEY_NEEDED = ("Targets and mail for all your games are your settings across games: "
+                     "they open only with the link we mail to your address (\"Your settings\" "
+                     "on your seat page sends it), not with a seat link. Nothing was changed.")
+
+
 def add(access: services.SeatAccess, url: Any, scope: Any = SEAT) -> dict[str, Any]:
-    """Add a target for the seat (``scope`` ``seat``: this game only) or its person
-    (``address``: every game of theirs, present and future: issue 32; the page's
-    default)."""
+    """Add a target for the seat (``scope`` ``seat``: this game only). ``address`` (every
+    game of the person) is refused with words: a seat link opens one seat (issue 45)."""
     scope = str(scope or SEAT).strip().lower()
     if scope not in SCOPES:
         raise services.BadRequest("Choose whether the target is for this game or for all "
                                   "your games.")
+    if scope == ADDRESS:
+        raise services.Forbidden(PERSON_KEY_NEEDED, reason="person_key_needed")
     normalised, service = _checked(url)
     with write_session() as session:
-        address = seat_address(session, access.game_id, access.seat)
-        if scope == ADDRESS and address is None:
-            raise services.BadRequest("This seat has no mail address, so a target for all "
-                                      "your games cannot be kept: choose \"this game\".")
-        return _add(session, normalised, service,
-                    game_id=access.game_id if scope == SEAT else None,
-                    seat=access.seat if scope == SEAT else None,
-                    address=address if scope == ADDRESS else None)
-
-
-def add_for_address(address: str, url: Any) -> dict[str, Any]:
-    """Add a target for every game of ``address`` (the person's settings page)."""
-    normalised, service = _checked(url)
-    with write_session() as session:
-        return _add(session, normalised, service, address=address.strip().lower())
+        return _add(session, normalised, service, game_id=access.game_id, seat=access.seat)
 
 
 def _checked(url: Any) -> tuple[str, str]:
@@ -153,31 +151,13 @@ def of_address(address: str) -> list[dict[str, Any]]:
             .order_by(col(NoticeTarget.id)))]
 
 
-def remove_for_address(address: str, target_id: Any) -> str:
-    """Remove one target of every game of ``address``; returns what it was, masked."""
-    number = int(target_id) if str(target_id).isdigit() and len(str(target_id)) < 12 else 0
-    with write_session() as session:
-        target = session.get(NoticeTarget, number) if number > 0 else None
-        if target is None or (target.address or "").lower() != address.lower():
-            raise services.NotFound("There is no such notice target of yours.")
-        shown = targets.mask(target.url)
-        targets.remove(session, target)
-    return shown
-
-
-def set_address_by_mail(address: str, by_mail: bool) -> None:
-    """Whether the notices of all the person's games also come by mail (``Person.by_mail``)."""
-    with write_session() as session:
-        person_settings.set_by_mail(session, address, by_mail)
-
-
 def _target(session: Session, access: services.SeatAccess, target_id: Any) -> Any:
     try:
         number = int(str(target_id))
     except ValueError:
         number = -1
-    address = seat_address(session, access.game_id, access.seat)
-    target = targets.find(session, number, access.game_id, access.seat, address) \
+    # the seat's own only: its address's are the person's (issue 45)
+    target = targets.find(session, number, access.game_id, access.seat, None) \
         if number > 0 else None
     if target is None:
         raise services.NotFound("There is no such notice target on this seat.")
@@ -185,7 +165,7 @@ def _target(session: Session, access: services.SeatAccess, target_id: Any) -> An
 
 
 def remove(access: services.SeatAccess, target_id: Any) -> str:
-    """Remove one of the seat's (or its address's) targets; returns what it was, masked."""
+    """Remove one of the seat's targets; returns what it was, masked."""
     with write_session() as session:
         target = _target(session, access, target_id)
         shown = targets.mask(target.url)
@@ -214,16 +194,16 @@ def test(access: services.SeatAccess, target_id: Any) -> dict[str, Any]:
 
 def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
                 everywhere: bool = False) -> bool:
-    """Whether the seat's mail still comes beside its targets (while one is active);
-    ``everywhere``: for every game of the seat's address too (``Person.by_mail``).
-    Mail comes only where both the seat and its address want it (``takes_mail``); the
-    page says when the address's choice is what keeps it away."""
+    """Whether the seat's mail still comes beside its targets in this game (while one is
+    active). Mail comes only where both the seat and its address want it (``takes_mail``);
+    the page says when the address's choice is what keeps it away. ``everywhere`` (every
+    game of the address: ``Person.by_mail``) is the person's setting, refused here with
+    words (issue 45)."""
+    if everywhere:
+        raise services.Forbidden(PERSON_KEY_NEEDED, reason="person_key_needed")
     with write_session() as session:
         row = seat_prefs.seat_mail(session, access.game_id, access.seat)
         row.by_mail = bool(by_mail)
         row.updated_at = dl.now()
         session.add(row)
-        address = seat_address(session, access.game_id, access.seat)
-        if everywhere and address is not None:
-            person_settings.set_by_mail(session, address, by_mail)
     return bool(by_mail)

@@ -31,7 +31,10 @@ from app.mail import invitations
 from app.mail import seat_prefs
 from app.mail.addresses import checked_or_none
 from app.mail.models import ADDRESS_MODES, DAILY, NONE, PER_GAME
+from app.access.masking import shown_address
+from app.people import keys
 from app.people.models import Person
+from app.services import settings_keys
 
 ADDRESS_MODE_WORDS = {
     PER_GAME: "as chosen in each game",
@@ -97,37 +100,40 @@ def person_row(session: Session, address: str) -> Person:
 
 
 def set_time_zone(address: str, name: str, now: datetime | None = None) -> str:
-    """Store the person's time zone: every time in their mails and pages is shown in
-    it, and their quiet hours and each game's running days are counted in it."""
+    """Store the person's time zone (no door, no mail: the operator's and the tests'
+    setter; a person changes it through ``save``, which tells them)."""
     name = check_zone(name)
-    _store_clock(address, now, time_zone=name)
+    with write_session() as session:
+        store_clock(session, person_row(session, address), dl.as_utc(now or dl.now()),
+                     time_zone=name)
     return name
 
 
 def set_quiet(address: str, start: str | None, end: str | None,
               now: datetime | None = None) -> tuple[int, int] | None:
-    """Store the person's quiet hours (issue 21 item 1; None: none): no mail or notice
-    leaves in them (held, collapsed, sent at their end) and no deadline of theirs falls
-    in them, in any game. A decision already waiting keeps its deadline unless it now
-    falls in them: then it moves to their end (never earlier: nobody loses time)."""
+    """Store the person's quiet hours (issue 21 item 1; None: none), as ``set_time_zone``
+    does the zone: no mail or notice leaves in them (held, collapsed, sent at their end)
+    and no deadline of theirs falls in them, in any game. A decision already waiting
+    keeps its deadline unless it now falls in them: then it moves to their end (never
+    earlier: nobody loses time)."""
     quiet = check_quiet(start, end)
-    _store_clock(address, now, quiet_start=quiet[0] if quiet else None,
-                 quiet_end=quiet[1] if quiet else None)
+    with write_session() as session:
+        store_clock(session, person_row(session, address), dl.as_utc(now or dl.now()),
+                     quiet_start=quiet[0] if quiet else None,
+                     quiet_end=quiet[1] if quiet else None)
     return quiet
 
 
-def _store_clock(address: str, now: datetime | None, **values: Any) -> None:
-    """Change the person's zone or quiet hours, then settle every open decision of theirs."""
-    now = dl.as_utc(now or dl.now())
-    with write_session() as session:
-        row = person_row(session, address)
-        for name, value in values.items():
-            setattr(row, name, value)
-        row.settings_at = row.updated_at = now
-        session.add(row)
-        session.flush()
-        for game_id, seat in _running_seats(session, row.address):
-            _settle_open(session, game_id, seat, now)
+def store_clock(session: Session, row: Person, now: datetime, **values: Any) -> None:
+    """Change the person's zone or quiet hours, then settle every open decision of theirs
+    (in the caller's transaction)."""
+    for name, value in values.items():
+        setattr(row, name, value)
+    row.settings_at = row.updated_at = now
+    session.add(row)
+    session.flush()
+    for game_id, seat in _running_seats(session, row.address):
+        _settle_open(session, game_id, seat, now)
 
 
 def _running_seats(session: Session, address: str) -> list[tuple[str, int]]:
@@ -159,7 +165,8 @@ def _settle_open(session: Session, game_id: str, seat: int, now: datetime) -> No
 
 
 def set_address_mode(address: str, mode: str) -> str:
-    """How the person's mail comes across all their games."""
+    """How the person's mail comes across all their games (the operator's and the
+    tests' setter; a person's door is ``save``)."""
     if mode not in ADDRESS_MODES:
         raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
     with write_session() as session:
@@ -256,3 +263,56 @@ def stored_address(session: Session, address: str) -> str:
     seat = session.exec(select(store.Seat.email).where(
         func.lower(col(store.Seat.email)) == address.lower())).first()
     return seat or address
+
+
+# -- the keys to these settings (issue 45: one key, one door) ---------------------------
+
+def link_minutes() -> int:
+    return max(1, round(settings_keys.window().total_seconds() / 60))
+
+
+def ask_status(game_id: str, seat: int) -> dict[str, Any]:
+    """What a seat's settings door shows: where the link goes (masked), or that the seat
+    has no address and so no settings across games (read only)."""
+    with read_session() as session:
+        try:
+            address = address_of_seat(game_id, seat, session)
+        except services.BadRequest:
+            return {"has_address": False, "words": NO_ADDRESS}
+        return {"has_address": True, "shown": shown_address(address),
+                "last_mailed": keys.last_mailed(session, address)}
+
+
+def mail_settings_link_for_seat(game_id: str, seat: int) -> str:
+    """Mail the settings link to the seat's address (at most one every
+    ``SETTINGS_LINK_MINUTES``); the address as the page may show it."""
+    with write_session() as session:
+        address = address_of_seat(game_id, seat, session)
+        person = find(session, address)
+        held = session.get(store.Seat, (str(game_id), int(seat)))
+        name = (person.name if person is not None else None) or (held.name if held else None)
+        settings_keys.mail_link(session, stored_address(session, address),
+                                keys.ASKED_ON_SEAT, name=name)
+    return shown_address(address)
+
+
+def mail_settings_link_to(address: str) -> None:
+    """The lobby's form: mail the settings link to any address, one with no seat yet
+    included, within the stranger's bound; silent either way (no probing), but a string
+    that is no address at all is refused in words."""
+    from app.mail.addresses import BadAddress, normalise
+    try:
+        wanted = normalise(address)
+    except BadAddress as exc:
+        raise services.BadRequest(f"That does not look like an email address: {exc}") from None
+    with write_session() as session:
+        settings_keys.mail_link(session, stored_address(session, wanted), keys.ASKED_IN_LOBBY)
+
+
+def open_settings_key(token: str) -> keys.Opened:
+    """The settings link's address, if it opens the page now; ``Forbidden`` with words."""
+    with read_session() as session:
+        try:
+            return keys.open_key(session, token, dl.now())
+        except keys.KeyRefused as exc:
+            raise services.Forbidden(exc.words, reason=exc.reason) from None

@@ -11,7 +11,7 @@ unsubscribe (RFC 8058) sets the seat's mode to ``none``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, select
@@ -32,6 +32,7 @@ from app.mail.models import (DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVE
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
 from app.services import person_settings as person
+from app.services import settings_changes
 from app.services.person_settings import ADDRESS_MODE_WORDS
 
 MODE_WORDS = {
@@ -115,12 +116,10 @@ def unsubscribe(token: str) -> tuple[str, int] | str:
     daily digest's link stops the address's game mail (invitations to new games
     are stopped by the invitation's own link: ``refuse_invitations``)."""
     target = read_token(token)
-    if isinstance(target, str):
+    if isinstance(target, str):  # the person's mail across games: a change told at once
         with write_session() as session:
-            row = seat_prefs.address_mail(session, target)
-            row.mode = NONE
-            row.updated_at = dl.now()
-            session.add(row)
+            settings_changes.save_in(session, target, settings_changes.Wanted(
+                mode=NONE, asked=["mode"]), "digest", dl.now())
         return target
     game_id, seat = target
     set_mode(game_id, seat, NONE)
@@ -265,19 +264,37 @@ def refuse_invitations(token: str) -> InvitationGuard:
     nothing more (the first moment is kept)."""
     ref = read_guard(token)
     with write_session() as session:
-        person.refuse_invitations(session, ref.address)
+        settings_changes.save_in(session, ref.address, settings_changes.Wanted(
+            invitations=False, asked=["invitations"]), "invitation", dl.now())
         stopped = _invited_seat(session, ref) is not None
         if stopped:
             _store_mode(session, ref.game_id, ref.seat, NONE)
         return _guard(session, ref, stopped=stopped)
 
 
+#: How long the "no more invitations" page's own undo button works after the refusal:
+#: a slip of the finger. Later, invitations are allowed again only behind a key that
+#: proves the address (the settings link, the games page, the refusal's mailed undo):
+#: whoever holds a forwarded invitation may take mail away, not bring it back (issue 45).
+PAGE_UNDO_MINUTES = 60
+
+
 def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> None:
-    """Undo ``refuse_invitations``: creators may invite this address again; with the
-    invitation's ``ref`` (its page's undo button) the invited seat's mail, stopped by
-    the same click, comes back on too."""
+    """Undo ``refuse_invitations`` from the invitation's page (``ref``): creators may
+    invite this address again, and the invited seat's mail, stopped by the same click,
+    comes back on too; within ``PAGE_UNDO_MINUTES`` of the refusal only."""
+    now = dl.now()
     with write_session() as session:
-        person.allow_invitations(session, address)
+        refused = invitations.refused_at(session, address)
+        if refused is not None and now - dl.as_utc(refused) > timedelta(
+                minutes=PAGE_UNDO_MINUTES):
+            raise services.Forbidden(
+                f"This address refused invitations more than {PAGE_UNDO_MINUTES} minutes "
+                "ago. To allow them again, use the undo link we mailed then, or your "
+                "settings (ask for their link on the lobby or any of your seat pages).",
+                reason="person_key_needed")
+        settings_changes.save_in(session, address, settings_changes.Wanted(
+            invitations=True, asked=["invitations"]), "invitation", now)
         if ref is not None and _invited_seat(session, ref) is not None:
             if _seat_mail_row(session, ref.game_id, ref.seat).mode == NONE:
                 _store_mode(session, ref.game_id, ref.seat, EVERY)

@@ -17,6 +17,7 @@ from app.clock.time import iso_in
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
 from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
 from app.web.seat_request import SeatRequest, seat_required, with_game
+from app.web.doors import door
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -121,6 +122,7 @@ def _flag(name: str) -> bool:
 
 
 @bp.get("/games/<game_id>")
+@door("none", "the public view of a game (what a spectator sees)")
 def game(game_id: str) -> Any:
     """The public (spectator) view of a game."""
     snap = services.snapshot(game_id)
@@ -129,6 +131,8 @@ def game(game_id: str) -> Any:
 
 
 @bp.get("/games/<game_id>/replay")
+@door("none", "the public replay; with ?token= a seat link, that seat's own view, "
+      "checked as a seat route checks it")
 def replay(game_id: str) -> Any:
     """Frames of the game; ``?token=`` for a seat's own frames, ``?reveal=1`` once over.
 
@@ -190,6 +194,7 @@ def _step_arg(name: str, default: _Default) -> int | _Default:
 
 
 @bp.get("/openapi.json")
+@door("none", "the API's description")
 def openapi() -> Any:
     """The hand-written OpenAPI 3.1 description of this API."""
     return jsonify(openapi_document(current_app.config["BASE_URL"]))
@@ -335,8 +340,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         }},
     }
     # the routes of table talk and notice targets are described beside them (issue 20)
-    from app.web import people, talk, targets
-    for module in (talk, targets, people):
+    from app.web import people, person, talk, targets
+    for module in (talk, targets, people, person):
         document["paths"].update(module.OPENAPI_PATHS)
         document["components"]["schemas"].update(getattr(module, "OPENAPI_SCHEMAS", {}))
     document["paths"].update(PLAN_PATHS)            # deciding ahead (issue 35)
@@ -366,6 +371,7 @@ def cpu_header(response: Any) -> Any:
 
 
 @bench_bp.post("/insert/<game_id>")
+@door("debug", "the benchmark's baseline insert, registered only with BENCH_ENDPOINTS")
 def bench_insert(game_id: str) -> Any:
     """Baseline for bench/http_bench.py: parse JSON, read the last seq, insert one row.
 

@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from app import services
 from app.access import tokens
 from app.web import input_guard
+from app.web.doors import door
 
 log = logging.getLogger(__name__)
 bp = Blueprint("errors", __name__)
@@ -122,6 +123,8 @@ def http_error(exc: HTTPException) -> Any:
 
 
 @bp.post("/fresh-link")
+@door("none", "mailing a seat's current link to that seat's own address (the same "
+      "answer for any game and address)")
 def fresh_link() -> Any:
     """Mail a seat's current link to its address: from a replaced link, or game + email."""
     token = (request.form.get("token") or "").strip()

@@ -26,6 +26,7 @@ from app.mail import commands, menu
 from app.access.reply_address import mail_domain
 from app.runners import inbound as runners_inbound
 from app.web.errors import current_app_object
+from app.web.doors import door
 
 bp = Blueprint("inbound", __name__)
 
@@ -37,6 +38,7 @@ def _error(status: int, message: str) -> Any:
 
 
 @bp.post("/inbound/mail")
+@door("inbound secret", "storing a message for the reply reader, which checks it as SMTP mail")
 def receive() -> Any:
     secret = str(current_app.config["INBOUND_SECRET"] or "")
     if not secret:
@@ -79,6 +81,7 @@ def receive() -> Any:
 
 
 @bp.get("/help/mail")
+@door("none", "how to play by mail")
 def help_mail() -> Any:
     rows = []
     for kind, words in menu.WORDS.items():

@@ -1,8 +1,9 @@
-"""The lobby: a form to start a game, and the page that hands out the seat links.
+"""The lobby: a form to start a game, and the page that says where the seat links went.
 
-POST-redirect-GET: creating a game redirects to a page listing every seat's
-link. Whoever sees that page can open every seat, so it is not a standing
-key: its address carries a signed, timestamped "creator" token (its own salt,
+POST-redirect-GET: creating a game redirects to a page listing the seats: a seat with
+an address says its link was mailed there (and can mail it again), a seat without one
+shows its link for the creator to hand out (issue 45: a creator never holds the link of
+a seat that has an address). That page is not a standing key: its address carries a signed, timestamped "creator" token (its own salt,
 worth nothing as a seat link) that lives an hour, it opens only in the
 browser that created the game (a cookie holding a nonce whose hash is in the
 token), and it never shows a link that replaced (rotate-link) the one it was
@@ -26,8 +27,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import (Blueprint, current_app, make_response, redirect, render_template, request,
-                   url_for)
+from flask import (Blueprint, current_app, flash, make_response, redirect, render_template,
+                   request, url_for)
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app.services import options as game_options
@@ -36,6 +37,7 @@ from app.access import tokens
 from app.engine import MAX_SEATS, MIN_SEATS
 from app.mail import trust
 from app.web import view_helpers
+from app.web.doors import door
 
 bp = Blueprint("lobby", __name__)
 bp.record_once(view_helpers.install)
@@ -308,12 +310,14 @@ def creator_key(address: str | None) -> str:
 # -- routes ----------------------------------------------------------------------
 
 @bp.get("/")
+@door("none", "the lobby's form")
 def index() -> Any:
     """The form to start a game."""
     return _render_form(LobbyForm())
 
 
 @bp.post("/")
+@door("lobby form", "creating one game")
 def create() -> Any:
     """Create the game, then redirect to its (signed) links page."""
     form = LobbyForm.from_request(request.form)
@@ -343,27 +347,55 @@ def create() -> Any:
     return answer
 
 
-@bp.get("/created/<token>")
-def links(token: str) -> Any:
-    """Every seat's link, for an hour, in the browser that created the game only.
-
-    A seat whose link was replaced since (rotate-link) is listed without a
-    link: this page never hands out a link newer than the one it was made with.
-    """
+def _creator_link(token: str) -> CreatorLink:
+    """The links page's token, checked, in the creating browser only."""
     link = read_creator_token(token)
     if not _creating_browser(link):
         raise services.Forbidden("This page of links is shown only in the browser that created "
                                  "the game, for an hour. Every player with an address has their "
                                  "link in the invitation mail.", reason="creator_browser")
+    return link
+
+
+@bp.get("/created/<token>")
+@door("created page", "the links of the seats without an address (to hand out), and where "
+      "the others' links were mailed, masked")
+def links(token: str) -> Any:
+    """The game's seats, for an hour, in the browser that created the game only.
+
+    A seat with an address shows where its link went (masked), never the link: it was
+    mailed there, and showing it would hand a stranger's seat — and everything a seat
+    link opens — to whoever typed the address (issue 45). A seat without one shows its
+    link, to be handed out by the creator. A seat whose link was replaced since
+    (rotate-link) is listed without a link: this page never hands out a link newer than
+    the one it was made with.
+    """
+    link = _creator_link(token)
     info = services.game_info(link.game_id)
     current = services.seat_tokens(link.game_id)
+    mailed = services.mailed_seats(link.game_id)
     seats = []
     for s in info.seats:
         shown = (s.index < len(link.versions)
                  and tokens.read_seat_token(current[s.index]).version == link.versions[s.index])
-        seats.append({"name": s.name, "kind": s.kind, "replaced": not shown,
-                      "url": tokens.seat_url(current[s.index]) if shown else None})
+        address = mailed.get(s.index)
+        seats.append({"index": s.index, "name": s.name, "kind": s.kind,
+                      "replaced": not shown, "mailed_to": address,
+                      "url": tokens.seat_url(current[s.index])
+                      if shown and address is None else None})
     answer = make_response(render_template("created.html", game=info, game_title=info.name,
-                                           seats=seats, no_referrer=True))
+                                           seats=seats, token=token, no_referrer=True))
     answer.headers["Cache-Control"] = "no-store, private"
     return answer
+
+
+@bp.post("/created/<token>/mail/<int:seat>")
+@door("created page", "mailing a seat's current link again to that seat's own address")
+def mail_again(token: str, seat: int) -> Any:
+    """The creator's "mail it again": the seat's link goes to its address (at most once
+    every ``FRESH_LINK_MINUTES``), never to this page."""
+    link = _creator_link(token)
+    services.request_fresh_link(link.game_id, seat=seat)
+    flash("If that seat has an address, its link is on its way there again (at most one "
+          "mail every few minutes).", "success")
+    return redirect(url_for("lobby.links", token=token), code=303)

@@ -30,6 +30,7 @@ from app.mail.backends import mail_folder
 from app.mail.compose import local_time_words
 from app.mail.seat_prefs import zone_of
 from app.web.seat_request import SeatRequest, seat_required
+from app.web.doors import door
 
 bp = Blueprint("mail", __name__)
 
@@ -54,12 +55,15 @@ def _unsubscribe_page(token: str, target: tuple[str, int] | str, done: bool) -> 
 
 
 @bp.get("/unsubscribe/<token>")
+@door("unsubscribe link", "what the one click would stop (read)")
 def unsubscribe_form(token: str) -> Any:
     """Ask before doing anything: a GET never changes state."""
     return _unsubscribe_page(token, preferences.read_token(token), done=False)
 
 
 @bp.post("/unsubscribe/<token>")
+@door("unsubscribe link", "one seat's mail in one game (the digest's: its address's game mail, "
+      "mailed to it with an undo link)")
 def unsubscribe(token: str) -> Any:
     """One click (a mail client posting ``List-Unsubscribe=One-Click``) or the form."""
     return _unsubscribe_page(token, preferences.unsubscribe(token), done=True)
@@ -73,12 +77,15 @@ def _invitations_page(token: str, guard: preferences.InvitationGuard, state: str
 
 
 @bp.get("/invitations/<token>")
+@door("invitation link", "what refusing invitations would do (read)")
 def invitations_form(token: str) -> Any:
     """Ask before doing anything: a GET never changes state (mail scanners open links)."""
     return _invitations_page(token, preferences.guard_status(token), "ask")
 
 
 @bp.post("/invitations/<token>")
+@door("invitation link", "refusing invitations to its address (mailed to it with an undo link) "
+      "and the invited seat's mail")
 def invitations_refuse(token: str) -> Any:
     """One click (a mail client posting ``List-Unsubscribe=One-Click``, RFC 8058) or
     the page's button: the same, whatever the body says."""
@@ -86,6 +93,7 @@ def invitations_refuse(token: str) -> Any:
 
 
 @bp.post("/invitations/<token>/undo")
+@door("invitation link", "allowing invitations again, within an hour of the refusal")
 def invitations_undo(token: str) -> Any:
     """The done page's undo: invitations welcome again, the game's mail back on."""
     ref = preferences.read_guard(token)
@@ -166,6 +174,7 @@ def _read(path: Path) -> Any:
 
 
 @bp.get("/dev/mail")
+@door("debug", "the file mailbox, in DEBUG only")
 def mailbox() -> Any:
     _require_debug()
     folder = _mail_dir()
@@ -180,6 +189,7 @@ def mailbox() -> Any:
 
 
 @bp.get("/dev/mail/<name>")
+@door("debug", "one mail of the file mailbox, in DEBUG only")
 def mailbox_message(name: str) -> Any:
     _require_debug()
     path = _mail_dir() / name

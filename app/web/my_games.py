@@ -14,6 +14,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from app import services
 from app.config import setting
 from app.services import my_games, person_settings
+from app.web.doors import door
 
 bp = Blueprint("my_games", __name__)
 
@@ -23,11 +24,14 @@ def _secret() -> str:
 
 
 @bp.get("/my-games")
+@door("none", "the form that mails the games page's link")
 def ask() -> Any:
     return render_template("my_games.html", seats=None, token=None, no_referrer=True)
 
 
 @bp.post("/my-games")
+@door("none", "mailing the games page's link to the address typed, if it is seated "
+      "(the same answer for any address)")
 def send() -> Any:
     my_games.mail_link(request.form.get("email", ""), _secret(),
                        str(current_app.config["BASE_URL"]), str(setting("MAIL_FROM")))
@@ -37,6 +41,7 @@ def send() -> Any:
 
 
 @bp.get("/my-games/<token>")
+@door("games link", "the list of its address's seats, with their links")
 def show(token: str) -> Any:
     try:
         address = my_games.read_link(token, _secret())
@@ -50,6 +55,7 @@ def show(token: str) -> Any:
 
 
 @bp.post("/my-games/<token>/revoke")
+@door("games link", "every games link of its address, to revoke them")
 def revoke(token: str) -> Any:
     address = my_games.read_link(token, _secret())
     my_games.revoke(address, _secret())

@@ -11,8 +11,7 @@ box with what happened in words; a refusal shows the page again with the reason)
   ``seat``, ``name`` and ``email``);
 - ``POST /play/<token>/votes/<id>`` (``answer`` yes | no) and ``.../withdraw``.
 
-JSON: ``GET /api/play/<token>/table``, the same actions under ``/api/play/<token>/``,
-and ``POST /api/play/<token>/quiet`` (the seat's zone and quiet hours),
+JSON: ``GET /api/play/<token>/table`` and the same actions under ``/api/play/<token>/``,
 described by ``OPENAPI_PATHS`` (merged into ``/api/openapi.json``). The seat page's box
 reads ``people.table`` with the page's one session (``table_clock.seat_page_reads``).
 """
@@ -252,30 +251,6 @@ def api_answer_vote(seat: SeatRequest, vote_id: str) -> Any:
     return jsonify(_table_json(token))
 
 
-@bp.post("/api/play/<token>/quiet")
-@seat_required
-def api_quiet(seat: SeatRequest) -> Any:
-    """The seat's zone and quiet hours: ``{"time_zone": "Europe/Berlin", "start": "22:00",
-    "end": "08:00"}`` (``start`` and ``end`` null: none; ``time_zone`` optional): the
-    seat's person's, for all their games (issue 32)."""
-    from app.services import person_settings
-
-    access, token = seat.access, seat.token
-    body = _body()
-    for field in ("time_zone", "start", "end"):
-        if body.get(field) is not None and not isinstance(body[field], str):
-            raise services.BadRequest(f'"{field}" must be text, like "22:00", or null.')
-    if "start" not in body or "end" not in body:
-        raise services.BadRequest('Send {"start": "22:00", "end": "08:00"} (or both null).')
-    zone = person_settings.check_zone(body["time_zone"]) if body.get("time_zone") else None
-    person_settings.check_quiet(body["start"], body["end"])  # (all checked before storing)
-    address = person_settings.address_of_seat(access.game_id, access.seat)
-    if zone is not None:
-        person_settings.set_time_zone(address, zone)
-    person_settings.set_quiet(address, body["start"], body["end"])
-    return jsonify(_table_json(token))
-
-
 @bp.delete("/api/play/<token>/votes/<vote_id>")
 @seat_required
 def api_withdraw_vote(seat: SeatRequest, vote_id: str) -> Any:
@@ -328,11 +303,6 @@ OPENAPI_PATHS: dict[str, Any] = {
         "(a seat only away: two of them) or after a running day without a veto), rematch "
         "(once over: everyone accepts).", "VoteStart",
         ok="201", extra={"429": error("Too many votes started by this seat today")})},
-    "/api/play/{token}/quiet": {"post": _post(
-        "Set the seat's zone and quiet hours", "No mail or notice leaves in them (it is "
-        "held and sent at their end) and no deadline of the seat falls in them; a "
-        "decision waiting now moves out of them, never earlier. At most 16 hours.",
-        "Quiet")},
     "/api/play/{token}/votes/{vote_id}": {
         "post": _post("Answer the open vote", "Once per seat.", "VoteAnswer",
                       params=[TOKEN, _VOTE_ID]),
@@ -353,11 +323,6 @@ OPENAPI_SCHEMAS: dict[str, Any] = {
         "name": {"type": "string", "maxLength": 60, "description": "substitute: their name"},
         "email": {"type": "string", "maxLength": 320,
                   "description": "substitute: their address"}}},
-    "Quiet": {"type": "object", "required": ["start", "end"], "properties": {
-        "time_zone": {"type": ["string", "null"], "description": "An IANA zone, like "
-                                                                  "Europe/Berlin"},
-        "start": {"type": ["string", "null"], "pattern": "^\\d{1,2}:\\d{2}$"},
-        "end": {"type": ["string", "null"], "pattern": "^\\d{1,2}:\\d{2}$"}}},
     "VoteAnswer": {"type": "object", "required": ["yes"],
                    "properties": {"yes": {"type": "boolean"}}},
     "Table": {"type": "object", "additionalProperties": True, "properties": {

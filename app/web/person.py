@@ -1,134 +1,196 @@
-"""A person's settings page (issue 32 item 2): the choices that hold in all their games.
+"""A person's settings (issue 32 item 2), behind the keys that prove an address (issue 45,
+"one key, one door").
 
 Zone, quiet hours, how mail comes across games, whether notices also come by mail, the
-notice targets of all their games, and invitations, set once for the address. Two doors
-lead to the one page, each proving the address its own way:
+notice targets of all their games, and invitations hold in every game of an address, so
+they open only with a key mailed *to* that address:
 
-- ``GET|POST /play/<token>/settings``: a seat link (every seat page and the invitation
-  link here); a post carries the seat's CSRF token;
-- ``GET|POST /my-games/<token>/settings``: the games page's magic link (the games page
-  links here); ``POST /my-games/<token>/invitations`` is its invitations switch.
+- ``GET|POST /settings/<key>``: a settings link (``app.people.keys``: mailed on
+  request, a day unused, an hour after its first change);
+- ``GET|POST /my-games/<token>/settings``: the games page's link (a week, revocable);
+  ``POST /my-games/<token>/invitations`` is its invitations switch.
 
-A post checks every field before storing any (a bad one changes nothing), stores
-through ``app.services.person_settings`` and redirects back to the page (303) with what
-was saved in words. This game's own choices (its mail mode, its table talk) stay on the
-seat page.
+A seat link opens one seat: ``GET /play/<token>/settings`` says where the settings are
+and ``POST`` (the seat's CSRF token; ``POST /api/play/<token>/settings-link`` in JSON)
+mails the settings link to the seat's address —
+never anything else: a form posting settings fields to it is refused (403) and changes
+nothing. ``POST /settings-link`` (the lobby) mails it to any address, one with no seat
+yet included, and answers the same whether or not a mail went.
+
+Every change is one use case (``app.services.settings_changes``): checked whole, stored
+in one transaction, mailed to the address at once with a link that undoes it
+(``GET|POST /settings/undo/<token>``: the GET only asks).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request,
+                   url_for)
 
 from app import services
 from app.services import my_games, notice_targets
 from app.services import person_settings as settings
+from app.services import settings_changes as changes
+from app.web.doors import door
+from app.web.openapi_parts import BAD_LINK, TOKEN
 from app.web.seat_request import SeatRequest, seat_required
 
 bp = Blueprint("person", __name__)
 
+#: The fields of the settings form: posted to a seat's door, they are refused.
+SETTINGS_FIELDS = ("time_zone", "quiet_start", "quiet_end", "address_mode", "by_mail",
+                   "target_url", "remove_target", "invitations")
 
-def _page(address: str, *, token: str, via: str, csrf: str | None) -> Any:
-    back = (url_for("play.show", token=token) if via == "seat"
-            else url_for("my_games.show", token=token))
+
+def _page(address: str, *, action: str, back: tuple[str, str] | None) -> Any:
     return render_template("person.html", st=settings.status(address),
-                           targets=notice_targets.of_address(address), token=token,
-                           via=via, csrf=csrf, back=back,
-                           action=url_for(f"person.{via}_save", token=token),
-                           no_referrer=True)
+                           targets=notice_targets.of_address(address), action=action,
+                           back=back, no_referrer=True)
 
 
-def _save(address: str) -> list[str]:
-    """Store what the form says; what was saved, in words."""
-    form = request.form
-    zone = settings.check_zone(form["time_zone"]) if form.get("time_zone") else None
-    quiet_asked = "quiet_start" in form or "quiet_end" in form
-    quiet = settings.check_quiet(form.get("quiet_start"), form.get("quiet_end")) \
-        if quiet_asked else None
-    across = form.get("address_mode") or None
-    if across is not None and across not in settings.ADDRESS_MODE_WORDS:
-        raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
-    url = (form.get("target_url") or "").strip()
-    said = []
-    if zone is not None:
-        settings.set_time_zone(address, zone)
-        said.append(f"times in {zone}")
-    if quiet_asked:
-        settings.set_quiet(address, form.get("quiet_start"), form.get("quiet_end"))
-        said.append(f"quiet hours {form.get('quiet_start')}–{form.get('quiet_end')}"
-                    if quiet is not None else "no quiet hours")
-    if across is not None:
-        settings.set_address_mode(address, across)
-        said.append(f"mail across your games: {settings.ADDRESS_MODE_WORDS[across]}")
-    if "by_mail" in form:
-        on = any(v in ("1", "on", "true", "yes") for v in form.getlist("by_mail"))
-        notice_targets.set_address_by_mail(address, on)
-        said.append("notices also by mail" if on else "notices on your targets instead of mail")
-    if url:
-        added = notice_targets.add_for_address(address, url)
-        said.append(f"notices of all your games go to {added['shown']} as well")
-    if form.get("remove_target"):
-        gone = notice_targets.remove_for_address(address, form["remove_target"])
-        said.append(f"no more notices to {gone}")
-    if not said:
-        raise services.BadRequest("Nothing to save: choose a time zone, quiet hours or how "
-                                  "your mail comes.")
-    return said
-
-
-def _saved(said: list[str], to: str) -> Any:
-    flash(f"Saved for all your games: {'; '.join(said)}.", "success")
+def _save(address: str, via: str, to: str, key_id: str | None = None) -> Any:
+    said = changes.save(address, changes.check(request.form, request.form.getlist), via,
+                        key_id=key_id)
+    flash(f"Saved for all your games: {'; '.join(said)}. We mailed you what changed, with a "
+          "link that undoes it.", "success")
     return redirect(to, code=303)
 
 
-# -- from a seat page (and the invitation) ---------------------------------------------
+# -- a seat's door: it only mails the key --------------------------------------------
 
 @bp.get("/play/<token>/settings")
 @seat_required
 def seat_show(seat: SeatRequest) -> Any:
     access = seat.access
-    address = settings.address_of_seat(access.game_id, access.seat)
-    return _page(address, token=seat.token, via="seat", csrf=access.csrf)
+    return render_template("person_ask.html", ask=settings.ask_status(access.game_id,
+                                                                        access.seat),
+                           token=seat.token, csrf=access.csrf, no_referrer=True)
 
 
 @bp.post("/play/<token>/settings")
 @seat_required
 def seat_save(seat: SeatRequest) -> Any:
+    """Mail the settings link to the seat's address (nothing else, ever)."""
+    if any(name in request.form for name in SETTINGS_FIELDS):
+        raise services.Forbidden(
+            "Your settings for all your games open only with the link we mail to your "
+            "address, not with a seat link (anyone you forward a mail to holds that). "
+            "Nothing was changed: press \"Send me the link to my settings\".",
+            reason="person_key_needed")
     access = seat.access
-    said = _save(settings.address_of_seat(access.game_id, access.seat))
-    return _saved(said, url_for("person.seat_show", token=seat.token))
+    shown = settings.mail_settings_link_for_seat(access.game_id, access.seat)
+    flash(f"The link to your settings is on its way to {shown} (we send at most one every "
+          f"{settings.link_minutes()} minutes). It works for a day.", "success")
+    return redirect(url_for("person.seat_show", token=seat.token), code=303)
 
 
-# -- from the games page --------------------------------------------------------------
+@bp.post("/api/play/<token>/settings-link")
+@seat_required(opens="mailing the settings link to the seat's own address, nothing more")
+def api_settings_link(seat: SeatRequest) -> Any:
+    """The JSON twin of the seat page's button: ``{"mailed_to": "v•••@example.org",
+    "minutes": 10}`` (at most one mail every ``minutes``; the address masked)."""
+    access = seat.access
+    shown = settings.mail_settings_link_for_seat(access.game_id, access.seat)
+    return jsonify({"mailed_to": shown, "minutes": settings.link_minutes()}), 202
+
+
+# -- the settings link ---------------------------------------------------------------
+
+@bp.get("/settings/<key>")
+@door("settings link", "the settings of the address it was mailed to (read)")
+def key_show(key: str) -> Any:
+    opened = settings.open_settings_key(key)
+    return _page(opened.address, action=url_for("person.key_save", key=key), back=None)
+
+
+@bp.post("/settings/<key>")
+@door("settings link", "the settings of the address it was mailed to: zone, quiet hours, "
+      "mail across games, notices by mail, targets for all games, invitations")
+def key_save(key: str) -> Any:
+    opened = settings.open_settings_key(key)
+    return _save(opened.address, "settings", url_for("person.key_show", key=key),
+                 key_id=opened.id)
+
+
+# -- the games page's link -------------------------------------------------------------
 
 def _games_address(token: str) -> str:
     return my_games.read_link(token, str(current_app.config["SECRET_KEY"]))
 
 
 @bp.get("/my-games/<token>/settings")
+@door("games link", "the settings of its address (read)")
 def games_show(token: str) -> Any:
-    return _page(_games_address(token), token=token, via="games", csrf=None)
+    return _page(_games_address(token), action=url_for("person.games_save", token=token),
+                 back=(url_for("my_games.show", token=token), "Back to all your games"))
 
 
 @bp.post("/my-games/<token>/settings")
+@door("games link", "the settings of its address, as the settings link")
 def games_save(token: str) -> Any:
-    said = _save(_games_address(token))
-    return _saved(said, url_for("person.games_show", token=token))
+    return _save(_games_address(token), "games", url_for("person.games_show", token=token))
 
 
 @bp.post("/my-games/<token>/invitations")
+@door("games link", "whether creators may invite its address")
 def games_invitations(token: str) -> Any:
-    """The games page's switch: ``choice=allow`` or ``choice=refuse`` (its own link proves
-    the address); anything else is refused and changes nothing."""
-    address = _games_address(token)
+    """The games page's switch: ``choice=allow`` or ``choice=refuse``; anything else is
+    refused and changes nothing."""
     choice = request.form.get("choice", "")
-    if choice == "allow":
-        settings.set_invitations(address, allowed=True)
-        flash("Done: creators here may invite you to games again.", "success")
-    elif choice == "refuse":
-        settings.set_invitations(address, allowed=False)
-        flash("Done: nobody can invite you to a game here any more (your games go on as "
-              "before).", "success")
-    else:
+    if choice not in ("allow", "refuse"):
         raise services.BadRequest("Choose to allow or to refuse invitations.")
+    changes.save(_games_address(token), changes.check({"invitations": choice}), "games")
+    flash("Done: creators here may invite you to games again." if choice == "allow" else
+          "Done: nobody can invite you to a game here any more (your games go on as "
+          "before).", "success")
     return redirect(url_for("my_games.show", token=token), code=303)
+
+
+# -- an address with no seat yet (the lobby) -------------------------------------------
+
+@bp.post("/settings-link")
+@door("none", "mailing a settings link to the address typed (the same answer for any "
+      "address; one every few minutes; a never-played address within its day's bound)")
+def ask_by_address() -> Any:
+    settings.mail_settings_link_to(request.form.get("email", ""))
+    flash("If we may write to that address, the link to its settings is on its way (it "
+          "works for a day). Nothing changes unless it is used.", "success")
+    back = url_for("my_games.ask") if request.form.get("back") == "my-games" \
+        else url_for("lobby.index")
+    return redirect(back, code=303)
+
+
+# -- undoing a change --------------------------------------------------------------------
+
+@bp.get("/settings/undo/<token>")
+@door("undo link", "what one person-wide change did (read)")
+def undo_show(token: str) -> Any:
+    return render_template("person_undo.html", change=changes.undo_page(token),
+                           token=token, no_referrer=True)
+
+
+@bp.post("/settings/undo/<token>")
+@door("undo link", "putting back what that one change replaced, once")
+def undo_save(token: str) -> Any:
+    said = changes.undo(token)
+    return render_template("person_undo.html", change=None, done=said, token=token,
+                           no_referrer=True)
+
+
+#: OpenAPI path items of the JSON route here (merged into /api/openapi.json).
+OPENAPI_PATHS: dict[str, Any] = {
+    "/api/play/{token}/settings-link": {"post": {
+        "parameters": [TOKEN],
+        "summary": "Mail the link to the person's settings to the seat's address",
+        "description": "A seat link opens one seat (issue 45): zone, quiet hours and mail "
+                       "across games open only with a link mailed to the address. At most "
+                       "one such mail every few minutes; the answer is the same whether or "
+                       "not one went.",
+        "responses": {"202": {"description": "On its way", "content": {"application/json": {
+            "schema": {"type": "object", "properties": {
+                "mailed_to": {"type": "string", "description": "the address, masked"},
+                "minutes": {"type": "integer"}}}}}},
+            "400": {"description": "The seat has no address (so no settings across games)"},
+            "403": BAD_LINK}}},
+}

@@ -26,6 +26,7 @@ from app.engine.describe import move_result
 from app.engine.names import SeatNames
 from app.web import choices, round_summary, seat_page, view_helpers
 from app.web.seat_request import SeatRequest, open_request, seat_required
+from app.web.doors import door
 
 bp = Blueprint("play", __name__)
 bp.record_once(view_helpers.install)
@@ -77,6 +78,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
 
 
 @bp.get("/left/<token>")
+@door("left link", "what stopping this game's mail to an earlier holder does (read)")
 def left_form(token: str) -> Any:
     """The unsubscribe of a goodbye (a seat handed over, issue 32): what it concerns, and
     a button; a GET changes nothing (mail scanners open links)."""
@@ -85,6 +87,7 @@ def left_form(token: str) -> Any:
 
 
 @bp.post("/left/<token>")
+@door("left link", "this game's mail to the earlier holder's address, to stop it")
 def left_unsubscribe(token: str) -> Any:
     """One click (RFC 8058) or the form: this game's mail to that address stops."""
     return render_template("seat_left.html", mail=services.left_mail(token, stop=True),

@@ -17,6 +17,7 @@ from app import services
 from app.engine.summary import last_summary
 from app.web import view_helpers
 from app.web.spectate import PUBLIC_WORDS
+from app.web.doors import door
 
 bp = Blueprint("replay", __name__)
 bp.record_once(view_helpers.install)
@@ -35,6 +36,8 @@ def _wanted_step(last: int) -> int:
 
 
 @bp.get("/games/<game_id>/replay")
+@door("none", "the public replay; with ?token= a seat link, that seat's own view, "
+      "checked as a seat route checks it")
 def show(game_id: str) -> Any:
     """One frame of the replay, with links to every other frame.
 

@@ -32,6 +32,7 @@ from flask import g, render_template, request
 
 from app import services
 from app.access import tokens
+from app.web.doors import door
 
 View = TypeVar("View", bound=Callable[..., Any])
 #: What a read gets: the read session, the checked seat and its game.
@@ -90,9 +91,14 @@ def open_request(token: str, read: Read | None = None) -> SeatRequest:
     return seat
 
 
+#: What a seat link opens (issue 45: one key, one door), unless a route says less.
+SEAT_DOOR = "that one seat: its view, its moves, this game's choices (its mail, its talk)"
+
+
 def seat_required(view: View | None = None, *, read: Read | None = None,
-                  in_unit: bool = False) -> Any:
-    """Open the seat of the route's ``<token>`` once; see the module's docstring."""
+                  in_unit: bool = False, opens: str = SEAT_DOOR) -> Any:
+    """Open the seat of the route's ``<token>`` once; see the module's docstring. The
+    route is marked as a seat link's door (``app.web.doors``)."""
     def decorate(func: View) -> View:
         @functools.wraps(func)
         def wrapped(token: str, **kwargs: Any) -> Any:
@@ -110,7 +116,7 @@ def seat_required(view: View | None = None, *, read: Read | None = None,
                     raise
                 return handed_over_page(left)
             return func(seat, **kwargs)
-        return cast(View, wrapped)
+        return door("seat link", opens)(cast(View, wrapped))
 
     return decorate(view) if view is not None else decorate
 

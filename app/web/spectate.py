@@ -13,6 +13,7 @@ from app import services
 from app.clock import deadlines
 from app.engine import cards, words
 from app.web import table_clock, view_helpers
+from app.web.doors import door
 
 bp = Blueprint("spectate", __name__)
 bp.record_once(view_helpers.install)
@@ -22,6 +23,7 @@ POLL_MS = 3000
 
 
 @bp.get("/games/<game_id>")
+@door("none", "the public page of a game")
 def show(game_id: str) -> Any:
     """The table as the public sees it (``engine.view(state, None)``)."""
     snap, (clocks, talk_box, table) = services.game_page(game_id, _public_reads)
@@ -50,6 +52,7 @@ def _public_reads(session: Any, snap: services.Snapshot) -> tuple[Any, Any, dict
 
 
 @bp.get("/games/<game_id>/seq")
+@door("none", "the step, talk and people counters an open page polls")
 def seq(game_id: str) -> Any:
     """How far the game is, for open pages that update themselves (cheap; ETag'd).
 
@@ -78,6 +81,7 @@ def current_304() -> Any:
 
 
 @bp.get("/rules")
+@door("none", "the rules")
 def rules() -> Any:
     """The rules in our own words, with every card and what it does."""
     entries = []

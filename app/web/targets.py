@@ -4,7 +4,8 @@ page and by JSON, and says whether mail still comes beside them.
 
 - Page forms (the seat's CSRF token, POST-redirect-GET to ``/play/<token>#notices``
   with a flash; a refusal is a flash in words and changes nothing):
-  ``POST /play/<token>/targets`` (``url``, ``scope`` seat|address),
+  ``POST /play/<token>/targets`` (``url``; ``scope`` seat: a seat link opens this game's
+  targets alone, issue 45; the targets of all the person's games are their settings),
   ``.../targets/<id>/test``, ``.../targets/<id>/resume``, ``.../targets/<id>/remove``,
   ``.../targets/mail`` (``by_mail``: the "Also mail me" checkbox).
 - JSON: ``GET|POST /api/play/<token>/targets``, ``DELETE /api/play/<token>/targets/<id>``,
@@ -60,7 +61,7 @@ def add_form(seat: SeatRequest) -> Any:
     try:
         added = notice_targets.add(access, request.form.get("url", ""),
                                    request.form.get("scope", notice_targets.SEAT))
-    except (services.BadRequest, services.NotFound) as exc:
+    except (services.BadRequest, services.NotFound, services.Forbidden) as exc:
         return _refused(access, exc)
     flash(f"Added: your notices now go to {added['shown']} as well. Send a test notice "
           "to see one arrive.", "success")
@@ -82,7 +83,7 @@ def target_form(seat: SeatRequest, target_id: str, what: str) -> Any:
             said = f"Resumed: your next notices go to {shown} again."
         else:
             said = f"Removed: no more notices go to {notice_targets.remove(access, number)}."
-    except (services.BadRequest, services.NotFound) as exc:
+    except (services.BadRequest, services.NotFound, services.Forbidden) as exc:
         return _refused(access, exc)
     flash(said, "success")
     return _back(access)
@@ -98,7 +99,10 @@ def mail_form(seat: SeatRequest) -> Any:
     scope = request.form.get("scope", "game")
     if scope not in ("game", "address"):
         raise services.BadRequest("Choose whether this is for this game or all your games.")
-    notice_targets.set_by_mail(access, by_mail, everywhere=scope == "address")
+    try:
+        notice_targets.set_by_mail(access, by_mail, everywhere=scope == "address")
+    except services.Forbidden as exc:
+        return _refused(access, exc)
     flash("Saved: your mail comes beside your notices." if by_mail else
           "Saved: while one of your notice targets works, your notices go there instead "
           "of mail (mail comes again if they all stop working).", "success")
@@ -120,7 +124,8 @@ def _json_object() -> dict[str, Any]:
 
 def _public(status: dict[str, Any]) -> dict[str, Any]:
     return {"targets": [_target_json(t) for t in status["targets"]],
-            "by_mail": status["by_mail"], "limit": status["limit"]}
+            "elsewhere": status["elsewhere"], "by_mail": status["by_mail"],
+            "limit": status["limit"]}
 
 
 def _target_json(target: dict[str, Any]) -> dict[str, Any]:
@@ -135,14 +140,15 @@ def _target_json(target: dict[str, Any]) -> dict[str, Any]:
 @bp.get("/api/play/<token>/targets")
 @seat_required
 def list_json(seat: SeatRequest) -> Any:
-    """The seat's targets (and its address's), masked."""
+    """The seat's targets, masked (its address's are its person's settings: counted)."""
     return jsonify(_public(notice_targets.read_status(seat.access)))
 
 
 @bp.post("/api/play/<token>/targets")
 @seat_required
 def add_json(seat: SeatRequest) -> Any:
-    """Add a target: ``{"url": ..., "scope": "seat"|"address", "by_mail": bool?}``."""
+    """Add a target: ``{"url": ..., "scope": "seat", "by_mail": bool?}`` (``address`` is
+    refused with words: the person's settings, issue 45)."""
     access = seat.access
     body = _json_object()
     by_mail = body.get("by_mail")
@@ -189,7 +195,8 @@ _NO_TARGET = error("No such target on this seat.")
 OPENAPI_PATHS: dict[str, Any] = {
     "/api/play/{token}/targets": {
         "get": {"parameters": [TOKEN],
-                "summary": "The seat's notice targets (its own and its address's), masked",
+                "summary": "The seat's notice targets, masked (its person's targets for all "
+                           "games are counted in elsewhere: they are the person's settings)",
                 "responses": {"200": {"description": "The targets", "content": {
                     "application/json": {"schema": {"type": "object", "properties": {
                         "targets": {"type": "array",
@@ -197,6 +204,8 @@ OPENAPI_PATHS: dict[str, Any] = {
                         "by_mail": {"type": "boolean", "description":
                                     "false: notices go to the targets instead of mail while "
                                     "one of them is active"},
+                        "elsewhere": {"type": "integer", "description":
+                                      "targets of all the person's games (not listed)"},
                         "limit": {"type": "integer"}}}}}},
                     "403": BAD_LINK}},
         "post": {"parameters": [TOKEN],
@@ -206,13 +215,17 @@ OPENAPI_PATHS: dict[str, Any] = {
                      "schema": {"type": "object", "required": ["url"], "properties": {
                          "url": {"type": "string", "examples": ["ntfy://ntfy.sh/my-topic"]},
                          "scope": {"type": "string", "enum": ["seat", "address"],
-                                   "description": "this game, or all games of the address"},
+                                   "description": "seat: this game. address (all the "
+                                                  "person's games) is refused (403): it "
+                                                  "opens with the settings link only"},
                          "by_mail": {"type": "boolean"}}}}}},
                  "responses": {"201": {"description": "Added", **_ONE},
                                "400": error("Not a URL we take (not understood, not "
                                              "http(s), a private or loopback host, too many "
                                              "targets), said in words."),
-                               "403": BAD_LINK}},
+                               "403": error("The link is forged or replaced, or the "
+                                            "target was asked for all the person's games "
+                                            "(the settings link's door)")}},
     },
     "/api/play/{token}/targets/{target_id}": {
         "delete": {"parameters": [TOKEN, _ID], "summary": "Remove a notice target",

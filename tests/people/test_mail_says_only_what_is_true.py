@@ -21,6 +21,7 @@ from app import engine, services
 from app.clock import deadlines as dl
 from app.services import absence
 
+from tests.person_keys import settings_link
 from .conftest import T0, csrf, hours, lead_of, reply
 
 ANN, EVE, BOB = "ann@example.com", "eve@example.com", "bob@example.com"
@@ -69,9 +70,13 @@ def test_the_invitation_asks_nothing_back_and_every_thing_it_offers_works(
     assert 0 < len(services.snapshot(created.game_id).view(1)["legal_actions"])
     page = client.get(seat).get_data(as_text=True)
     assert 'id="decision"' in page
-    # her zone and quiet hours: the page the invitation names has the fields
+    # her zone and quiet hours: the page the invitation names mails her the link to them
+    # (issue 45: a seat link opens one seat), and that link has the fields
     page = client.get(settings).get_data(as_text=True)
-    assert 'name="time_zone"' in page and 'name="quiet_start"' in page
+    assert "Send me the link to my settings" in page
+    with dl.at(T0):
+        form = client.get(settings_link(client, token, EVE)).get_data(as_text=True)
+    assert 'name="time_zone"' in form and 'name="quiet_start"' in form
     # no more invitations: the next game anyone makes for her is refused up front
     assert client.post(refuse, data="List-Unsubscribe=One-Click",
                        content_type="application/x-www-form-urlencoded").status_code == 200

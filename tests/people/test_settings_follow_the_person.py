@@ -30,6 +30,7 @@ from app.services import notice_targets, people, series, votes
 from app.services.games import Series, create_in
 from tests.clock.test_week_clock import decision, whole_turn
 from tests.mail.test_notice_targets import sink  # noqa: F401  (fixture: a local webhook)
+from tests.person_keys import settings_link
 
 from .conftest import T0, csrf, hours, play_out, some_moves
 
@@ -80,12 +81,11 @@ def test_zone_and_quiet_hours_set_in_one_game_hold_in_a_game_someone_else_makes_
     first = make([("Ann", ANN), ("Eve", EVE)], T0)
     token = first.tokens[1]
     settings_page = client.get(f"/play/{token}/settings")
-    assert settings_page.status_code == 200 and "for all your games" in \
+    assert settings_page.status_code == 200 and "Send me the link to my settings" in \
         settings_page.get_data(as_text=True)
-    with dl.at(T0 + hours(0.5)):
-        saved = client.post(f"/play/{token}/settings", data={
-            "csrf_token": csrf(client, token), "time_zone": "America/New_York",
-            "quiet_start": "22:00", "quiet_end": "08:00"})
+    with dl.at(T0 + hours(0.5)):  # the seat page mails her the link (issue 45)
+        saved = client.post(settings_link(client, token, EVE), data={
+            "time_zone": "America/New_York", "quiet_start": "22:00", "quiet_end": "08:00"})
     assert saved.status_code == 303
 
     made = new_york(2030, 1, 7, 4, 55)                       # Monday 04:55 EST
@@ -137,8 +137,8 @@ def test_changing_the_quiet_hours_moves_the_deadlines_of_all_running_games(app, 
     assert before == [T0 + hours(19)] * 2                   # 04:00 UTC = 23:00 EST
     token = games[0].tokens[1]
     with dl.at(T0):
-        assert client.post(f"/play/{token}/settings", data={
-            "csrf_token": csrf(client, token), "time_zone": "America/New_York",
+        assert client.post(settings_link(client, token, EVE), data={
+            "time_zone": "America/New_York",
             "quiet_start": "22:00", "quiet_end": "08:00"}).status_code == 303
     assert [decision(g.game_id, 1) for g in games] == [new_york(2030, 1, 8, 8, 0)] * 2
 
@@ -160,10 +160,13 @@ def test_a_newcomers_invitation_names_the_settings_page_and_the_first_turn_mail_
     assert f"http://silver-eye.test/play/{token}/settings" in words
     assert kinds(created.game_id, EVE) == ["invitation", "turn"]
     page = client.get(f"/play/{token}/settings").get_data(as_text=True)
-    assert 'name="quiet_start"' in page and 'name="time_zone"' in page
-    with dl.at(T0 + timedelta(minutes=1)):
-        assert client.post(f"/play/{token}/settings", data={
-            "csrf_token": csrf(client, token), "time_zone": "America/New_York",
+    assert "Send me the link to my settings" in page and "e•••@example.com" in page
+    with dl.at(T0 + timedelta(minutes=1)):  # one click, her mail, the link (issue 45)
+        key = settings_link(client, token, EVE)
+        form = client.get(key).get_data(as_text=True)
+        assert 'name="quiet_start"' in form and 'name="time_zone"' in form
+        assert client.post(key, data={
+            "time_zone": "America/New_York",
             "quiet_start": "22:00", "quiet_end": "08:00"}).status_code == 303
     tick(T0 + timedelta(minutes=2))                          # 04:02 EST: she sleeps
     assert len(game_mails(mailbox, EVE, created.game_id)) == 1
@@ -193,18 +196,22 @@ def test_the_games_page_opens_the_same_settings_page_for_the_address(app, client
     assert client.get(f"/my-games/{link}/settings").status_code == 200
     saved = client.post(f"/my-games/{link}/settings", data={
         "time_zone": "Asia/Tokyo", "address_mode": "daily",
-        "target_url": "json://127.0.0.1:9/eve-hook"})
-    assert saved.status_code == 303
+        "target_url": "json://127.0.0.1:9/eve-hook"}, follow_redirects=True)
+    assert saved.status_code == 200 and "We mailed you what changed" in saved.get_data(as_text=True)
     (target,) = notice_targets.of_address(EVE)
     assert target["scope"] == "address"
     page = client.get(f"/play/{game.tokens[1]}").get_data(as_text=True)
-    assert "Asia/Tokyo" in page and target["shown"] in page
+    assert "Asia/Tokyo" in page and target["shown"] not in page
+    assert "1 target for all your games" in page
     assert client.post(f"/my-games/{link}/settings",
                        data={"remove_target": str(target["id"])}).status_code == 303
     assert notice_targets.of_address(EVE) == []
     forged = client.post(f"/play/{game.tokens[1]}/settings", data={
         "csrf_token": csrf(client, game.tokens[0]), "time_zone": "UTC"})
     assert forged.status_code == 403
+    own = client.post(f"/play/{game.tokens[1]}/settings", data={
+        "csrf_token": csrf(client, game.tokens[1]), "time_zone": "UTC"})
+    assert own.status_code == 403 and "Nothing was changed" in own.get_data(as_text=True)
     assert "Asia/Tokyo" in client.get(f"/my-games/{link}/settings").get_data(as_text=True)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+import sqlmodel
 
 from app import services
 from tests.conftest import PEOPLE, random_move
@@ -32,7 +33,21 @@ def games(app) -> dict[str, Any]:
     assert over.snapshot.game.status == "over"
     old_link = running.tokens[2]
     services.rotate_link(running.game_id, 2)
-    return {"running": running, "over": over, "revoked": old_link}
+    # a settings link mailed to the first person, and a change made with it (issue 45)
+    from app.db import write_session
+    from app.people import keys
+    from app.services import settings_changes
+
+    with write_session() as session:
+        key = keys.issue(session, PEOPLE[0][1], keys.ASKED_ON_SEAT, running.snapshot.game.created)
+        key_token = keys.token_of(key)
+    settings_changes.save(PEOPLE[0][1], settings_changes.check({"time_zone": "Europe/Paris"}),
+                          "settings")
+    with write_session() as session:
+        change = session.exec(sqlmodel.select(keys.PersonChange)).one()
+        undo_token = keys.undo_token(change)
+    return {"running": running, "over": over, "revoked": old_link, "settings": key_token,
+            "undo": undo_token}
 
 
 def argument_values(games: dict[str, Any]) -> dict[str, list[Callable[[str], str]]]:
@@ -51,6 +66,8 @@ def argument_values(games: dict[str, Any]) -> dict[str, list[Callable[[str], str
         "mail.unsubscribe_form": lambda: unsubscribe.unsubscribe_token(running.game_id, 0),
         # an invitation's "no more invitations" link (issue 17 item 7)
         "mail.invitations_form": lambda: invitations.guard_token(PEOPLE[0][1], running.game_id, 0),
+        # undoing one person-wide change (issue 45)
+        "person.undo_show": lambda: games["undo"],
     }
     seat_tokens = [*running.tokens[:2], over.tokens[0], games["revoked"], "garbage"]
     return {
@@ -58,6 +75,8 @@ def argument_values(games: dict[str, Any]) -> dict[str, list[Callable[[str], str
             lambda endpoint: own_kind.get(endpoint, lambda: running.tokens[0])()],
         "game_id": [lambda endpoint, g=g: g for g in (running.game_id, over.game_id, "nope")],
         "filename": [lambda endpoint, f=f: f for f in ("style.css", "replay.js", "missing.css")],
+        # a settings link (issue 45): a live one, a seat link (another purpose), garbage
+        "key": [lambda endpoint, k=k: k for k in (games["settings"], running.tokens[0], "garbage")],
         "name": [lambda endpoint, n=n: n for n in mailbox_names() + ["000000001-nope.eml", "x"]],
     }
 

@@ -21,10 +21,12 @@ from app.access import unsubscribe as unsubscribe_tokens
 from tests.web.test_pages import SEAT_LINK, lobby_form
 
 PLAYERS = [("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human")]
+#: Seats whose links the creator hands out themselves (no address): the page shows them.
+UNMAILED = [("Ann", "", "human"), ("Bob", "", "human")]
 
 
-def create(client) -> str:
-    answer = client.post("/", data=lobby_form(PLAYERS, client))
+def create(client, players: list[tuple[str, str, str]] = UNMAILED) -> str:
+    answer = client.post("/", data=lobby_form(players, client))
     assert answer.status_code == 303, answer.get_data(as_text=True)
     return answer.headers["Location"]
 
@@ -33,11 +35,34 @@ def game_of(links_page: str) -> str:
     return lobby.read_creator_token(links_page.rsplit("/", 1)[1]).game_id
 
 
-def test_the_creating_browser_sees_every_link_right_after_creation(client):
+def test_the_creating_browser_sees_the_links_of_seats_without_an_address(client):
     page = client.get(create(client))
     assert page.status_code == 200
     assert len(SEAT_LINK.findall(page.get_data(as_text=True))) == 2
     assert "no-store" in page.headers["Cache-Control"]
+
+
+def test_a_seat_with_an_address_is_never_shown_its_link_only_where_it_went(client, db):
+    """Issue 45: Mallory types Vic's address for a seat of her game; the page she gets
+    tells her the link went to v•••@…, and can mail it there again — never shows it."""
+    links_page = create(client, [("Mallory", "", "human"), ("Vic", "vic@example.org", "human")])
+    text = client.get(links_page).get_data(as_text=True)
+    assert len(SEAT_LINK.findall(text)) == 1, "Mallory's own seat (no address) only"
+    vic = services.seat_tokens(game_of(links_page))[1]
+    assert vic not in text and "vic@example.org" not in text
+    assert "v•••@example.org" in text
+    invitations = db.count("outbox")
+    again = client.post(f"{links_page}/mail/1")
+    assert again.status_code == 303 and again.headers["Location"].endswith(links_page)
+    assert db.count("outbox") == invitations + 1, "the link went to Vic's address again"
+    with db.engine.connect() as conn:
+        to, text = conn.exec_driver_sql(
+            "SELECT \"to\", text FROM outbox ORDER BY id DESC LIMIT 1").one()
+    assert to == "vic@example.org" and vic in text
+    assert client.post(f"{links_page}/mail/1").status_code == 303
+    assert db.count("outbox") == invitations + 1, "at most one such mail every few minutes"
+    # another browser (no cookie) cannot have it mailed
+    assert client.application.test_client().post(f"{links_page}/mail/1").status_code == 403
 
 
 def test_another_browser_with_the_same_address_sees_no_link(app, client):

@@ -56,13 +56,39 @@ def lobby_form(players: list[tuple[str, str, str]], client: Any = None, **extra:
 
 
 def create_in_lobby(client: Any, players: list[tuple[str, str, str]], **extra: str) -> tuple[str, list[str]]:
-    """Create a game through the lobby; returns the links page path and the seat paths."""
+    """Create a game through the lobby; returns the links page path and the seat paths of
+    its people, in seat order: a seat without an address from the links page, a seat with
+    one from its invitation mail (issue 45: the links page never shows those)."""
     answer = client.post("/", data=lobby_form(players, client, **extra))
     assert answer.status_code == 303, answer.get_data(as_text=True)
     links_page = answer.headers["Location"]
     page = client.get(links_page)
     assert page.status_code == 200
-    return links_page, SEAT_LINK.findall(page.get_data(as_text=True))
+    shown = iter(SEAT_LINK.findall(page.get_data(as_text=True)))
+    with client.application.app_context():
+        from app.web import lobby
+        mailed = invitation_links(lobby.read_creator_token(links_page.rsplit("/", 1)[1]).game_id)
+    return links_page, [mailed[i] if email else next(shown)
+                        for i, (_, email, kind) in enumerate(players) if kind == "human"]
+
+
+#: A seat link in a mail's text.
+MAILED_LINK = re.compile(r"https?://[^\s/]+(/play/[A-Za-z0-9_.\-]+)")
+
+
+def invitation_links(game_id: str) -> dict[int, str]:
+    """The seat link each invitation of a game carries, by seat (read from the outbox)."""
+    from sqlmodel import select
+
+    from app.db import read_session
+    from app.mail.models import Outbox
+
+    with read_session() as session:
+        rows = session.exec(select(Outbox).where(Outbox.game_id == game_id,
+                                                 Outbox.kind == "invitation")).all()
+        found = {int(row.seat): MAILED_LINK.search(row.text) for row in rows
+                 if row.seat is not None}
+        return {seat: link.group(1) for seat, link in found.items() if link is not None}
 
 
 @dataclass
@@ -168,12 +194,16 @@ def test_lobby_shows_a_form_for_four_seats_and_the_options(client):
     assert "off: you claim Simon discards yourself" in page
 
 
-def test_creating_a_game_redirects_to_a_signed_page_with_each_seats_link(client, db):
+def test_creating_a_game_redirects_to_a_page_that_says_where_each_link_went(client, db):
     links_page, seats = create_in_lobby(
         client, [("Ann", "ann@example.com", "human"), ("Bob", "bob@example.com", "human")],
         memory="1")
     assert links_page.startswith("/created/")
     assert len(seats) == 2 and seats[0] != seats[1]
+    # issue 45: a seat with an address has its link in its mail, never on this page
+    page = client.get(links_page).get_data(as_text=True)
+    assert not SEAT_LINK.findall(page) and "/play/" not in page
+    assert "a•••@example.com" in page and "b•••@example.com" in page
     assert db.count("game") == 1 and db.count("seat") == 2
     first = open_seat(client, seats[0])
     assert "playing as Ann" in first.text

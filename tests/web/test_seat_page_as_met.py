@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from app import engine, services
 from app.services import absence
+from tests.conftest import PEOPLE
+from tests.person_keys import settings_link
 
 
 def _waiting_seat(gid: str) -> int:
@@ -56,7 +58,8 @@ def test_one_box_is_called_the_table(client, new_game):
 
 def test_notice_targets_are_explained_by_example_not_by_library(client, new_game):
     created = new_game(seats=2)
-    for path in (f"/play/{created.tokens[0]}", f"/play/{created.tokens[0]}/settings"):
+    settings = settings_link(client, created.tokens[0], PEOPLE[0][1])
+    for path in (f"/play/{created.tokens[0]}", settings):
         html = client.get(path).get_data(as_text=True)
         assert "a Discord webhook address, e.g. <code>discord://" in html, path
         assert "apprise" not in html.lower(), path

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from app.channels.models import NoticeDelivery, NoticeTarget
 from app.db import get_engine
 from app.mail.models import SeatMail
+from tests.person_keys import settings_link
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 SECRET = "Zq9TopicSecretX"
@@ -74,11 +75,25 @@ def test_a_seat_adds_a_target_on_its_page_and_sees_it_masked(client, game, app):
     assert "ntfy · 127.0.0.1" not in page(client, game.tokens[1])[0]
 
 
-def test_a_target_for_all_my_games_belongs_to_the_address(client, game, app):
-    add_by_page(client, game.tokens[0], NTFY, scope="address")
+def test_a_target_for_all_my_games_needs_the_settings_link_not_a_seat_link(client, game, app):
+    """Issue 45: whoever holds Ann's seat link (a forwarded mail) cannot send the notices
+    of all her games somewhere; her settings link, mailed to her, can."""
+    answer = add_by_page(client, game.tokens[0], NTFY, scope="address")
+    assert answer.status_code == 303
+    shown = client.get(answer.headers["Location"]).get_data(as_text=True)
+    assert "only with the link we mail to your address" in shown
+    json = client.post(f"/api/play/{game.tokens[0]}/targets",
+                       json={"url": NTFY, "scope": "address"})
+    assert json.status_code == 403 and "Nothing was changed" in json.get_data(as_text=True)
+    assert rows(app) == []
+    key = settings_link(client, game.tokens[0], "ann@example.com")
+    saved = client.post(key, data={"target_url": NTFY}, follow_redirects=True)
+    assert "notices of all your games go to ntfy" in saved.get_data(as_text=True)
     [target] = rows(app)
     assert (target.game_id, target.seat, target.address) == (None, None, "ann@example.com")
-    assert "all my games" in page(client, game.tokens[0])[0]
+    text = page(client, game.tokens[0])[0]
+    assert "1 target for all your games" in text and "…retX" not in text
+    assert client.get(f"/api/play/{game.tokens[0]}/targets").get_json()["elsewhere"] == 1
 
 
 @pytest.mark.parametrize("url, words", [
@@ -172,31 +187,35 @@ def test_also_mail_me_is_the_seats_by_mail(client, game, app):
     assert client.get(f"/api/play/{token}/targets").get_json()["by_mail"] is True
 
 
-def test_instead_of_mail_for_all_my_games_is_the_addresses_choice(client, game, app):
-    """Unticked "for all my games", every game of the address takes its notices on the
-    targets (while one works): the sender asks the seat and the address, and mail goes
-    only where both want it; ticked again for all games, mail comes back everywhere."""
+def test_instead_of_mail_for_all_my_games_is_the_persons_setting(client, game, app):
+    """Unticked "also by mail" in her settings, every game of Ann's address takes its
+    notices on the targets (while one works): the sender asks the seat and the address,
+    and mail goes only where both want it. A seat link cannot make that choice for all
+    her games (issue 45); the settings link can, and back."""
     from app.people.models import Person
     from app.services.notice_targets import takes_mail as by_mail
 
-    token = game.tokens[0]
+    token, address = game.tokens[0], "ann@example.com"
     add_by_page(client, token, NTFY)
     _, csrf = page(client, token)
-    client.post(f"/play/{token}/targets/mail",
-                data={"by_mail": "0", "scope": "address", "csrf_token": csrf})
-    address = "ann@example.com"
+    refused = client.post(f"/play/{token}/targets/mail",
+                          data={"by_mail": "0", "scope": "address", "csrf_token": csrf})
+    assert refused.status_code == 303
+    with Session(get_engine(app)) as session:
+        assert by_mail(session, game.game_id, 0, address) is True, "nothing was changed"
+    key = settings_link(client, token, address)
+    client.post(key, data={"by_mail": "0"})
     with Session(get_engine(app)) as session:
         assert session.exec(select(Person.by_mail)
                             .where(Person.address == address)).one() is False
         assert by_mail(session, game.game_id, 0, address) is False
-    # asked back for this game only, the address's choice still keeps it away, and says so
+    # asked back for this game only, the person's choice still keeps it away, and says so
     client.post(f"/play/{token}/targets/mail",
                 data={"by_mail": ["0", "1"], "scope": "game", "csrf_token": csrf})
     shown, _ = page(client, token)
-    assert "instead of mail in all its games" in shown
+    assert "Your settings for all your games take notices on your targets" in shown
     assert client.get(f"/api/play/{token}/targets").get_json()["by_mail"] is False
-    client.post(f"/play/{token}/targets/mail",
-                data={"by_mail": ["0", "1"], "scope": "address", "csrf_token": csrf})
+    client.post(key, data={"by_mail": ["0", "1"]})
     with Session(get_engine(app)) as session:
         assert by_mail(session, game.game_id, 0, address) is True
     # a scope that is neither is refused with words and changes nothing
@@ -221,7 +240,8 @@ def test_the_per_seat_limit_is_said_in_words(client, game, app):
 def test_the_json_api_lists_adds_tests_resumes_and_removes(client, game, app):
     token = game.tokens[0]
     base = f"/api/play/{token}/targets"
-    assert client.get(base).get_json() == {"targets": [], "by_mail": True, "limit": 5}
+    assert client.get(base).get_json() == {"targets": [], "elsewhere": 0, "by_mail": True,
+                                             "limit": 5}
     added = client.post(base, json={"url": NTFY, "by_mail": False})
     assert added.status_code == 201
     body = added.get_json()
