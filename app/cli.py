@@ -424,7 +424,17 @@ def mail_works_command(address: str) -> None:
                "(mail that failed meanwhile stays failed: `resend-mail ID` sends one again)")
 
 
-COMMANDS = (db_upgrade_command, create_game_command, rotate_link_command,
+@click.command("doors")
+@with_appcontext
+def doors_command() -> None:
+    """Every route, the kind of key that opens it and what it may touch: the door table
+    of docs/security.md (issue 45; tests/web/test_doors.py holds the two the same)."""
+    from app.web import doors
+
+    click.echo(doors.table(current_app))
+
+
+COMMANDS = (db_upgrade_command, doors_command, create_game_command, rotate_link_command,
             show_game_command, abandon_game_command, check_games_command, status_command,
             stuck_games_command, failed_mails_command, dead_inbound_command,
             resend_mail_command, extend_deadline_command, change_address_command,

@@ -84,7 +84,6 @@ from app.services.games import (  # noqa: F401
     create_game,
     rotate_link,
     request_fresh_link,
-    mailed_seats,
     abandon_game,
 )
 from app.services.moves import (  # noqa: F401

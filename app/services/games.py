@@ -20,8 +20,7 @@ from app.access import tokens
 from app.services import options as game_options
 from app.services import plans
 from app.config import setting
-from app.access.masking import shown_address
-from app.db import read_session, write_session
+from app.db import write_session
 from app.db.unit import Row, Unit, unit_of_work
 from app.mail import addresses, invitations, trust
 from app.mail.compose import BRAND
@@ -393,14 +392,6 @@ def request_fresh_link(game_id: str, seat: int | None = None, email: str | None 
             if (seat is not None and row.index == seat) or (wanted and row.email.casefold() == wanted):
                 hooks.fresh_link_requested(session, game, row.index)
                 return
-
-
-def mailed_seats(game_id: str) -> dict[int, str]:
-    """The seats of a game whose links go to an address, with that address as a page
-    may show it to the game's creator (``v•••@example.org``: issue 45); read only."""
-    with read_session() as session:
-        return {row.index: shown_address(row.email) for row in store.load_seats(session, game_id)
-                if row.kind == "human" and (row.email or "").strip()}
 
 
 def abandon_game(game_id: str) -> None:

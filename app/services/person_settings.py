@@ -271,6 +271,14 @@ def link_minutes() -> int:
     return max(1, round(settings_keys.window().total_seconds() / 60))
 
 
+def mailed_seats(game_id: str) -> dict[int, str]:
+    """The seats of a game whose links go to an address, with that address as a page
+    may show it to the game's creator (``v•••@example.org``: issue 45); read only."""
+    with read_session() as session:
+        return {row.index: shown_address(row.email) for row in store.load_seats(session, game_id)
+                if row.kind == "human" and (row.email or "").strip()}
+
+
 def ask_status(game_id: str, seat: int) -> dict[str, Any]:
     """What a seat's settings door shows: where the link goes (masked), or that the seat
     has no address and so no settings across games (read only)."""

@@ -70,7 +70,7 @@ def of_endpoint(app: Any, endpoint: str) -> Door | None:
 
 def table(app: Any) -> str:
     """Every route of ``app`` as a row of ``docs/security.md``'s door table: method and
-    rule, the key kind, what it may touch (``python -m app.web.doors`` prints it)."""
+    rule, the key kind, what it may touch (``flask --app app doors`` prints it)."""
     rows = []
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, sorted(r.methods or ()))):
         found = of_endpoint(app, rule.endpoint)
@@ -80,9 +80,3 @@ def table(app: Any) -> str:
         rows.append(f"| `{methods} {rule.rule}` | {key} | {opens} |")
     return "\n".join(["| route | key | opens |", "|---|---|---|", *rows])
 
-
-if __name__ == "__main__":  # (run as __main__, this module's Door is not the marks' one)
-    from app import create_app
-    from app.web import doors
-
-    print(doors.table(create_app({"TESTING": True, "BENCH_ENDPOINTS": True})))

@@ -23,6 +23,7 @@ from flask import Blueprint, jsonify
 
 from app.runners import heartbeats
 from app.db import get_engine
+from app.web.doors import door
 
 bp = Blueprint("health", __name__)
 
@@ -36,12 +37,14 @@ def _uncached(response: Any) -> Any:
 
 
 @bp.get("/healthz")
+@door("none", "whether the process answers")
 def healthz() -> Any:
     """The process is alive (nothing else is asked)."""
     return _uncached(jsonify({"status": "ok"}))
 
 
 @bp.get("/readyz")
+@door("none", "ready or not, with a reason (no pid, host or version)")
 def readyz() -> Any:
     """Every check of ``heartbeats.readiness``: 200 and ready when all pass, else 503
     and the reason."""

@@ -3,11 +3,10 @@
 POST-redirect-GET: creating a game redirects to a page listing the seats: a seat with
 an address says its link was mailed there (and can mail it again), a seat without one
 shows its link for the creator to hand out (issue 45: a creator never holds the link of
-a seat that has an address). That page is not a standing key: its address carries a signed, timestamped "creator" token (its own salt,
-worth nothing as a seat link) that lives an hour, it opens only in the
-browser that created the game (a cookie holding a nonce whose hash is in the
-token), and it never shows a link that replaced (rotate-link) the one it was
-made with.
+a seat that has an address). That page is no standing key: its address carries a
+signed, timestamped "creator" token (its own salt, worth nothing as a seat link) that
+lives an hour, it opens only in the browser that created the game (a cookie holding a
+nonce whose hash is in the token), and it never shows a newer link (rotate-link).
 
 Nobody logs in to the lobby, so its guards need no account: the form carries
 a signed, timestamped token (``tokens.lobby_form_token``) checked on POST and
@@ -32,6 +31,7 @@ from flask import (Blueprint, current_app, flash, make_response, redirect, rende
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app.services import options as game_options
+from app.services import person_settings
 from app import services
 from app.access import tokens
 from app.engine import MAX_SEATS, MIN_SEATS
@@ -373,7 +373,7 @@ def links(token: str) -> Any:
     link = _creator_link(token)
     info = services.game_info(link.game_id)
     current = services.seat_tokens(link.game_id)
-    mailed = services.mailed_seats(link.game_id)
+    mailed = person_settings.mailed_seats(link.game_id)
     seats = []
     for s in info.seats:
         shown = (s.index < len(link.versions)
@@ -392,8 +392,7 @@ def links(token: str) -> Any:
 @bp.post("/created/<token>/mail/<int:seat>")
 @door("created page", "mailing a seat's current link again to that seat's own address")
 def mail_again(token: str, seat: int) -> Any:
-    """The creator's "mail it again": the seat's link goes to its address (at most once
-    every ``FRESH_LINK_MINUTES``), never to this page."""
+    """The seat's link goes to its address again (``FRESH_LINK_MINUTES``), never here."""
     link = _creator_link(token)
     services.request_fresh_link(link.game_id, seat=seat)
     flash("If that seat has an address, its link is on its way there again (at most one "

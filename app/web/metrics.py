@@ -41,6 +41,7 @@ from sqlmodel import col, func, select
 from app.config import setting
 from app.db import get_engine, read_session
 from app.runners import heartbeats
+from app.web.doors import door
 
 log = logging.getLogger(__name__)
 bp = Blueprint("metrics", __name__)
@@ -237,6 +238,7 @@ def _words(status: int, words: str) -> Response:
 
 
 @bp.get("/metrics")
+@door("metrics token", "the operator's figures (outside debug only with METRICS_TOKEN)")
 def metrics() -> Any:
     """The exposition text, for a scrape with the bearer token (``refusal`` says who)."""
     refused = refusal()
