@@ -87,3 +87,18 @@ def test_a_seat_link_opens_no_door_of_another_key(app, client, db, new_game):
             tried += 1
     assert tried >= 12, "the walk must reach the settings, games, undo and created doors"
     assert db.dump() == before
+
+
+def test_every_reply_command_is_in_the_reply_doors_table():
+    """A reply command is a door too: the one its reply address opens, on one seat. The
+    grammar's verbs are all listed in docs/security.md; a new one must be written there."""
+    from app.mail import commands
+
+    text = SECURITY.read_text(encoding="utf-8")
+    section = text.split("### The reply commands", 1)[1].split("### ", 1)[0]
+    listed = {word.lower() for word in re.findall(r"`([^`]+)`", section)}
+    verbs = set(commands.SHAPES) | {w for w in commands.VOTE_WORDS if " " not in w
+                                    or w.startswith("vote ")} | {"say ...", "help"}
+    verbs = {v for v in verbs if v not in ("vote y", "vote n")}
+    assert verbs - listed == set()
+    assert "back" in listed
