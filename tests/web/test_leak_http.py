@@ -333,6 +333,7 @@ def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_
                            source="system")
     votes.start(gid, 0, "substitute", subject=2, name="Gus", email="gus@example.com")
     votes.answer(gid, 1, None, True)
+    votes.answer(gid, 2, None, True)  # Cid lets it go (issue 45: else he has 12 hours)
     old = table.tokens[2]
     table.tokens[2] = services.seat_tokens(gid)[2]
     sender.send_mail_due(app, datetime.now(timezone.utc), backend=mailbox)
@@ -370,3 +371,58 @@ def test_a_seat_handed_over_mid_game_shows_neither_person_a_card_the_seat_never_
     assert all(table.tokens[2] in m.get_body(("plain",)).get_content()
                for m in mailbox.to("gus@example.com") if "/play/" in
                m.get_body(("plain",)).get_content())
+
+
+def test_the_settings_doors_and_their_mails_show_no_card_and_no_seat_link(app, client,
+                                                                         monkeypatch):
+    """Issue 45: the new keys' pages and mails — the seat's settings door, the settings
+    page its mailed link opens, the undo page, the settings link's mail and the "your
+    settings were changed" mail — carry no card of any game (not even the reader's own)
+    and no seat link of any game: a settings link opens settings, nothing more, and
+    whoever holds one of those mails holds no seat. Played after the first moves of the
+    quick scan's deal, so every seat knows cards that could leak."""
+    from datetime import datetime, timedelta, timezone
+
+    from app import services
+    from app.runners import sender
+    from tests.clock.conftest import Recorder
+    from tests.person_keys import mails, settings_link, undo_link
+
+    monkeypatch.setattr(services.secrets, "randbits", lambda bits: 8_675_309_1234)
+    table = sit_down(client, 2026)
+    play(table, 24)
+    assert [p for got in table.received for p in got.problems] == []
+    addresses = ["ann@example.com", "bob@example.com", "cid@example.com"]
+    pages: list[tuple[str, str]] = []
+    for seat, address in enumerate(addresses):
+        token = table.tokens[seat]
+        pages.append((f"{address}: settings door", client.get(
+            f"/play/{token}/settings").get_data(as_text=True)))
+        key = settings_link(client, token, address)
+        pages.append((f"{address}: settings page", client.get(key).get_data(as_text=True)))
+        saved = client.post(key, data={"time_zone": "Europe/Paris"}, follow_redirects=True)
+        pages.append((f"{address}: saved", saved.get_data(as_text=True)))
+        pages.append((f"{address}: undo page", client.get(undo_link(address))
+                      .get_data(as_text=True)))
+    mailbox = Recorder()
+    sender.send_mail_due(app, datetime.now(timezone.utc) + timedelta(hours=1),
+                         backend=mailbox)
+    settings_mails = [m for _, m in mailbox.sent if "your settings" in str(m["Subject"])]
+    assert len(settings_mails) == 2 * len(addresses)
+    assert len(mails("settings_link")) == len(mails("settings_changed")) == len(addresses)
+    problems = []
+    for mail in settings_mails:
+        problems += mail_problems([mail], set(), str(mail["To"]))
+        for part in ("plain", "html"):
+            body = mail.get_body((part,)).get_content()
+            if "/play/" in body or any(token in body for token in table.tokens):
+                problems.append(f"{mail['Subject']!r} to {mail['To']} carries a seat link")
+    for what, text in pages:
+        if CARD_ID.search(text):
+            problems.append(f"{what} shows a card")
+        if what.endswith(("settings page", "saved", "undo page")) and "/play/" in text:
+            problems.append(f"{what} links a seat")
+    assert problems == []
+    # the scan reads cards: the same deal's first moves named some in the game's own mail
+    assert any(mail_problems([m], set(), "x") for _, m in mailbox.sent
+               if "your settings" not in str(m["Subject"]))
