@@ -134,6 +134,24 @@ def pages(live: Any, cookies: list[dict[str, str]]) -> dict[str, str]:
             return make_link_token(session, "ann@example.com", secret)
 
     my_list = in_app(live, list_link)
+
+    def settings_and_undo() -> tuple[str, str]:  # (issue 45: the keys mailed to an address)
+        from app.clock import deadlines as dl
+        from app.db import write_session
+        from app.people import keys
+        from app.services import settings_changes
+        from sqlmodel import select
+
+        with write_session() as session:
+            key = keys.token_of(keys.issue(session, "dee@example.com", keys.ASKED_ON_SEAT,
+                                           dl.now()))
+        settings_changes.save("dee@example.com",
+                              settings_changes.check({"time_zone": "Europe/Paris"}), "settings")
+        with read_session() as session:
+            change = session.exec(select(keys.PersonChange)).first()
+            return key, keys.undo_token(change.id)
+
+    settings_key, undo = in_app(live, settings_and_undo)
     seat_unsubscribe = in_app(live, lambda: unsubscribe_token(start.game_id, 0, secret))
     all_unsubscribe = in_app(live, lambda: address_unsubscribe_token("bob@example.com", secret))
     guard = in_app(live, lambda: guard_token("cid@example.com", start.game_id, 2, secret))
@@ -156,9 +174,12 @@ def pages(live: Any, cookies: list[dict[str, str]]) -> dict[str, str]:
         "my-games": f"{base}/my-games",
         "my-games-list": f"{base}/my-games/{my_list}",
         "my-games-bad-link": f"{base}/my-games/not-a-real-link",
-        # a person's settings, from a seat and from the games page (issue 32)
+        # a person's settings: a seat's door that mails their link, the page a mailed
+        # link opens, the games page's door, an undo link (issues 32, 45)
         "person-settings": f"{base}/play/{start.tokens[0]}/settings",
+        "person-settings-key": f"{base}/settings/{settings_key}",
         "person-settings-games": f"{base}/my-games/{my_list}/settings",
+        "person-settings-undo": f"{base}/settings/undo/{undo}",
         "unsubscribe-seat": f"{base}/unsubscribe/{seat_unsubscribe}",
         "unsubscribe-all-games": f"{base}/unsubscribe/{all_unsubscribe}",
         "invitations": f"{base}/invitations/{guard}",
@@ -273,6 +294,7 @@ def seat_states(live: Any) -> dict[str, tuple[str, Callable[[Any], None] | None]
     in_app(live, lambda: votes.start(handed.game_id, 0, "substitute", subject=2, name="Gus",
                                      email="gus@example.com"))
     in_app(live, lambda: votes.answer(handed.game_id, 1, None, True))
+    in_app(live, lambda: votes.answer(handed.game_id, 2, None, True))  # his consent (R51)
     states["taken-over"] = (f"{base}/play/{in_app(live, lambda: services.seat_tokens(handed.game_id))[2]}",
                             None)
     over = make(3, bombed_at_the_end())

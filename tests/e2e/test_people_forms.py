@@ -122,19 +122,30 @@ def test_a_person_gives_a_day_answers_the_vote_and_resigns(live, browser):
 
 
 def test_quiet_hours_are_set_from_the_seat_page(live, browser):
-    """From the seat page to the person's settings page (issue 32: for all their games)
-    and back: the seat's clock says the new zone and hours."""
+    """From the seat page's first screen to the person's settings (issue 32: for all
+    their games; issue 45: their link is mailed to the address, then opened from the
+    mail) and back: the seat's clock says the new zone and hours."""
+    from tests.person_keys import SETTINGS_LINK, mails
+
     table = running_table(live)
-    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    page.goto(f"{live.base}/play/{table.tokens[0]}")      # (wide: the side panel is open)
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(f"{live.base}/play/{table.tokens[0]}")
+    line = page.get_by_role("link", name="Your settings: times, quiet hours, mail")
+    assert line.bounding_box()["y"] < 844, "in the first phone screen"
     with page.expect_navigation():
-        page.get_by_role("link", name="your settings for all your games").click()
+        line.click()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Send me the link to my settings").click()
+    assert "is on its way to" in page.content()
+    sent = in_app(live, lambda: mails("settings_link"))
+    page.goto(live.base + SETTINGS_LINK.search(sent[-1].text).group(1))   # from her mail
     page.select_option("select[name=time_zone]", "Europe/Berlin")
     page.fill("input[name=quiet_start]", "22:00")
     page.fill("input[name=quiet_end]", "08:00")
     with page.expect_navigation():
         page.get_by_role("button", name="Save zone and quiet hours").click()
     assert "quiet hours 22:00–08:00" in page.content()
-    with page.expect_navigation():
-        page.get_by_role("link", name="Back to your seat").click()
+    assert "We mailed you what changed" in page.content()
+    page.set_viewport_size({"width": 1280, "height": 900})  # (wide: the side panel is open)
+    page.goto(f"{live.base}/play/{table.tokens[0]}")
     assert "quiet 22:00–08:00 (Europe/Berlin)" in page.locator("#mail-and-clock").inner_text()

@@ -136,7 +136,8 @@ def test_the_lobby_the_links_page_and_a_bad_link(live, browser):
     texts = look(browser, f"{live.base}/created/{links}", "links",
                  cookies=[{"name": f"created_{created.game_id}", "value": "e2e-creator",
                            "url": f"{live.base}/created/"}])
-    assert "Seat links" in texts["phone"]  # the page itself, not a 403
+    assert "The seats" in texts["phone"]  # the page itself, not a 403
+    assert "/play/" not in texts["phone"], "every seat has an address: no link shown"
     look(browser, f"{live.base}/play/not-a-real-token", "bad-link")
     look(browser, f"{live.base}/games/{created.game_id}", "public-start")
 

@@ -145,7 +145,8 @@ def test_vic_changes_his_settings_by_his_mailed_link_and_is_told_at_once_with_an
         app, client, tick, mailbox):
     own = vics_own_game()
     vic = own.tokens[0]
-    with dl.at(T0):
+    late = T0 + hours(13)                     # 22:00 UTC: 23:00 in Berlin
+    with dl.at(late):
         key = settings_link(client, vic, VIC)
         form = client.get(key).get_data(as_text=True)
         assert VIC in form and 'name="quiet_start"' in form
@@ -154,8 +155,8 @@ def test_vic_changes_his_settings_by_his_mailed_link_and_is_told_at_once_with_an
     assert saved.status_code == 303
     assert person(VIC)["zone"] == "Europe/Berlin" and person(VIC)["quiet"] == (1320, 480)
 
-    # the mail leaves at once, though T0 + 23 h is inside his new quiet hours
-    tick(T0 + hours(23))
+    # the mail leaves at once, though it is 23:00 in his zone: inside his new quiet hours
+    tick(late)
     told = [m for _, m in mailbox.sent if VIC in str(m["To"])
             and "your settings were changed" in str(m["Subject"])]
     assert len(told) == 1
@@ -168,7 +169,7 @@ def test_vic_changes_his_settings_by_his_mailed_link_and_is_told_at_once_with_an
     asked = client.get(undo)
     assert asked.status_code == 200 and "Undo it" in asked.get_data(as_text=True)
     assert person(VIC)["zone"] == "Europe/Berlin", "a GET changes nothing"
-    with dl.at(T0 + hours(23)):
+    with dl.at(late + hours(1)):
         done = client.post(undo)
     assert done.status_code == 200
     assert person(VIC)["zone"] is None and person(VIC)["quiet"] == (None, None)
@@ -297,3 +298,22 @@ def test_the_person_wide_change_is_told_to_the_person_whatever_their_mail_settin
     with read_session() as session:
         kept = session.exec(select(keys.PersonChange)).one()
         assert kept.after == {"mode": "none"} and kept.before == {"mode": "per_game"}
+
+
+def test_every_game_mail_ends_with_the_door_to_the_settings(app, tick, mailbox):
+    """Item 2: the settings are findable from any mail: its footer's line leads to the
+    seat's settings door (which mails the link), never to the settings themselves."""
+    own = vics_own_game()
+    tick(T0 + hours(1))
+    to_vic = [m for _, m in mailbox.sent if VIC in str(m["To"])]
+    assert {"invitation", "turn"} <= {kind for kind in [row.kind for row in mails(
+        "invitation", VIC) + mails("turn", VIC)]}
+    door = f"/play/{own.tokens[0]}/settings"
+    for mail in to_vic:
+        text = mail.get_body(("plain",)).get_content()
+        html = mail.get_body(("html",)).get_content()
+        assert f"Your settings: times, quiet hours, mail: http://silver-eye.test{door}" \
+            in text, str(mail["Subject"])
+        assert re.search(rf'href="http://silver-eye.test{re.escape(door)}"[^>]*>Your settings: '
+                         r"times, quiet hours, mail</a>", html), str(mail["Subject"])
+        assert "/settings/" not in text.replace(door, ""), "no settings key in a game mail"
