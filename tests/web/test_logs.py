@@ -69,8 +69,11 @@ def test_the_links_the_app_makes_elsewhere_are_masked_too(app):
     with app.test_request_context():
         creator = lobby.creator_token("Ab3dEf9hIj", [1, 1])
     invite = invitations.guard_token("ann@example.com", "Ab3dEf9hIj", 1, KEY)
-    for token in (magic, creator, invite):
-        for text in (token, f"/my-games/{token}", f"see /created/{token}?x"):
+    from app.people import keys  # (issue 45: a settings link and an undo link)
+    settings, undo = keys.token_of("Zq9x" * 5 + "ab"), keys.undo_token("Yq9x" * 5 + "cd")
+    for token in (magic, creator, invite, settings, undo):
+        for text in (token, f"/my-games/{token}", f"see /created/{token}?x",
+                     f"GET /settings/{token} 200", f"POST /settings/undo/{token} 200"):
             assert token not in masking.mask(text), text
 
 
