@@ -81,11 +81,13 @@ def failing_since(session: Session, now: datetime) -> datetime | None:
     ``n`` times whose next try is at ``t`` first failed at ``t - (backoff(1) + ... +
     backoff(n))``, or later if a try came late (a sender that tries late makes this
     later, never earlier: the outage is never said to be longer than it is). A row a cap
-    or quiet hours hold is not failing. One statement, a row per count of attempts (at
-    most ``MAX_ATTEMPTS``), over the pending rows only."""
+    or quiet hours hold is not failing, nor one whose last try did not fail (a notice's
+    mail standing in: ``notices``). One statement, a row per count of attempts (at most
+    ``MAX_ATTEMPTS``), over the pending rows only."""
     now = as_utc(now)
     found = session.exec(select(Outbox.attempts, func.min(col(Outbox.next_attempt_at))).where(
         col(Outbox.status) == PENDING, col(Outbox.attempts) > 0,
+        col(Outbox.last_error).is_not(None),
         col(Outbox.held_until).is_(None) | (col(Outbox.held_until) <= now))
         .group_by(col(Outbox.attempts))).all()
     return min((as_utc(due) - tried_for(int(attempts)) for attempts, due in found
