@@ -1,4 +1,5 @@
-"""One check for an email address, used by the lobby, the API, the CLI and the mailer.
+"""One check for an email address, used by the lobby, the API, the CLI and the mailer,
+and one answer to "is this the same person's address" (``same_person``).
 
 ``normalise`` returns the address as it will be stored and mailed, or raises
 ``BadAddress`` with a sentence a player understands. It is built on
@@ -63,3 +64,21 @@ def checked_or_none(value: Any) -> str | None:
 def needs_smtputf8(address: str) -> bool:
     """Whether sending to ``address`` needs a server offering SMTPUTF8 (non-ASCII local part)."""
     return not address.isascii()
+
+
+def person_key(address: str) -> str:
+    """What makes two addresses one person's (issue 45 item 4: one person, one seat): the
+    address without its sub-address tag (``ann+2@example.org`` is ``ann@example.org``'s
+    mailbox, by RFC 5233's convention that every large provider follows) and without
+    regard to case (``ANN@Example.org`` reaches the same inbox). The one place this
+    comparison is made: the lobby's seats (``services.games``) and a substitute
+    (``services.votes``) ask it. Other providers' quirks (Gmail's ignored dots) are not
+    guessed at: a person with two real mailboxes has two."""
+    local, _, domain = str(address).strip().rpartition("@")
+    base = local.split("+", 1)[0] or local
+    return f"{base}@{domain}".casefold()
+
+
+def same_person(first: str, second: str) -> bool:
+    """Whether ``first`` and ``second`` are one person's address (``person_key``)."""
+    return person_key(first) == person_key(second)

@@ -27,6 +27,7 @@ from app.access.unsubscribe import left_token
 from app.clock import deadlines as dl
 from app.mail import compose
 from app.mail.notify import Context, mode_of, wants
+from app.mail.models import Outbox
 from app.mail.unsent import queue
 from app.people.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
 
@@ -201,8 +202,25 @@ def _proposer(vote: Any, names: list[str]) -> str:
     return names[vote.seat] if 0 <= vote.seat < len(names) else "A player"
 
 
-def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -> None:
-    """Ask ``seat`` for its answer to ``vote``, once, while it is open and unanswered."""
+def vote_key(vote_id: int, seat: int) -> str:
+    """The idempotency key of the mail asking ``seat`` to answer a vote (``vote_mail``)."""
+    return f"vote:{vote_id}:{seat}"
+
+
+def vote_mail(session: Session, vote_id: int, seat: int) -> Outbox | None:
+    """The mail that asked ``seat`` to answer the vote, if one was queued: whether and
+    when it left (``status``, ``sent_at``; ``next_attempt_at`` while it waits). R51: a
+    seat only away is not handed over before it has had time to say no from then
+    (``services.votes``). One probe of the outbox's unique idempotency index."""
+    return session.exec(select(Outbox).where(
+        Outbox.idempotency == vote_key(vote_id, seat))).first()
+
+
+def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime, *,
+                notice_hours: float | None = None) -> None:
+    """Ask ``seat`` for its answer to ``vote``, once, while it is open and unanswered.
+    ``notice_hours``: a substitute vote about a seat only away, which is not handed over
+    sooner than this many running hours after this mail to its person left (R51)."""
     if not _mails(unit, ctx, seat) or vote.id is None:
         return
     zone = ctx.zone(seat)
@@ -221,13 +239,20 @@ def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -
                  "working.",
                  "To keep your seat, press “I'm back” or “Veto” on your seat page (or make a "
                  "move): the vote then fails and nothing changes.",
-                 f"Otherwise it passes at {until} unless someone vetoes it; before that only if "
-                 "the others agree (while you are only away: at least two of them)."]
+                 (f"Whatever the others answer, your seat is not handed over sooner than "
+                  f"{_hours(notice_hours)} after this mail was sent to you (counted on the "
+                  f"game's running days). After that it passes once the others agree, or "
+                  f"at {until} (not before those hours) unless someone vetoes it."
+                  if notice_hours else
+                  f"Otherwise it passes when the others agree, or at {until} unless someone "
+                  "vetoes it.")]
     elif vote.kind == SUBSTITUTE:
         lines = [f"{asks} in “{title}”: {vote.name} would get the seat's cards, what it has "
                  "seen and its score, and a link of their own; the seat's old links stop "
                  "working. Its player is told too: their return or veto keeps it theirs.",
-                 f"It passes when everyone agrees, or at {until} unless someone vetoes it."]
+                 f"It passes when everyone agrees, or at {until} unless someone vetoes it"
+                 + (f"; either way not sooner than {_hours(notice_hours)} after its player "
+                    "was mailed about it, since they are only away." if notice_hours else ".")]
     else:
         lines = [f"{asks} of “{title}”: the same players and options, a new deal, and the "
                  "next player starts.",
@@ -237,8 +262,13 @@ def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -
     answer_to = reply_address(ctx.id, seat, ctx.seats[seat].token_version, vote.step)
     mail = _mail(ctx, seat, asks, lines,
                  button="Answer on your seat page", reply_hint=hint, reply_to=answer_to)
-    _queue(unit, ctx, seat, VOTE, f"vote:{vote.id}:{seat}", now, mail,
+    _queue(unit, ctx, seat, VOTE, vote_key(vote.id, seat), now, mail,
            announces={"what": VOTE, "vote": vote.id, "seat": seat})
+
+
+def _hours(hours: float | None) -> str:
+    count = float(hours or 0)
+    return f"{count:g} hour{'' if count == 1 else 's'}"
 
 
 def vote_closed(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -> None:

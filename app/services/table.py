@@ -120,7 +120,24 @@ class _Seen:
 
     @property
     def open_vote(self) -> Vote | None:
-        return next((v for v in self.rows.votes if v.status == "open"), None)
+        """The game's open vote, unless it is a substitute vote whose subject came back
+        (``ended_by_return``)."""
+        return next((v for v in self.rows.votes if v.status == "open"
+                     and self.ended_by_return(v) is None), None)
+
+    def ended_by_return(self, vote: Vote) -> str | None:
+        """R51, issue 45 item 2: an open substitute vote whose subject is playing again
+        ("I'm back", a move of their own) has ended, though the clock closes it (in
+        words, with its mails: ``votes.expire``) only at its next tick: from the return
+        on, every page shows it ended, with no button to answer. The words it will
+        close with; None for any other vote. (A subject that came back and said away
+        again before that tick is found by the vote's next answer or the clock.)"""
+        subject = vote.subject_seat
+        if vote.status != "open" or vote.kind != "substitute" or subject is None \
+                or not 0 <= subject < len(self.info.seats) \
+                or subject in self.resigned or subject in self.away:
+            return None
+        return votes.came_back_words(self.info.names[subject])
 
     def when(self, moment: datetime | None) -> str | None:
         return _local(moment, self.zone) if moment is not None else None
@@ -151,12 +168,15 @@ def box(rows: Rows, info: Any, seat: int | None, state: Any, zone: str = "UTC",
         "may_resign": bool(seen.playing and seen.status.get("phase") != "over"),
         "resigned": seat in seen.resigned if seat is not None else False,
         "vote": _open_box(seen, vote) if vote is not None else None,
-        "votes": [_past(seen, v) for v in rows.votes if v.status != "open"],
+        "votes": [_past(seen, v) for v in rows.votes
+                  if v.status != "open" or seen.ended_by_return(v) is not None],
         "may_abort": bool(seen.playing and vote is None),
         "substitutes": ([s for s in humans if (s in seen.resigned or s in seen.away)]
                         if running and vote is None and seat is not None
                         and (seen.playing or seat in seen.resigned or seat in seen.away)
                         else []),
+        # R51: a seat only away is not handed over sooner than this after its player's mail
+        "notice_hours": _notice_hours(),
         "rematch": rematch,
         "series": series.public() if series is not None else None,
         "ended": info.end_reason,
@@ -199,8 +219,9 @@ def _open_box(seen: _Seen, vote: Vote) -> dict[str, Any]:
     """The open vote: what it asks, until when, who answered, what the viewer may do."""
     seat = seen.seat
     answers = {b.seat: b.yes for b in seen.rows.ballots if b.vote_id == vote.id}
-    asked = votes.asked(vote.kind, list(seen.info.seats), seen.state, seen.away,
-                        vote.subject_seat).seats
+    who = votes.asked(vote.kind, list(seen.info.seats), seen.state, seen.away,
+                      vote.subject_seat)
+    asked = who.seats
     return {"id": vote.id, "kind": vote.kind, "by": vote.seat,
             "words": people_mail.vote_words(vote, then(seen.info.names, vote.step)),
             "expires": iso_in(vote.expires_at, seen.zone),
@@ -210,13 +231,21 @@ def _open_box(seen: _Seen, vote: Vote) -> dict[str, Any]:
             "waiting_for": [seen.info.names[s] for s in asked if s not in answers],
             "mine": answers.get(seat) if seat is not None else None,
             "may_answer": seat in asked and seat not in answers,
-            "may_withdraw": seat == vote.seat}
+            "may_withdraw": seat == vote.seat,
+            # R51: its subject is only away: not handed over sooner than this many
+            # running hours after the vote's mail to its player left (None: no wait)
+            "notice_hours": _notice_hours() if who.only_away else None}
+
+
+def _notice_hours() -> float:
+    return votes.notice_time() / timedelta(hours=1)
 
 
 def _past(seen: _Seen, vote: Vote) -> dict[str, Any]:
-    return {"id": vote.id, "kind": vote.kind, "status": vote.status,
+    ended = seen.ended_by_return(vote)  # (still open in the store until the clock's tick)
+    return {"id": vote.id, "kind": vote.kind, "status": "failed" if ended else vote.status,
             "words": people_mail.vote_words(vote, then(seen.info.names, vote.step)),
-            "outcome": vote.outcome,
+            "outcome": ended or vote.outcome,
             "closed_words": seen.when(dl.as_utc(vote.closed_at)) if vote.closed_at else None,
             "new_game_id": vote.new_game_id}
 

@@ -3,7 +3,7 @@ hand a seat to a substitute, play a rematch.
 
 Long because: the three kinds share one lifecycle (start, answer, withdraw, expire, all
 under the vote lock) and a substitute's guards (R51: who is asked, its subject's return,
-the running day) must sit beside the close they guard, or a path could skip them.
+its time to say no) must sit beside the close they guard, or a path could skip them.
 
 A vote is started by one seat, answered once by each seat it asks (on the page, by
 JSON, or by replying to its mail), and closed once: by the answer that decides it,
@@ -22,13 +22,19 @@ Who is asked (``Asked``):
   handed over itself (its person is told when the vote opens and may veto; its yes is
   its consent). One veto fails it; so does its person's return ("I'm back", a move of
   their own, a reply by mail: ``returned``), checked again at every answer and at the
-  expiry, never trusted from when the vote opened. The others' yes passes it at once,
-  except that a seat only away (not resigned) is not handed over on fewer than two
-  other people's yes (or its own) before it has been away one full running day since
-  the vote opened; ``SUBSTITUTE_HOURS`` of running time without a veto passes it.
-  Passed: the new person takes the seat over (``people.hand_over``: R49, in the same
-  transaction). A player at the table is not trusted with another seat
-  (``docs/security.md``).
+  expiry, never trusted from when the vote opened. The others' yes passes a resigned
+  seat's vote at once. A seat only away (not resigned) is given time to say no (issue
+  45 item 4, ``Heard``): whatever the count of yes, it is not handed over before
+  ``SUBSTITUTE_NOTICE_HOURS`` running hours after the vote's mail to its person left
+  (held by quiet hours or a cap, the hours start when it leaves; a person who gets no
+  mail, or whose mail could not leave, learns of it on their page, and the hours count
+  from the vote's opening); then the next answer, or the expiry, may pass it. Its own
+  yes is its consent and needs no wait. ``SUBSTITUTE_HOURS`` of running time without
+  a veto passes it (later, if its person's hours are not over then: the expiry row is
+  put back to when they are). Passed: the new person takes the seat over
+  (``people.hand_over``: R49, in the same transaction). A player at the table is not
+  trusted with another seat (``docs/security.md``), nor with a second one under another
+  spelling of an address it holds (``addresses.same_person``).
 - **rematch**: every person of the game (a rematch has the same seats; bots always
   accept). All must accept within ``REMATCH_DAYS``; one decline calls it off.
   Passed: the new game starts in the same transaction (``games.create_in``).
@@ -56,11 +62,14 @@ from sqlmodel import Session, col, select
 
 from app import engine
 from app.clock import deadlines as dl
+from app.config import setting
 from app.db.unit import Unit, unit_of_work
+from app.engine.words import and_list
 from app.gamelog import store
 from app.mail import addresses, invitations, notify, trust
 from app.mail import seat_prefs
 from app.mail import people as people_mail
+from app.mail.models import PENDING
 from app.people.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
                                VOTE_KINDS, WITHDRAWN, Ballot, Vote)
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
@@ -78,10 +87,22 @@ LIFETIME = {ABORT: timedelta(hours=ABORT_HOURS), SUBSTITUTE: timedelta(hours=SUB
 STARTS_PER_DAY = 3
 #: The longest name a substitute may have (as a seat's: ``games.MAX_NAME_LENGTH``).
 NAME_LIMIT = 60
-#: R51: a seat only away is not handed over before it has been away this long (running
-#: time since the vote opened) on fewer than ``FEWEST_YES`` other people's yes.
-AWAY_AT_LEAST = timedelta(days=1)
-FEWEST_YES = 2
+
+
+def notice_time() -> timedelta:
+    """R51, issue 45 item 4: the running time a seat only away is given to say no, from
+    when the vote's mail to its person left (``SUBSTITUTE_NOTICE_HOURS``)."""
+    return timedelta(hours=float(setting("SUBSTITUTE_NOTICE_HOURS")))
+
+
+@dataclass(frozen=True)
+class Heard:
+    """Whether a substitute's subject has had its time to say no (issue 45 item 4):
+    ``enough``, and ``not_before``, the earliest moment it will have (when its mail has
+    not left yet: no sooner than its time to leave plus the notice time)."""
+
+    enough: bool
+    not_before: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -102,25 +123,41 @@ class Asked:
         return tuple(seat for seat in self.seats if seat != self.subject)
 
     def decide(self, vote: Vote, ballots: dict[int, bool], names: list[str],
-               expired: bool = False, away_a_day: bool = False) -> tuple[str, str] | None:
+               expired: bool = False, heard: bool = True) -> tuple[str, str] | None:
         """``(status, outcome in words)`` once the vote is decided, else None.
-        ``away_a_day``: the subject has been away a full running day since it opened."""
+        ``heard``: a substitute's subject has had its time to say no (``Heard``); until
+        it has, neither the others' yes nor the expiry passes the vote."""
         said_no = [seat for seat in self.seats if ballots.get(seat) is False]
         if said_no:
             who = names[said_no[0]]
             verb = {ABORT: "said no", SUBSTITUTE: "vetoed it", REMATCH: "declined"}[vote.kind]
             return FAILED, f"{who} {verb}."
         agreed = all(ballots.get(seat) is True for seat in self.voters)
-        if agreed and (not self.only_away or len(self.voters) >= FEWEST_YES
-                       or (self.subject is not None and ballots.get(self.subject) is True)):
+        if vote.kind == SUBSTITUTE:
+            if heard and (agreed or expired):
+                return PASSED, self.passed_words(ballots, names, agreed)
+            return None
+        if agreed:
             return PASSED, ("Everyone accepted." if vote.kind == REMATCH
                             else "Everyone agreed.")
-        if expired or (agreed and away_a_day):  # R51: a seat only away waits a running day
-            if vote.kind == SUBSTITUTE:
-                return PASSED, "Nobody vetoed it within a day."
+        if expired:
             return EXPIRED, ("Not everyone accepted in time." if vote.kind == REMATCH
                              else "Not everyone agreed in time.")
         return None
+
+    def passed_words(self, ballots: dict[int, bool], names: list[str], agreed: bool) -> str:
+        """A passed substitute's outcome, saying who agreed and who did not answer
+        (issue 45 item 2: never "Everyone agreed." when the seat's player never
+        answered): "Ann and Bob agreed; Cid did not answer."."""
+        said_yes = [names[seat] for seat in self.voters if ballots.get(seat) is True]
+        silent = [names[seat] for seat in self.seats if seat not in ballots]
+        parts = [f"{and_list(said_yes)} agreed"] if said_yes else []
+        if self.subject is not None and ballots.get(self.subject) is True:
+            parts.append(f"{names[self.subject]} let the seat go")
+        if silent:
+            parts.append(f"{and_list(silent)} did not answer")
+        words = "; ".join(parts) or "nobody answered"
+        return f"{words}." if agreed else f"Nobody vetoed it in time: {words}."
 
 
 def asked(kind: str, seats: list[Any], state: Any, away: set[int],
@@ -171,6 +208,7 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
     with unit_of_work() as unit:
         session = unit.session
         game, seats, state, away = _locked(unit, game_id)
+        _end_if_returned(unit, game, seats, state, away, seat, now)
         _may_start(session, game, seats, state, away, seat, kind, subject, now)
         if kind == SUBSTITUTE:
             name, email = _substitute(session, game, seats, subject, name, email, now)
@@ -192,9 +230,11 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
         who = asked(kind, seats, state, away, subject)
         if not _settle(unit, game, seats, state, vote, who, now, closer=seat):
             ctx = notify.Context.load(session, game)
+            hours = notice_time() / timedelta(hours=1) if who.only_away else None
             for each in who.seats:
                 if each != seat:
-                    people_mail.vote_opened(ctx.unit, ctx, each, vote, now)
+                    people_mail.vote_opened(ctx.unit, ctx, each, vote, now,
+                                            notice_hours=hours)
         session.flush()
         return _detached(session, vote)
 
@@ -277,12 +317,19 @@ def expire(vote_id: int, now: datetime) -> str:
             _close(unit, game, seats, vote, who, FAILED, gone, now, closer=None)
             return FAILED
         early = now < dl.as_utc(vote.expires_at)
-        decided = who.decide(vote, ballots_of(session, vote.id), names, expired=not early,
-                             away_a_day=_away_a_day(session, game, vote, now))
-        if decided is None:  # (fired early, and nothing decides it yet)
+        ballots = ballots_of(session, vote.id)
+        heard = _heard(session, game, vote, who, ballots, now)
+        decided = who.decide(vote, ballots, names, expired=not early, heard=heard.enough)
+        if decided is None:  # fired early, or its subject's time to say no is not over
+            again = dl.as_utc(vote.expires_at) if early else heard.not_before
+            if again is None or again <= now:  # (not expected: look again in an hour)
+                again = now + timedelta(hours=1)
+            if again > dl.as_utc(vote.expires_at):  # the pages say until when it is open
+                session.exec(update(Vote).where(col(Vote.id) == vote.id)
+                             .values(expires_at=again))
             session.exec(update(dl.Deadline).where(
                 col(dl.Deadline.kind) == dl.VOTE, col(dl.Deadline.ref_id) == vote.id,
-                col(dl.Deadline.done_at).is_(None)).values(due_at=vote.expires_at))
+                col(dl.Deadline.done_at).is_(None)).values(due_at=again))
             return "not yet"
         _close(unit, game, seats, vote, who, *decided, now, closer=None)
         return decided[0]
@@ -299,20 +346,25 @@ def returned(session: Session, game: Any, vote: Vote, state: Any, away: set[int]
         return None
     subject = vote.subject_seat
     who = names[subject] if 0 <= subject < len(names) else "The seat's player"
-    stays = f"so the seat stays {who}'s."
     if game.status != "running":
-        return f"The game is {game.status}, {stays}"
+        return f"The game is {game.status}, so the seat stays {who}'s."
     if subject in set(engine.status(state).get("resigned") or ()):
         return None  # resigned (R48): only a veto keeps the seat
     if subject not in away:
-        return f"{who} came back, {stays}"
+        return came_back_words(who)
     own = session.exec(select(store.Action).where(
         store.Action.game_id == game.id, store.Action.seat == subject,
         col(store.Action.seq) > vote.step,
         col(store.Action.source).in_(("player", "mail")))).all()
     if any(row.action.get("type") not in ("away", "resign") for row in own):
-        return f"{who} came back, {stays}"
+        return came_back_words(who)
     return None
+
+
+def came_back_words(who: str) -> str:
+    """Why a substitute vote failed when its subject came back: its outcome, and what the
+    pages show of it from the return on (``table.box``), before the clock closes it."""
+    return f"{who} came back, so the seat stays {who}'s."
 
 
 # -- inside the vote's transaction --------------------------------------------------------
@@ -391,9 +443,15 @@ def _substitute(session: Session, game: Any, seats: list[store.Seat], subject: i
         address = addresses.normalise(str(email or ""))
     except addresses.BadAddress as exc:
         raise BadRequest(f"The substitute's address does not look right: {exc}") from None
-    if any(s.email and s.email.casefold() == address.casefold() for s in seats):
-        raise BadRequest(f"{address} already holds a seat of this game: one address holds "
-                         "one seat.")
+    for held in seats:
+        if not held.email or not addresses.same_person(held.email, address):
+            continue
+        if held.email.casefold() == address.casefold():
+            raise BadRequest(f"{address} already holds a seat of this game: one address holds "
+                             "one seat.")
+        raise BadRequest(f"{address} is the address of someone who already holds a seat of "
+                         "this game, written another way (a +tag or capitals reach the same "
+                         "inbox): one person holds one seat.")
     if invitations.refused_at(session, address) is not None:
         raise BadRequest(f"{address} asked for no more invitations, so it cannot be handed "
                          "a seat.")
@@ -408,8 +466,9 @@ def _settle(unit: Unit, game: Any, seats: list[store.Seat], state: Any, vote: Vo
             who: Asked, now: datetime, closer: int | None) -> bool:
     """Close the vote if its answers decide it; returns whether it closed."""
     assert vote.id is not None
-    decided = who.decide(vote, ballots_of(unit.session, vote.id), [s.name for s in seats],
-                         away_a_day=_away_a_day(unit.session, game, vote, now))
+    ballots = ballots_of(unit.session, vote.id)
+    decided = who.decide(vote, ballots, [s.name for s in seats],
+                         heard=_heard(unit.session, game, vote, who, ballots, now).enough)
     if decided is None:
         return False
     _close(unit, game, seats, vote, who, *decided, now, closer=closer)
@@ -466,13 +525,47 @@ def _calendar(session: Session, game: Any, seat: int) -> Any:
     return seat_prefs.calendar_of(session, game.id, seat, settings)
 
 
-def _away_a_day(session: Session, game: Any, vote: Vote, now: datetime) -> bool:
-    """R51: whether a substitute's subject has been away a full running day since the
-    vote opened (any return in between fails the vote: ``returned``)."""
-    if vote.kind != SUBSTITUTE or vote.subject_seat is None:
-        return False
-    calendar = _calendar(session, game, vote.subject_seat)
-    return bool(calendar.used(dl.as_utc(vote.started_at), now) >= AWAY_AT_LEAST)
+def _heard(session: Session, game: Any, vote: Vote, who: Asked, ballots: dict[int, bool],
+           now: datetime) -> Heard:
+    """R51, issue 45 item 4: whether a substitute's subject has had its time to say no:
+    ``notice_time()`` of running time (the game's running days, the subject's calendar)
+    since the vote's mail to it left (``Outbox.sent_at``). A mail still waiting (the
+    grace period, quiet hours, a cap) has not told it anything yet. A subject that gets
+    no mail (it asked for none, or has no address), or whose mail will not leave (a
+    stop, a refusal), is told by its page only: its hours count from the vote's opening,
+    which is what it would have had with mail sent at once. A resigned subject (R48) and
+    one that said yes itself need no wait. Any return meanwhile fails the vote
+    (``returned``)."""
+    subject = who.subject
+    if vote.kind != SUBSTITUTE or subject is None or not who.only_away \
+            or ballots.get(subject) is True:
+        return Heard(True)
+    assert vote.id is not None
+    wait = notice_time()
+    if wait <= timedelta(0):  # (an operator who set SUBSTITUTE_NOTICE_HOURS to 0)
+        return Heard(True)
+    calendar = _calendar(session, game, subject)
+    mail = people_mail.vote_mail(session, vote.id, subject)
+    if mail is not None and mail.sent_at is None and mail.status == PENDING:
+        leaves = max(dl.as_utc(mail.next_attempt_at), now)
+        return Heard(False, calendar.due(leaves, wait))
+    since = dl.as_utc(mail.sent_at if mail is not None and mail.sent_at is not None
+                      else vote.started_at)
+    return Heard(calendar.used(since, now) >= wait, calendar.due(since, wait))
+
+
+def _end_if_returned(unit: Unit, game: Any, seats: list[store.Seat], state: Any,
+                     away: set[int], starter: int, now: datetime) -> None:
+    """Before a new vote: an open substitute vote whose subject came back ends now, in
+    words (the clock would end it at its next tick: ``returned``), so that the pages,
+    which already show it ended (``table.box``), and a new vote agree."""
+    vote = open_vote(unit.session, game.id)
+    if vote is None:
+        return
+    gone = returned(unit.session, game, vote, state, away, [s.name for s in seats])
+    if gone is not None:
+        _close(unit, game, seats, vote, asked(vote.kind, seats, state, away, vote.subject_seat),
+               FAILED, gone, now, closer=starter)
 
 
 def _not_asked(vote: Vote, seat: int, seats: list[store.Seat]) -> str:

@@ -1,10 +1,12 @@
 """A substitute takes over a dropped seat (issue 21 item 5, R49).
 
 Any seat proposes a new person for a seat that is away or resigned; the others confirm
-(or it passes after a running day without a veto). The seat's own player is told and
-may veto (R51: tests/people/test_votes_nobody_can_abuse.py). The newcomer gets an invitation with a fresh
-link; the seat's old link, reply addresses and unsubscribe links die; the seat keeps
-its cards, its knowledge and its score; the log and the replay say who took it over.
+(or it passes after a running day without a veto; a seat only away, not before its
+player has had twelve running hours to say no since their mail left). The seat's own
+player is told and may veto (R51: tests/people/test_votes_nobody_can_abuse.py). The
+newcomer gets an invitation with a fresh link; the seat's old link, reply addresses and
+unsubscribe links die; the seat keeps its cards, its knowledge and its score; the log
+and the replay say who took it over.
 """
 from __future__ import annotations
 
@@ -61,11 +63,15 @@ def test_R49_a_substitute_takes_over_an_away_seat(app, client, new_game, tick, m
     assert leads(mailbox, CID) == ["Ann proposes Gus to take over your seat"], \
         "R51: the seat's own player is told when the vote opens"
     mailbox.clear()
-    assert client.post(f"/api/play/{tokens[1]}/votes/1", json={"yes": True}).status_code == 200
+    # issue 45 item 4: Cid is only away, so Bob's yes passes it only once Cid has had
+    # twelve running hours since his mail left (at T0 + 2h)
+    with dl.at(T0 + hours(14)):
+        assert client.post(f"/api/play/{tokens[1]}/votes/1",
+                           json={"yes": True}).status_code == 200
     with read_session() as session:
         vote = session.exec(select(Vote)).one()
         session.expunge(vote)
-    assert (vote.status, vote.outcome) == ("passed", "Everyone agreed.")
+    assert (vote.status, vote.outcome) == ("passed", "Ann and Bob agreed; Cid did not answer.")
     # the seat is Gus's now, with its cards, knowledge and score
     snap = services.snapshot(gid)
     assert snap.game.names[2] == "Gus"
@@ -81,11 +87,11 @@ def test_R49_a_substitute_takes_over_an_away_seat(app, client, new_game, tick, m
     assert client.get(f"/play/{tokens[2]}").status_code == 403
     old_unsub = unsubscribe_token(gid, 2, app.config["SECRET_KEY"], version=1)
     assert client.get(f"/unsubscribe/{old_unsub}").status_code == 403
-    status, outcome = reply(app, old_reply, CID, "D", now=T0 + hours(3))
+    status, outcome = reply(app, old_reply, CID, "D", now=T0 + hours(15))
     assert outcome == "retired reply address: answered to the seat's earlier holder", \
         "issue 32: Cid's reply is answered to Cid (tests/people/test_hand_over_for_both.py)"
     # the mails: Gus his link, the others the news, the old address the one goodbye
-    tick(T0 + hours(3))
+    tick(T0 + hours(15))
     welcome = mailbox.to(GUS)
     assert [m for m in leads(mailbox, GUS) if "take over Cid's seat" in m]
     new_link = re.search(r"https?://\S+/play/(\S+)", welcome[0].get_body(("plain",))
@@ -135,7 +141,8 @@ def test_a_substitute_passes_after_a_day_without_a_veto(client, new_game, tick):
     assert snap.game.names[2] == "Gus"
     assert snap.view(None)["resigned"] == [], "R49: the seat plays again"
     with read_session() as session:
-        assert session.exec(select(Vote)).one().outcome == "Nobody vetoed it within a day."
+        assert session.exec(select(Vote)).one().outcome == \
+            "Nobody vetoed it in time: Ann agreed; Bob and Cid did not answer."
 
 
 def test_one_veto_keeps_the_seat_and_the_wrong_substitutes_are_refused(client, new_game):

@@ -198,13 +198,15 @@ def test_R51_a_weekdays_only_games_vote_does_not_lapse_on_a_saturday(client, new
     assert "Ann proposes Mallory to take over your seat" in leads(mailbox, BOB)
     tick(monday)
     vote = the_vote(gid)
-    assert (vote.status, vote.outcome) == ("passed", "Nobody vetoed it within a day.")
+    assert (vote.status, vote.outcome) == ("passed", "Ann agreed; Bob did not answer.")
     assert holder(gid, 1) == "Mallory", "away a full running day, told, no veto: handed over"
 
 
-def test_R51_an_away_seat_needs_two_other_yes_or_a_full_running_day(client, new_game, tick):
-    """What a table of friends can still do: two others agree and the seat changes hands
-    at once; one other person alone waits a running day (the subject told meanwhile)."""
+def test_R51_an_away_seat_waits_for_its_player_whatever_the_yes(client, new_game, tick):
+    """Two others agree at once: the seat does not change hands before its player had
+    twelve running hours since their mail left (issue 45 item 4:
+    tests/people/test_time_to_say_no.py), here at the vote's end; one other person alone
+    waits a running day too (the subject told meanwhile)."""
     with dl.at(T0):
         three = new_game(seats=3)
     with dl.at(T0 + hours(1)):
@@ -213,6 +215,11 @@ def test_R51_an_away_seat_needs_two_other_yes_or_a_full_running_day(client, new_
         yes = client.post(f"/api/play/{three.tokens[1]}/votes/{the_vote(three.game_id).id}",
                           json={"yes": True})
     assert yes.status_code == 200
+    assert (the_vote(three.game_id).status, holder(three.game_id, 2)) == ("open", "Cid")
+    tick(T0 + hours(1))
+    tick(T0 + hours(24.9))
+    assert (the_vote(three.game_id).status, holder(three.game_id, 2)) == ("open", "Cid")
+    tick(T0 + hours(25))
     assert (the_vote(three.game_id).status, holder(three.game_id, 2)) == ("passed", "Mallory")
 
     with dl.at(T0):
@@ -221,6 +228,7 @@ def test_R51_an_away_seat_needs_two_other_yes_or_a_full_running_day(client, new_
         away_by_click(client, alone.tokens[1], alone.game_id)
         assert propose(client, alone.tokens[0], 1, name="Gus",
                        email="gus@example.com").status_code == 303
+    tick(T0 + hours(1))  # Bob's mail leaves
     tick(T0 + hours(24))
     assert the_vote(alone.game_id).status == "open", "one yes waits a full running day"
     tick(T0 + hours(25))
