@@ -28,7 +28,8 @@ from app.db import read_session, write_session
 from app.people.models import Person, Vote
 
 from .conftest import T0, hours, leads, post
-from .test_votes_nobody_can_abuse import away_by_click, holder, propose, the_vote
+from .test_votes_nobody_can_abuse import (away_by_click, cid_away_ann_proposes, holder,
+                                          propose, the_vote)
 
 ANN, BOB, CID, DEE = "ann@example.com", "bob@example.com", "cid@example.com", "dee@example.com"
 MALLORY = "mallory@example.com"
@@ -57,20 +58,11 @@ def answer(client: Any, token: str, gid: str, yes: bool, at: Any) -> Any:
 def the_issues_table(client: Any, new_game: Any, tick: Any, mailbox: Any
                      ) -> tuple[str, list[str]]:
     """Ann, Bob and Cid; at T0 + 1h Cid says away (one click), Ann proposes Mallory for
-    his seat and Bob says yes at once. The clock ticks then: the vote's mails leave."""
-    with dl.at(T0):
-        created = new_game(seats=3)
-    gid, links = created.game_id, list(created.tokens)
-    tick(T0)
-    mailbox.clear()
-    with dl.at(T0 + hours(1)):
-        away_by_click(client, links[2], gid)
-        assert propose(client, links[0], 2).status_code == 303
-        assert client.post(f"/api/play/{links[1]}/votes/{the_vote(gid).id}",
-                           json={"yes": True}).status_code == 200
+    his seat, the vote's mails leave, and Bob says yes at once."""
+    gid, links = cid_away_ann_proposes(client, new_game, tick, mailbox)
+    assert answer(client, links[1], gid, True, T0 + hours(1)).status_code == 200
     assert (the_vote(gid).status, the_vote(gid).outcome) == ("open", None), \
-        "two yes do not hand a seat over before its player was told"
-    tick(T0 + hours(1))
+        "two yes do not hand a seat over before its player had time to say no"
     return gid, links
 
 
