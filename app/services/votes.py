@@ -109,9 +109,9 @@ class Heard:
 class Asked:
     """Who a vote asks, as the game stands: the seats whose answer counts. A
     substitute's ``subject`` (the seat handed over) is among them: its no is a veto, its
-    yes its consent, and nobody waits for it; ``only_away``: it is away, not resigned
-    (R51: it is not handed over on fewer than ``FEWEST_YES`` other people's yes before
-    a full running day)."""
+    yes its consent, and nobody waits for its answer; ``only_away``: it is away, not
+    resigned (R51: it is not handed over before it has had its time to say no,
+    ``Heard``)."""
 
     seats: tuple[int, ...]
     subject: int | None = None
