@@ -27,6 +27,8 @@ from app.clock import deadlines as dl
 from app.db import read_session, write_session
 from app.people.models import Person, Vote
 
+from tests.web.test_pages import lobby_form
+
 from .conftest import T0, hours, leads, post
 from .test_votes_nobody_can_abuse import (away_by_click, cid_away_ann_proposes, holder,
                                           propose, the_vote)
@@ -73,6 +75,9 @@ def test_R51_carl_away_ann_proposes_bob_agrees_and_nothing_passes_before_carl_wa
     gid, links = the_issues_table(client, new_game, tick, mailbox)
     told = " ".join(plain(vote_mail(mailbox)).split())
     assert "your seat is not handed over sooner than 12 hours after this mail was sent" in told
+    asked = next(" ".join(plain(m).split()) for m in mailbox.to(BOB)
+                 if plain(m).startswith("Ann proposes Mallory to take over Cid's seat"))
+    assert "not sooner than 12 hours after its player was mailed about it" in asked
     page = page_of(client, links[2])
     assert VETO_BUTTON in page and "not handed over sooner than 12 hours" in page
     for moment in (T0 + hours(1.1), T0 + hours(12.9), T0 + hours(24.9)):
@@ -282,12 +287,24 @@ def test_R51_ann_cannot_hand_cids_seat_to_her_own_second_address(client, new_gam
         form.get_data(as_text=True))
 
 
-def test_the_lobby_refuses_one_persons_two_addresses_as_a_substitute_is_refused(app):
+def test_the_lobby_refuses_one_persons_two_addresses_as_a_substitute_is_refused(app, client,
+                                                                                 db):
+    """A stranger making a game cannot seat one person twice under two spellings either
+    (the lobby's form and the service ask ``addresses.same_person`` too)."""
+    before = db.dump()
     with pytest.raises(services.BadRequest, match=r"Seats 1 and 3 .* same address, "
                                                   r"ann\+2@example.com \(as ann@example.com"):
         services.create_game([{"name": "Ann", "email": "ann@example.com"},
                               {"name": "Bob", "email": "bob@example.com"},
                               {"name": "Annie", "email": "ann+2@example.com"}])
+    refused = client.post("/", data=lobby_form([("Ann", "Ann@Example.com", "human"),
+                                                ("Annie", "ann+cards@example.com", "human")],
+                                               client))
+    assert refused.status_code == 400
+    assert "Seats 1 and 2 (Ann and Annie) have the same address, ann+cards@example.com " \
+        "(as Ann@example.com is: a +tag reaches the same inbox): one address holds one " \
+        "seat of a game" in " ".join(html.unescape(refused.get_data(as_text=True)).split())
+    assert db.dump() == before
 
 
 # -- a stranger who made the game and kept one link ------------------------------------------
