@@ -199,13 +199,20 @@ _VERBS = (r"wrote|writes|a\s+écrit|a\s+ecrit|schrieb|escribió|escribio|ha\s+sc
           r"napisał\(a\)|napisała|napisał|napisal|pisze|nadesłał|escreveu|skrev|kirjoitti|"
           r"napsal\(a\)|napsal|пишет|написал\(а\)|написала|написал|写道|yazdı|έγραψε|írta|"
           r"a\s+scris|kirjutas|rašė|rakstīja|napisao|je\s+napisal|skrifaði")
-#: A header line: a verb (or an address in angle brackets, as Russian and Japanese
-#: Gmail write it with none) near its end, then a colon or Zoho's dashes.
-_HEADER = re.compile(r"^.{0,400}?(?:(?:^|[\s,>)])(?:" + _VERBS + r")|<[^<>\s]+@[^<>\s]+>)"
-                     r"[^\n]{0,160}?(?:[:：]|\s-{2,})\s*$", re.I)
-#: How a header line begins, when a client wrapped it over two or three lines.
-_HEADER_START = re.compile(r"^\s*(?:-{2,}\s*)?(?:on|le|am|el|il|op|em|w\s+dniu|dnia|dne|den|"
-                           r"på|\d)\b", re.I)
+#: A header line ends with a colon (Zoho's: with dashes), and shortly before that end it
+#: has a verb (or an address in angle brackets, as Russian and Japanese Gmail write it
+#: with no verb at all).
+_HEADER_END = re.compile(r"(?:[:：]|\s-{2,})\s*$")
+_HEADER_SAYS = re.compile(r"(?:^|[\s,>)])(?:" + _VERBS + r")|<[^<>\s]+@[^<>\s]+>", re.I)
+#: How far before the end the verb may stand (the name and address after "schrieb").
+_AFTER_VERB = 200
+#: The longest quote header looked for (a date, a name, an address and the verb).
+_LONGEST_HEADER = 600
+#: How a header line begins, when a client wrapped it over two or three lines (its
+#: words; or a date's digit, which a wrapped line's rest may begin with too).
+_HEADER_WORD = re.compile(r"^\s*(?:-{2,}\s*)?(?:on|le|am|el|il|op|em|w\s+dniu|dnia|dne|den|"
+                          r"på)\b", re.I)
+_HEADER_START = re.compile(_HEADER_WORD.pattern + r"|^\s*\d", re.I)
 #: "From:" and its translations; the other lines of such a header block.
 _FROM = re.compile(r"^\W{0,3}(?:from|von|de|od|van|da|från|fra|frá|от|lähettäjä|feladó|"
                    r"kimden|di|expéditeur|remetente|送信者|发件人|寄件者|보낸\s?사람)\s*\**\s*[:：]",
@@ -232,6 +239,16 @@ _SIGNATURE = re.compile(
     r"enviat\s+des)\b|^\s*(?:从我的|iphoneから送信)", re.I)
 
 
+def _is_header(text: str) -> bool:
+    """Whether one (joined) line is a quote header: its end, a verb or an address near
+    it, and a date's digit or an address somewhere."""
+    if not text.rstrip().endswith((":", "：", "-")):
+        return False
+    end = _HEADER_END.search(text)
+    return end is not None and bool(re.search(r"\d|@", text)) and bool(
+        _HEADER_SAYS.search(text[max(0, end.start() - _AFTER_VERB):end.start()]))
+
+
 def _header_at(lines: list[str], index: int) -> bool:
     """Whether the quoted mail's header starts at ``lines[index]`` (a line of its own,
     or wrapped over the next one or two)."""
@@ -239,10 +256,14 @@ def _header_at(lines: list[str], index: int) -> bool:
     if not line.strip():
         return False
     for count in (1, 2, 3):
-        if count > 1 and not _HEADER_START.match(line):
-            break
+        if count > 1:
+            added = lines[index + count - 1] if index + count - 1 < len(lines) else ""
+            if not _HEADER_START.match(line) or not added.strip() or _HEADER_WORD.match(added):
+                break   # a wrapped header goes on in the next line, not in a new one
         joined = " ".join(part.strip() for part in lines[index:index + count])
-        if _HEADER.match(joined) and re.search(r"\d|@", joined):
+        if len(joined) > _LONGEST_HEADER:
+            break   # (no client writes one this long; the regex need not look)
+        if _is_header(joined):
             return True
     if _FROM.match(line):
         return "@" in line or any(_FIELD.match(other) for other in lines[index + 1:index + 5])

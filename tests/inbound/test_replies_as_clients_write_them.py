@@ -336,3 +336,25 @@ def test_a_refused_move_with_a_say_under_it_says_the_words_and_why_the_move_was_
     assert ('Your reply said: "X 9" First look at two of your facedown cards (peek). '
             f"Said at the table: “{WORDS}”.") in said
 
+
+
+@pytest.mark.parametrize("words", [
+    "good luck everyone\nmy plan for round 2:\ntake every Simon",
+    "On the other hand, 3 rounds to go!",
+    "From now on I call early\nTo: nobody in particular",
+    "- first, peek\n- then, pray",
+])
+def test_the_lines_a_person_writes_are_kept_whole(words):
+    """The cut stops only at what a client writes: a colon, a "From", a date or a dash of
+    the person's own are theirs (a cut only ever drops words, but not these)."""
+    from app.inbound.own_words import own_text
+
+    for gap in ("\n\n", "\n"):
+        assert own_text(f"{words}{gap}On Mon, 7 Dec 2026 at 09:12, Bob <b@x.org> wrote:\n"
+                        "> hi") == words
+
+
+def test_a_header_wrapped_at_its_date_is_still_a_header():
+    from app.inbound.own_words import own_text
+
+    assert own_text("gg\nOn Mon, Dec 7, 2026 at\n9:12 AM Bob <\nb@x.org> wrote:\n> hi") == "gg"
