@@ -197,7 +197,8 @@ def _days(value: Any) -> frozenset[int]:
 
 
 def _positive(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or \
+            isinstance(value, str) and not value.isascii():  # (float takes "２")
         return None
     try:
         number = float(value)

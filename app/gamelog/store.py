@@ -62,7 +62,7 @@ def commitment_of(seed: str) -> str:
 
 def engine_seed(seed: str) -> int | str:
     """The value handed to the engine for a stored seed (decimal digits → int)."""
-    return int(seed) if seed.isdigit() else seed
+    return int(seed) if seed.isascii() and seed.isdigit() else seed  # ("²" is a digit)
 
 
 def engine_int_seed(seed: str) -> int:

@@ -86,14 +86,9 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _one_seat_per_address(cleaned: list[dict[str, Any]]) -> None:
-    """One address holds at most one seat of a game (issue 17 item 7).
-
-    A game that seated one address three times tripled every mail to it, and
-    let one creator rent a victim's inbox faster. Addresses are compared as
-    ``addresses.normalise`` stores them, by ``addresses.same_person`` (issue 45: without
-    regard to case or a +tag: ``ANN@example.org`` and ``ann+2@example.org`` reach
-    ``ann@example.org``'s inbox), as a substitute's is (``services.votes``).
-    """
+    """One address holds at most one seat of a game (issue 17 item 7): seated three times,
+    it got every mail thrice. Compared by ``addresses.person_key`` as a substitute's is
+    (issue 45: ``ANN@example.org`` and ``ann+2@example.org`` reach ann@'s inbox)."""
     first: dict[str, int] = {}
     for index, player in enumerate(cleaned):
         if not player["email"]:

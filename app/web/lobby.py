@@ -23,7 +23,7 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from flask import (Blueprint, current_app, flash, make_response, redirect, render_template,
@@ -34,16 +34,15 @@ from app.services import options as game_options
 from app.services import person_settings
 from app import services
 from app.access import tokens
-from app.engine import MAX_SEATS, MIN_SEATS
 from app.mail import trust
 from app.web import view_helpers
 from app.web.doors import door
+from app.web.lobby_form import DAY_WORDS, LobbyForm
 
 bp = Blueprint("lobby", __name__)
 bp.record_once(view_helpers.install)
 
 CREATOR_SALT = "silver-eye:creator-page"
-SIMON_CHOICES = game_options.SIMON_CHOICES
 
 
 # -- the creator link ------------------------------------------------------------
@@ -107,149 +106,6 @@ def _creating_browser(link: CreatorLink) -> bool:
     nonce = request.cookies.get(_cookie_name(link.game_id), "")
     return bool(nonce and link.nonce_hash
                 and hmac.compare_digest(_nonce_hash(nonce), link.nonce_hash))
-
-
-# -- the form --------------------------------------------------------------------
-
-#: The weekdays of the running-days boxes (0 = Monday), as the form sends and shows them.
-DAY_VALUES = tuple(str(day) for day in range(7))
-DAY_WORDS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-
-@dataclass
-class LobbyForm:
-    """What the lobby form says, kept as typed so a rejected form is shown again as it was."""
-
-    name: str = ""
-    seats: list[dict[str, str]] = field(default_factory=lambda: [
-        {"name": "", "email": "", "kind": "human", "simon": "auto"} for _ in range(MAX_SEATS)])
-    deadline: str = "2"
-    deadline_unit: str = "days"
-    reminders: str = "half, 2"
-    absent_after: str = "3"
-    #: The clock (issue 21): a fixed time per move, or a time bank with an allowance.
-    clock_kind: str = "deadline"
-    bank_days: str = "5"
-    allowance_hours: str = "12"
-    #: The days the clock runs (0 = Monday), and how often a player may give another
-    #: one more day per round.
-    days: list[int] = field(default_factory=lambda: list(range(7)))
-    more_time: str = "1"
-    memory: bool = False
-    #: Spectators may read the table talk (issue 20 item 1): on unless unticked.
-    talk_spectators: bool = True
-
-    @classmethod
-    def from_request(cls, form: Any) -> "LobbyForm":
-        seats = []
-        for i in range(MAX_SEATS):
-            kind = form.get(f"seat{i}_kind", "human")
-            simon = form.get(f"seat{i}_simon", "auto")
-            seats.append({"name": form.get(f"seat{i}_name", "").strip(),
-                          "email": form.get(f"seat{i}_email", "").strip(),
-                          "kind": kind if kind in ("human", "bot") else "human",
-                          "simon": simon if simon in SIMON_CHOICES else "auto"})
-        return cls(name=form.get("name", "").strip(), seats=seats,
-                   deadline=form.get("deadline", "").strip(),
-                   deadline_unit=form.get("deadline_unit", "days"),
-                   reminders=form.get("reminders", "").strip(),
-                   absent_after=form.get("absent_after", "").strip(),
-                   clock_kind="bank" if form.get("clock_kind") == "bank" else "deadline",
-                   bank_days=form.get("bank_days", "5").strip(),
-                   allowance_hours=form.get("allowance_hours", "12").strip(),
-                   # an unticked day sends nothing: only a form that showed them can say so
-                   days=(sorted({int(d) for d in form.getlist("days") if d in DAY_VALUES})
-                         if form.get("days_shown") else list(range(7))),
-                   more_time=form.get("more_time", "1").strip(),
-                   memory=form.get("memory") in ("1", "on", "true"),
-                   # an unticked box sends nothing: only a form that showed it can say no
-                   talk_spectators=(form.get("talk_spectators") in ("1", "on", "true")
-                                    if form.get("talk_shown") else True))
-
-    def players(self, errors: list[str]) -> list[dict[str, str]]:
-        """The filled-in seats: a row counts if it has a name or email, or is a bot."""
-        players = []
-        for i, seat in enumerate(self.seats):
-            if not (seat["name"] or seat["email"] or seat["kind"] == "bot"):
-                continue
-            if seat["kind"] == "human" and not seat["name"]:
-                errors.append(f"Seat {i + 1} needs a name (or choose the bot).")
-            players.append({"name": seat["name"], "email": seat["email"] if seat["kind"] == "human" else "",
-                            "kind": seat["kind"],
-                            # a bot never claims by hand: its Simon discards are automatic
-                            "simon": seat["simon"] if seat["kind"] == "human" else "auto"})
-        if not MIN_SEATS <= len(players) <= MAX_SEATS:
-            errors.append(f"Fill in {MIN_SEATS} to {MAX_SEATS} seats (you filled in {len(players)}).")
-        elif all(p["kind"] == "bot" for p in players):
-            errors.append("At least one seat must be played by a person.")
-        return players
-
-    def options(self, errors: list[str], players: list[dict[str, str]]) -> dict[str, Any]:
-        """The game options: the engine's (``memory``, ``simon`` per seat, R16) and the
-        clock's (deadline, reminders...). This only reads the typed text; the ranges
-        are ``app.services.options``' (the same for every way a game is made)."""
-        options: dict[str, Any] = {"memory": self.memory,
-                                   "simon": [p["simon"] for p in players]}
-        if self.clock_kind == "bank":  # issue 21 item 2
-            bank, allowance = _number(self.bank_days), _number(self.allowance_hours)
-            if bank is None or allowance is None:
-                errors.append("A time bank needs its days and the hours of each move, as "
-                              "numbers.")
-            else:
-                options["bank_days"], options["allowance_hours"] = bank, allowance
-        else:
-            hours = _number(self.deadline)
-            if self.deadline_unit not in ("hours", "days"):
-                errors.append("Choose hours or days for the time to make a move.")
-            elif hours is None or hours <= 0:
-                errors.append("The time to make a move must be a number above zero.")
-            else:
-                options["deadline_hours"] = hours * 24 if self.deadline_unit == "days" else hours
-        if not self.days:
-            errors.append("Tick at least one day on which the clock runs.")
-        elif self.days != list(range(7)):
-            options["clock_days"] = list(self.days)
-        more = _number(self.more_time)
-        if not isinstance(more, int):
-            errors.append(f"Days of more time a player may give per round: a whole number "
-                          f"from 0 to {game_options.MORE_TIME_MAX_PER_ROUND}.")
-        else:
-            options["more_time_per_round"] = more
-        leads: list[Any] = []
-        for part in filter(None, (p.strip() for p in self.reminders.replace(";", ",").split(","))):
-            if part.lower() in ("half", "halfway"):
-                leads.append("half")
-                continue
-            lead = _number(part)
-            if lead is None or lead <= 0:
-                errors.append(f"“{part[:20]}” is not a number of hours for a reminder.")
-            else:
-                leads.append(lead)
-        if self.clock_kind == "bank" and self.reminders == LobbyForm.reminders:
-            pass  # the form's default is for a fixed time: a bank's are its own (24, 2)
-        else:
-            options["reminders"] = leads
-        absent = _number(self.absent_after)
-        if absent is None:
-            errors.append(f"Missed deadlines before a player counts as away: a whole number "
-                          f"from {game_options.ABSENT_AFTER_MIN} to {game_options.ABSENT_AFTER_MAX}.")
-        else:
-            options["absent_after"] = absent
-        if not errors:
-            try:
-                options = game_options.validate(options, len(players))
-            except game_options.OptionError as exc:
-                errors.append(str(exc))
-        return options
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text.replace(",", "."))
-    except (TypeError, ValueError):
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    return int(value) if value == int(value) else value
 
 
 def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int = 200) -> Any:

@@ -147,10 +147,11 @@ def back(seat: SeatRequest) -> Any:
 @seat_required
 def vacation(seat: SeatRequest) -> Any:
     access = seat.access
-    try:
-        days = int(request.form.get("days", ""))
-    except ValueError:
-        raise services.BadRequest("Say how many days your vacation lasts, as a number.") from None
+    raw = request.form.get("days", "").strip()
+    if not (raw.isascii() and raw.isdigit() and len(raw) < 6):  # (int takes "٣" and "３")
+        raise services.BadRequest("Say how many days your vacation lasts, as a number "
+                                  "written with the digits 0-9.")
+    days = int(raw)
     until = absence.start_vacation(access.game_id, access.seat, days)
     zone = preferences.status(access.game_id, access.seat)["time_zone"]
     flash(f"Your clock is paused until {local_time_words(until, zone_of(zone))}.", "success")

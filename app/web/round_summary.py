@@ -31,7 +31,7 @@ def dismiss(seat: SeatRequest) -> Any:
     """Hide the summary shown (POST-redirect-GET back to the seat page)."""
     access = seat.access
     raw = (request.form.get("round") or "").strip()
-    if not raw.isdigit() or not 1 <= int(raw) <= ROUNDS:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= ROUNDS:  # ("²" is a digit)
         raise services.BadRequest(f"The round to hide must be a number from 1 to {ROUNDS}. "
                                   "Reload your page and try again.")
     round_summaries.dismiss(access.game_id, access.seat, int(raw))
