@@ -11,7 +11,7 @@ from app.gamelog import store
 from app.mail import compose, invitations
 from app.mail import seat_prefs
 from app.mail import unsent
-from app.mail.models import FAILED, PENDING, SUPERSEDED, Outbox
+from app.mail.models import FAILED, NONE, PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import played_lines
 
 
@@ -57,7 +57,10 @@ def mail_trouble(session: Session, game_id: str, seat: int,
                          "one, so we send it nothing more, and the seat is played by the rules' "
                          "defaults, as an away seat. If they agreed to play, give them the "
                          "seat's link yourself.")
-    held = session.exec(select(Outbox).where(
+    # a seat that stopped this game's mail is sent none of it, held or not (issue 45):
+    # the sender supersedes the held mail when its hold ends; the page says nothing of it
+    stopped = getattr(marks.get(seat), "mode", None) == NONE
+    held = None if stopped else session.exec(select(Outbox).where(
         col(Outbox.game_id) == game_id, col(Outbox.seat) == seat,
         col(Outbox.status) == PENDING, col(Outbox.held_until).is_not(None),
         col(Outbox.held_why).is_distinct_from("quiet"))  # (the seat's own quiet hours)

@@ -217,3 +217,24 @@ def test_the_daily_digest_has_a_one_click_unsubscribe_for_the_address(app, clien
     # person-wide change is mailed at once, whatever it stopped); none is a game's
     assert set(kinds_of(app, mailbox.to("ann@example.com"))) <= {"settings_changed"}
     assert any(mailbox.to(f"bob{n}@example.com") for n in range(2))
+
+
+def test_a_seat_that_stopped_its_games_mail_is_not_told_of_mail_held_for_it(app, client):
+    """Issue 45 item 2: held by the hourly cap, then Ann stops the game's mail on her
+    page: the held mail will never leave (the sender supersedes it when the hold ends),
+    so her page no longer says it is held back."""
+    import re
+
+    app.config["MAIL_PER_ADDRESS_PER_HOUR"] = 3
+    created = games_with_ann(5)
+    clock.send_mail_due(app, T0, backend=Recorder())
+    held = {row.game_id for row in outbox_rows(app) if row.to == "ann@example.com"
+            and row.status == PENDING and row.held_until is not None}
+    waiting = next(c for c in created if c.game_id in held)
+    token = waiting.tokens[0]
+    page = page_of(client, token)
+    assert "Mail to you is held back until" in page
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    assert client.post(f"/play/{token}/prefs", data={"csrf_token": csrf, "mode": "none"}
+                       ).status_code == 303
+    assert "Mail to you is held back until" not in page_of(client, token)
