@@ -20,7 +20,7 @@ from app import engine, services
 from app.clock import deadlines as dl
 from tests.people.test_plans_by_reply import _log
 
-from .conftest import T0, hours, post, reply
+from .conftest import T0, hours, lead_of, post, reply
 
 PEOPLE = [("Ann", "ann@example.com"), ("Bob", "bob@example.com"), ("Cid", "cid@example.com")]
 BOB, MALLORY = "bob@example.com", "mallory@example.com"
@@ -36,7 +36,8 @@ def plain(message: Any) -> str:
 
 
 def bob_orders_then_leaves_and_mallory_takes_over(app: Any, client: Any, new_game: Any,
-                                                  tick: Any, mailbox: Any, how: str
+                                                  tick: Any, mailbox: Any, how: str,
+                                                  before_leaving: Any = None
                                                   ) -> tuple[str, list[str]]:
     """Bob gives his seat the standing order (``how``: by replying to his mail, or by
     JSON), says away; Ann proposes Mallory, Cid agrees, and the vote passes (after the
@@ -54,6 +55,8 @@ def bob_orders_then_leaves_and_mallory_takes_over(app: Any, client: Any, new_gam
         assert sent.status_code == 200, sent.get_json()
     orders = client.get(f"/api/play/{links[1]}/plan").get_json()["orders"]
     assert [o["words"] for o in orders] == [WORDS], "Bob's seat holds his order"
+    if before_leaving is not None:
+        before_leaving(links[1])
     with dl.at(T0 + hours(1)):
         away = client.post(f"/api/play/{links[1]}/actions", json={
             "action": {"type": "away"}, "expected_seq": services.game_info(gid).seq})
@@ -135,3 +138,34 @@ def test_R49_bobs_old_link_cannot_give_the_seat_orders_again(app, client, new_ga
     assert client.get(f"/api/play/{links[1]}/plan").status_code == 403
     mallory = services.seat_tokens(gid)[1]
     assert client.get(f"/api/play/{mallory}/plan").get_json()["orders"] == []
+
+
+def test_R49_bobs_mail_choices_for_the_seat_are_not_mallorys(app, client, new_game, tick,
+                                                           mailbox):
+    """Bob asked this game for no mail and sent its notices to his webhook; Mallory's seat
+    starts with a new seat's defaults: her turns are mailed to her, nothing goes to his
+    webhook (issue 45 item 3: a hand-over starts clean)."""
+    from sqlmodel import select
+
+    from app.channels.models import NoticeTarget
+    from app.db import read_session
+    from app.services import seat_settings
+
+    app.config.update(NOTICE_ALLOW_PRIVATE=True)
+
+    def no_mail_and_a_webhook(bob: str) -> None:
+        assert post(client, bob, "/prefs", mode="none").status_code == 303
+        assert client.post(f"/api/play/{bob}/targets",
+                           json={"url": "json://127.0.0.1:9/bobs-hook"}).status_code == 201
+
+    gid, _ = bob_orders_then_leaves_and_mallory_takes_over(
+        app, client, new_game, tick, mailbox, "json", before_leaving=no_mail_and_a_webhook)
+    assert seat_settings.status(gid, 1)["mode"] == "every"
+    with read_session() as session:
+        assert session.exec(select(NoticeTarget).where(NoticeTarget.game_id == gid)).all() == []
+    mallory = services.seat_tokens(gid)[1]
+    with dl.at(T0 + hours(50)):
+        until_mallorys_draw(client, gid, mallory)
+    tick(T0 + hours(52))
+    leads = [lead_of(m) for m in mailbox.to(MALLORY)]
+    assert any(lead.startswith("Your turn") for lead in leads), leads
