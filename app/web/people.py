@@ -247,8 +247,16 @@ def api_answer_vote(seat: SeatRequest, vote_id: str) -> Any:
     body = _body()
     if not isinstance(body.get("yes"), bool):
         raise services.BadRequest('Send {"yes": true} or {"yes": false}.')
-    votes.answer(access.game_id, access.seat, _vote_id(vote_id), body["yes"], source="api")
-    return jsonify(_table_json(token))
+    vote = votes.answer(access.game_id, access.seat, _vote_id(vote_id), body["yes"],
+                        source="api")
+    try:
+        return jsonify(_table_json(token))
+    except services.Forbidden:
+        # the seat's own yes handed it over (R51): the link that answered is an earlier
+        # holder's now, so the table is not its to read; say what its answer did
+        return jsonify({"seat": access.seat, "handed_over": True,
+                        "vote": {"id": vote.id, "status": vote.status,
+                                 "outcome": vote.outcome}})
 
 
 @bp.delete("/api/play/<token>/votes/<vote_id>")

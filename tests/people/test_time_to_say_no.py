@@ -16,6 +16,8 @@ stranger's who created a game and kept the link of its one seat without an addre
 """
 from __future__ import annotations
 
+import json
+
 import html
 from typing import Any
 
@@ -262,6 +264,20 @@ def test_R51_carls_own_yes_is_his_consent_and_needs_no_wait(client, new_game, ti
                     answer="yes").status_code == 303
     assert (the_vote(gid).status, the_vote(gid).outcome) == \
         ("passed", "Ann and Bob agreed; Cid let the seat go.")
+
+
+def test_R51_cids_own_yes_by_json_is_answered_with_what_it_did(client, new_game, tick, mailbox):
+    """By JSON, Cid's yes hands his seat over in the same request: its answer says so
+    (200, handed over, the vote passed), not "your link was replaced"."""
+    gid, links = the_issues_table(client, new_game, tick, mailbox)
+    with dl.at(T0 + hours(1.5)):
+        said = client.post(f"/api/play/{links[2]}/votes/{the_vote(gid).id}",
+                           json={"yes": True})
+    assert said.status_code == 200, said.get_json()
+    body = said.get_json()
+    assert body["handed_over"] is True and body["vote"]["status"] == "passed"
+    assert body["vote"]["outcome"] == "Ann and Bob agreed; Cid let the seat go."
+    assert "villages" not in json.dumps(body), "the earlier holder reads no table"
 
 
 # -- one person, one seat: Ann's second address ----------------------------------------------
