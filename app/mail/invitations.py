@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 
 from app.access import tokens
 from app.gamelog import store
-from app.people.models import NONE, Person
+from app.people.models import Person
 
 #: The first field of an invitation guard token (the unsubscribe salt is shared
 #: with the seat and digest links; the field keeps the three apart).
@@ -90,47 +90,6 @@ REFUSED_AT_SEND = "refused:"
 #: Mail that leaves all the same: what the person asked for just now (a fresh link, an
 #: answer to their reply) and what tells the old holder of a seat it changed hands.
 ASKED_FOR_KINDS = frozenset({"link", "answer", "handed_over"})
-
-
-def refused_at_send(session: Session, rows: list[Any]) -> dict[int, str]:
-    """Which of a sending batch's outbox ``rows`` must not leave because their address
-    refused (issue 34 item 3), as ``{row id: why}``: the address asked for no more
-    invitations, or for no game mail at all (``Person.mode`` none), and has never made
-    a move of its own in the row's game. Measured before: after "no more invitations"
-    all 693 mails queued for the victim stayed pending and would have been sent, since
-    the refusal was read only when a game was created.
-
-    A game the address has played in keeps its mail (it chose that game); mail the
-    person asked for (``ASKED_FOR_KINDS``, conversation) leaves. One query a batch
-    (the persons of its addresses that refused: nearly always none), and one more for
-    the games of the rows of those that did (``ix_action_own``)."""
-    game_rows = [row for row in rows if row.game_id is not None and row.seat is not None
-                 and row.id is not None and not row.conversation
-                 and row.kind not in ASKED_FOR_KINDS]
-    if not game_rows:
-        return {}
-    address = func.lower(col(Person.address))
-    refusing = {found: (invited_not, mode) for found, invited_not, mode in session.exec(
-        select(address, Person.no_invitations_at, Person.mode).where(
-            address.in_(sorted({row.to.lower() for row in game_rows})),
-            or_(col(Person.no_invitations_at).is_not(None), col(Person.mode) == NONE))).all()}
-    refused = [row for row in game_rows if row.to.lower() in refusing]
-    if not refused:
-        return {}
-    played = set(session.exec(select(store.Action.game_id, store.Action.seat).distinct().where(
-        col(store.Action.game_id).in_(sorted({row.game_id for row in refused})),
-        col(store.Action.source).in_(store.OWN_SOURCES))).all())
-    why: dict[int, str] = {}
-    for row in refused:
-        if (row.game_id, row.seat) in played:
-            continue
-        invited_not, _ = refusing[row.to.lower()]
-        what = ("asked for no more invitations" if invited_not is not None
-                else "asked for no mail from games here")
-        why[row.id] = (f"{REFUSED_AT_SEND} {row.to} {what} and has not played in this game; "
-                       "nothing more is sent to it, and its seat is played by the rules' "
-                       "defaults (away)")
-    return why
 
 
 def strangers_per_day() -> int:

@@ -198,7 +198,7 @@ AWAY_RETRIES = 5
 
 def play_refused_as_away(seats: list[tuple[str, int]]) -> None:
     """Seats whose mail was superseded because their address refused and never played
-    there (issue 34 item 3, ``invitations.refused_at_send``) are logged ``away`` (R29,
+    there (issue 34 item 3, ``stops.at_send``) are logged ``away`` (R29,
     source ``system``), as a seat whose run of timeouts reached the game's threshold:
     the rules' defaults play its decisions at once, so the others do not wait out its
     deadlines for a person who said no; a game where nobody is left is abandoned. The

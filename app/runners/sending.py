@@ -40,7 +40,7 @@ from sqlmodel import Session, col, select
 
 from app.clock.time import as_utc
 from app.db.in_flight import InFlight
-from app.mail import bounces, holds, invitations, stops, table_talk, trust
+from app.mail import bounces, holds, stops, table_talk, trust
 from app.mail import seat_prefs
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail
@@ -232,8 +232,9 @@ class Sending(Runner[Outbox]):
         self.talking = table_talk.talking_games(session, {row.game_id for row in items
                                                           if row.game_id is not None})
         self.targets = notices.targeted(session, items)
-        self.refusals = invitations.refused_at_send(session, items)  # (issue 34 item 3)
-        self.stops = stops.stopped_at_send(session, [int(row.id or 0) for row in items])
+        # the refusals (issue 34 item 3) and the stops (issue 45 item 2): one statement
+        found = stops.at_send(session, [int(row.id or 0) for row in items])
+        self.refusals, self.stops = found.refused, found.stopped
         self.caps.settle(items, session, self.owner)  # (issue 34: counted under a lock)
 
     def batch(self, items: list[Outbox]) -> AbstractContextManager[Any]:
@@ -291,7 +292,7 @@ class Sending(Runner[Outbox]):
 
     def _stopped(self, row: Outbox) -> bool:
         """The seat stopped this game's mail, or its person all game mail, since it was
-        queued or while it was held (issue 45 item 2: ``stops.stopped_at_send``): never
+        queued or while it was held (issue 45 item 2: ``stops.at_send``): never
         sent, and no later mail tells of it as held (the person chose it)."""
         stop = self.stops.get(int(row.id or 0))
         if stop is None:
