@@ -40,8 +40,10 @@ QUICK := -m "not slow and not postgres and not e2e"
 SLOW  := -m "slow and not postgres and not e2e"
 
 # the type checker first (pyproject.toml [tool.mypy], over app/): seconds, and a wrong
-# type stops the run before the tests. The quick set runs a move's PostgreSQL write path
-# too when a server answers at QUICK_PG_URL (tests/web/test_move_writes_postgres.py)
+# type stops the run before the tests; the same run holds the packages of its strict
+# override (talk, access, clock, channels) to `mypy --strict`. The quick set runs a
+# move's PostgreSQL write path too when a server answers at QUICK_PG_URL
+# (tests/web/test_move_writes_postgres.py)
 test: setup
 	$(BIN)/mypy
 	$(PYTEST) $(QUICK)

@@ -161,7 +161,7 @@ def test_notice(session: Session, target: NoticeTarget, game_id: str, seat: int,
 
 def backoff(attempts: int) -> timedelta:
     """15 s, 30 s, 1 min, 2 min...: what a busy webhook needs, not hours."""
-    return BACKOFF_BASE * (2 ** max(attempts - 1, 0))
+    return BACKOFF_BASE * (1 << max(attempts - 1, 0))  # 2 ** n, typed int (n >= 0)
 
 
 def max_attempts() -> int:

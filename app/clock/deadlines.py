@@ -23,13 +23,13 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.clock.calendar import Calendar
-from app.clock.settings import (  # noqa: F401 - the clock's settings, read as dl.ClockSettings
-    ALWAYS, DEFAULT_ABSENT_AFTER, DEFAULT_ALLOWANCE_HOURS, DEFAULT_BANK_REMINDERS,
-    DEFAULT_DEADLINE_HOURS, DEFAULT_MORE_TIME_PER_ROUND, DEFAULT_REMINDERS,
-    DEFAULT_VACATION_DAYS, ClockSettings, span_words)
-from app.clock.time import as_utc, at, now  # noqa: F401 - the clock's time, for dl.now()
-from app.db.statements import table_of
-from app.db.unit import Close, Insert, Row, Unit, Update, Write
+# re-exported (the ``X as X`` form): callers read the clock's settings and time
+# through this module, as ``dl.ClockSettings``, ``dl.span_words`` and ``dl.now()``
+from app.clock.settings import ALWAYS
+from app.clock.settings import ClockSettings as ClockSettings, span_words as span_words
+from app.clock.time import as_utc as as_utc, at as at, now as now
+from app.db.statements import Close, Insert, Update, Write, table_of
+from app.db.unit import Row, Unit
 
 #: What a row asks the clock to do; a ``vote`` row is a vote's expiry (issue 21), the
 #: vote named by ``ref_id``.
