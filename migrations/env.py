@@ -27,7 +27,8 @@ import app.services.my_games  # noqa: F401  (the version of each address's "all 
 import app.inbound.models  # noqa: F401  (the inbox of play by replying)
 import app.talk.models  # noqa: F401  (table talk, issue 20)
 import app.channels.models  # noqa: F401  (notification targets and deliveries, issue 20)
-import app.people.models  # noqa: F401  (votes, ballots and time given, issue 21)
+import app.people.models  # noqa: F401  (the person and their tenures, issues 32, 46)
+import app.table.models  # noqa: F401  (votes, ballots and time given, issue 21)
 import app.plans.models  # noqa: F401  (plans and standing orders, issue 35)
 import app.people.keys  # noqa: F401  (settings links and person-wide changes, issue 45)
 

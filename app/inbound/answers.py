@@ -28,7 +28,7 @@ from app.mail import commands
 from app.mail.menu import build as build_menu
 from app.inbound.models import InboxMessage
 from app.mail import compose, notify
-from app.mail import people as people_mail
+from app.mail import table_news
 from app.services.left import LEFT_ANSWER
 from app.config import setting
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
@@ -174,8 +174,8 @@ def _to_earlier_holder(session: Session, row: InboxMessage, ref: tokens.ReplyRef
              "before, which no longer plays the seat, so nothing was changed.",
              f"You can still watch the game: {ctx.info.base_url}/games/{ref.game}",
              "Thank you for playing."]
-    unsubscribe = people_mail.left_url(ctx, ref.seat, left.address, ctx.secret)
-    mail = compose.people_mail(people_mail.as_held_by(ctx, ref.seat, left.was), ref.seat,
+    unsubscribe = table_news.left_url(ctx, ref.seat, left.address, ctx.secret)
+    mail = compose.people_mail(table_news.as_held_by(ctx, ref.seat, left.was), ref.seat,
                                lead=f"Your seat is now played by {left.now}", lines=lines,
                                link=None, button="", unsubscribe=unsubscribe)
     enqueue(session, game_id=ref.game, seat=ref.seat, kind=LEFT_ANSWER, to=left.address,

@@ -1,7 +1,7 @@
 """Who held a seat when (issue 32): the one place that writes ``tenure`` rows.
 
 A seat's first holder is written when the game is created (``begin``); a hand-over
-(R49, ``app.services.people.hand_over``) closes the open tenure at the ``take_over``'s
+(R49, ``app.services.leaving.hand_over``) closes the open tenure at the ``take_over``'s
 seq and opens the newcomer's (``hand``). Both run in the caller's unit of work, so a
 tenure exists exactly when the seat it describes does. Readers ask ``of_game``: one
 statement for a game's whole history, from which ``Holders`` names whoever held a seat

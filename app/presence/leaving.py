@@ -31,7 +31,7 @@ from app.db.statements import table_of
 from app.db.unit import Unit
 from app.mail import notify
 from app.mail import seat_prefs
-from app.mail import people as people_mail
+from app.mail import table_news
 from app.mail.models import PENDING, SUPERSEDED, TALK_HOURLY, EVERY, Outbox
 from app.plans.models import PLANS
 from app.presence import absence
@@ -61,7 +61,7 @@ def resigned(unit: Unit, ctx: "notify.Context", game: Any, seat: int, now: datet
         return True
     for each in ctx.human_seats():
         if each != seat:
-            people_mail.resigned(unit, ctx, each, seat, now, step)
+            table_news.resigned(unit, ctx, each, seat, now, step)
     return False
 
 
@@ -93,7 +93,7 @@ def took_over(unit: Unit, ctx: "notify.Context", seat: int, action: dict[str, An
     was = str(action.get("was") or "")
     for each in ctx.human_seats():
         if each != seat:
-            people_mail.took_over(unit, ctx, each, seat, was, now, step)
+            table_news.took_over(unit, ctx, each, seat, was, now, step)
 
 
 def forget_plan(unit: Unit, game_id: str, seat: int, now: datetime) -> None:

@@ -46,7 +46,7 @@ from app.mail import outbox
 from app.mail.backends import MailBackend, SmtpBackend, backend_from_config
 from app.mail import notify
 from app.mail import table_talk
-from app.mail import people as people_mail
+from app.mail import table_news
 from app.mail.compose import Mail, decision_of
 from app.mail.models import PENDING, Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
@@ -104,9 +104,9 @@ def still_holds(row: Outbox) -> bool:
     if what == table_talk.TALK_KIND and row.game_id is not None:
         with read_session() as session:
             return table_talk.still_holds(session, row)
-    if what in people_mail.ANNOUNCED and row.game_id is not None:  # issue 21
+    if what in table_news.ANNOUNCED and row.game_id is not None:  # issue 21
         with read_session() as session:
-            return people_mail.still_holds(session, row)
+            return table_news.still_holds(session, row)
     if what not in ("decision", "absent") or row.game_id is None:
         return True
     seat = int(said.get("seat", -1))

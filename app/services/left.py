@@ -1,7 +1,7 @@
 """Who held a seat and holds it no more (issue 32 item 3, R49): what their old link, their
 old mails and their goodbye's unsubscribe find.
 
-A seat handed over to a substitute (``services.people.hand_over``) bumps its link's
+A seat handed over to a substitute (``services.leaving.hand_over``) bumps its link's
 version, so every link and reply address of its earlier holder is refused; these say to
 that person what happened instead of a bare refusal, and never to the newcomer:
 

@@ -2,7 +2,7 @@
 seat's deadline and time bank, the days given, the open vote and the past ones, what
 this seat may do (resign, give a day, start or answer a vote, offer a rematch) and the
 series score. Read only, on the caller's session; JSON-safe: the seat page and the
-spectator page render it (``partials/seat_people.html``), ``GET /api/play/<token>/table``
+spectator page render it (``partials/seat_table.html``), ``GET /api/play/<token>/table``
 returns it. The use cases that change these are ``people``, ``votes`` and ``series``.
 """
 from __future__ import annotations
@@ -21,9 +21,10 @@ from app.clock.time import iso_in
 from app.engine.names import SeatNames
 from app.gamelog import store
 from app.mail import seat_prefs
-from app.mail import people as people_mail
-from app.people.models import Ballot, Gift, Person, Vote
-from app.services import people, votes
+from app.mail import table_news
+from app.people.models import Person
+from app.table.models import Ballot, Gift, Vote
+from app.services import more_time, votes
 from app.services.series import series_score
 
 
@@ -43,7 +44,7 @@ class Rows:
 
     @property
     def news(self) -> int:
-        """What the ``/seq`` probe counts (``people.store.news``), from the rows held."""
+        """What the ``/seq`` probe counts (``table.store.news``), from the rows held."""
         return (len(self.votes) + sum(1 for v in self.votes if v.status != "open")
                 + len(self.ballots) + len(self.gifts))
 
@@ -63,7 +64,7 @@ def read_rows(session: Session, game_id: str, decisions: list[dl.Deadline] | Non
                                 .where(Vote.game_id == game_id)))
     if persons is None:
         persons = holders(session, game_id)
-    return Rows(clocks, decisions, people.gifts(session, game_id), every_vote, ballots,
+    return Rows(clocks, decisions, more_time.gifts(session, game_id), every_vote, ballots,
                 persons)
 
 
@@ -223,7 +224,7 @@ def _open_box(seen: _Seen, vote: Vote) -> dict[str, Any]:
                       vote.subject_seat)
     asked = who.seats
     return {"id": vote.id, "kind": vote.kind, "by": vote.seat,
-            "words": people_mail.vote_words(vote, then(seen.info.names, vote.step)),
+            "words": table_news.vote_words(vote, then(seen.info.names, vote.step)),
             "expires": iso_in(vote.expires_at, seen.zone),
             "expires_words": seen.when(dl.as_utc(vote.expires_at)),
             "asked": list(asked),
@@ -244,7 +245,7 @@ def _notice_hours() -> float:
 def _past(seen: _Seen, vote: Vote) -> dict[str, Any]:
     ended = seen.ended_by_return(vote)  # (still open in the store until the clock's tick)
     return {"id": vote.id, "kind": vote.kind, "status": "failed" if ended else vote.status,
-            "words": people_mail.vote_words(vote, then(seen.info.names, vote.step)),
+            "words": table_news.vote_words(vote, then(seen.info.names, vote.step)),
             "outcome": ended or vote.outcome,
             "closed_words": seen.when(dl.as_utc(vote.closed_at)) if vote.closed_at else None,
             "new_game_id": vote.new_game_id}

@@ -378,14 +378,14 @@ def news(game_id: str) -> tuple[int, int, int]:
     """How far a game is, its newest talk id and the news of its people (issue 21: votes,
     answers, days given), for pages polling for news (three small queries in one read
     session); ``NotFound`` for no such game."""
-    from app.people import store as people_store
+    from app.table import store as table_store
 
     with read_session() as session:
         step = store.game_seq(session, str(game_id))
         if step is None:
             raise NotFound("There is no game with this id.")
         return (step, talk_store.newest_id(session, str(game_id)),
-                people_store.news(session, str(game_id)))
+                table_store.news(session, str(game_id)))
 
 
 def json_lines(game_id: str, me: int | None, after_id: int = 0,

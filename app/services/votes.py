@@ -32,7 +32,7 @@ Who is asked (``Asked``):
   yes is its consent and needs no wait. ``SUBSTITUTE_HOURS`` of running time without
   a veto passes it (later, if its person's hours are not over then: the expiry row is
   put back to when they are). Passed: the new person takes the seat over
-  (``people.hand_over``: R49, in the same transaction). A player at the table is not
+  (``leaving.hand_over``: R49, in the same transaction). A player at the table is not
   trusted with another seat (``docs/security.md``), nor with a second one under another
   spelling of an address it holds (``addresses.same_person``).
 - **rematch**: every person of the game (a rematch has the same seats; bots always
@@ -45,7 +45,7 @@ about (a substitute's subject; else its proposer). A substitute's expiry row is 
 subject's own deadline row, so the subject's return, inside its move, moves it to now
 (``app.presence.absence.record_action``) and the clock ends the vote with words.
 
-What a vote did is told by ``app.mail.people`` (vote opened: each person asked, after
+What a vote did is told by ``app.mail.table_news`` (vote opened: each person asked, after
 the grace period, while unanswered; vote closed: everyone asked but the one whose
 answer closed it, who is looking at the result).
 """
@@ -68,10 +68,10 @@ from app.engine.words import and_list
 from app.gamelog import store
 from app.mail import addresses, invitations, notify, trust
 from app.mail import seat_prefs
-from app.mail import people as people_mail
+from app.mail import table_news
 from app.mail.models import PENDING
-from app.people.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
-                               VOTE_KINDS, WITHDRAWN, Ballot, Vote)
+from app.table.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
+                              VOTE_KINDS, WITHDRAWN, Ballot, Vote)
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
 from app.services.repository import _load_game
 
@@ -233,7 +233,7 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
             hours = notice_time() / timedelta(hours=1) if who.only_away else None
             for each in who.seats:
                 if each != seat:
-                    people_mail.vote_opened(ctx.unit, ctx, each, vote, now,
+                    table_news.vote_opened(ctx.unit, ctx, each, vote, now,
                                             notice_hours=hours)
         session.flush()
         return _detached(session, vote)
@@ -495,13 +495,13 @@ def _close(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote, who: Aske
         and status == PASSED else (*who.seats, vote.seat)
     for each in sorted(set(told)):
         if each != closer:
-            people_mail.vote_closed(ctx.unit, ctx, each, vote, now)
+            table_news.vote_closed(ctx.unit, ctx, each, vote, now)
 
 
 def _carry_out(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote,
                now: datetime) -> None:
     """What a vote that passed decided, in its transaction."""
-    from app.services import people, series  # (the use cases built on the votes)
+    from app.services import leaving, series  # (the use cases built on the votes)
 
     if vote.kind == ABORT:
         store.set_status(unit, game, "abandoned", reason="agreement")
@@ -510,7 +510,7 @@ def _carry_out(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote,
         unit.write()
     elif vote.kind == SUBSTITUTE:
         assert vote.subject_seat is not None and vote.name and vote.email
-        people.hand_over(unit, game.id, vote.subject_seat, vote.name, vote.email, now)
+        leaving.hand_over(unit, game.id, vote.subject_seat, vote.name, vote.email, now)
     else:
         created = series.rematch(unit, game, seats)
         vote.new_game_id = created.game_id
@@ -545,7 +545,7 @@ def _heard(session: Session, game: Any, vote: Vote, who: Asked, ballots: dict[in
     if wait <= timedelta(0):  # (an operator who set SUBSTITUTE_NOTICE_HOURS to 0)
         return Heard(True)
     calendar = _calendar(session, game, subject)
-    mail = people_mail.vote_mail(session, vote.id, subject)
+    mail = table_news.vote_mail(session, vote.id, subject)
     if mail is not None and mail.sent_at is None and mail.status == PENDING:
         leaves = max(dl.as_utc(mail.next_attempt_at), now)
         return Heard(False, calendar.due(leaves, wait))

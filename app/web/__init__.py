@@ -40,8 +40,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(talk.bp)
     from app.web import targets  # notice targets: Discord, Slack, ntfy... (issue 20)
     app.register_blueprint(targets.bp)
-    from app.web import people  # resign, more time, votes, rematch (issue 21)
-    app.register_blueprint(people.bp)
+    from app.web import table  # the table's people: resign, more time, votes, rematch (issue 21)
+    app.register_blueprint(table.bp)
     from app.web import plan_forms  # deciding ahead on the seat page (issue 35)
     app.register_blueprint(plan_forms.bp)
     if app.config["BENCH_ENDPOINTS"]:

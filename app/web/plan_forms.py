@@ -13,7 +13,7 @@ from app import services
 from app.mail import commands
 from app.services import ahead
 from app.web.seat_request import SeatRequest, seat_required
-from app.web.people import _body as _json_body  # (one JSON body check: 415, 400)
+from app.web.table import _body as _json_body  # (one JSON body check: 415, 400)
 
 bp = Blueprint("plan_forms", __name__)
 

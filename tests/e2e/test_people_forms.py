@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from app import engine, services
-from app.services import people, votes
+from app.services import more_time, votes
 from tests.e2e.browsing import shot
 from tests.e2e.test_a11y import WIDTHS, in_app, problems, report
 
@@ -35,7 +35,7 @@ def running_table(live: Any) -> Any:
         created = services.create_game(players(), {"bank_days": 2, "allowance_hours": 12,
                                                    "clock_days": [0, 1, 2, 3, 4]},
                                        name="People in the browser", seed="91")
-        people.give_time(created.game_id, 0, 1)
+        more_time.give_time(created.game_id, 0, 1)
         services.submit_action(created.game_id, 2, {"type": "resign"},
                                services.game_info(created.game_id).seq)
         votes.start(created.game_id, 0, "abort")

@@ -10,8 +10,8 @@ from sqlmodel import select
 from app import services
 from app.clock import deadlines as dl
 from app.db import read_session
-from app.people.models import Gift
-from app.services import people
+from app.table.models import Gift
+from app.services import more_time
 
 from .conftest import T0, hours, leads, post
 
@@ -89,7 +89,7 @@ def test_a_time_bank_decision_given_a_day_keeps_its_bank(new_game):
     """The day given is not taken from the receiver's bank (its budget grows by it)."""
     with dl.at(T0):
         gid = new_game(seats=2, bank_days=1, allowance_hours=2, reminders=[]).game_id
-    people.give_time(gid, 0, 1, now=T0 + hours(1))
+    more_time.give_time(gid, 0, 1, now=T0 + hours(1))
     with dl.at(T0 + hours(30)):  # 28 hours past the allowance, 24 of them given
         from app import engine
         for _ in range(6):
@@ -119,7 +119,7 @@ def test_an_open_page_hears_of_a_vote_and_a_day_given_through_the_seq_probe(clie
     page = client.get(f"/play/{created.tokens[1]}").get_data(as_text=True)
     assert 'data-people="0"' in page
     seen = [first.headers["ETag"]]
-    for change in (lambda: people.give_time(created.game_id, 0, 1, now=T0 + hours(1)),
+    for change in (lambda: more_time.give_time(created.game_id, 0, 1, now=T0 + hours(1)),
                    lambda: votes.start(created.game_id, 0, "abort", now=T0 + hours(1)),
                    lambda: votes.answer(created.game_id, 1, None, True, now=T0 + hours(1)),
                    lambda: votes.answer(created.game_id, 2, None, False, now=T0 + hours(1))):

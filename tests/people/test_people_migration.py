@@ -23,7 +23,7 @@ from app.db import alembic_config, get_engine, read_session, upgrade
 from app.db.unit import unit_of_work
 from app.gamelog import check, store
 from app.people.models import Person, Tenure
-from app.services import people, reading
+from app.services import leaving, reading
 
 from .conftest import T0, hours, play_out, some_moves
 
@@ -50,7 +50,7 @@ def test_a_store_at_0019_with_a_handed_over_seat_upgrades_and_replays_the_same(
     services.submit_action(kept, 2, {"type": "away"}, services.game_info(kept).seq,
                            source="system")
     with unit_of_work() as unit:
-        people.hand_over(unit, kept, 2, "Gus", GUS, T0 + hours(1))
+        leaving.hand_over(unit, kept, 2, "Gus", GUS, T0 + hours(1))
     handed_at = services.game_info(kept).seq
     some_moves(kept, 6, rng)
     play_out(other, rng)

@@ -14,7 +14,7 @@ from app.clock import deadlines as dl
 from app.db import read_session
 from app.gamelog import store
 from app.mail.models import Outbox
-from app.people.models import Vote
+from app.table.models import Vote
 from app.services import series, votes
 
 from .conftest import T0, hours, leads, play_out, post, reply

@@ -26,7 +26,7 @@ from app.db import read_session
 from app.db.unit import unit_of_work
 from app.gamelog import store
 from app.mail.models import Outbox, SeatMail
-from app.services import notice_targets, people, series, votes
+from app.services import leaving, notice_targets, series, votes
 from app.services.games import Series, create_in
 from tests.clock.test_week_clock import decision, whole_turn
 from tests.mail.test_notice_targets import sink  # noqa: F401  (fixture: a local webhook)
@@ -292,7 +292,7 @@ def test_the_series_score_counts_people_when_seats_are_reordered_and_handed_over
     services.submit_action(gid, 0, {"type": "away"}, services.game_info(gid).seq,
                            source="system")
     with unit_of_work() as unit:
-        people.hand_over(unit, gid, 0, "Dana", DANA, T0 + hours(3))
+        leaving.hand_over(unit, gid, 0, "Dana", DANA, T0 + hours(3))
     play_out(gid, random.Random(5), at=T0 + hours(3))
 
     score = series.series_score(gid)

@@ -17,7 +17,7 @@ from sqlmodel import select
 from app import engine, services
 from app.clock import deadlines as dl
 from app.db import read_session
-from app.people.models import Vote
+from app.table.models import Vote
 from app.services import votes
 
 from .conftest import T0, hours

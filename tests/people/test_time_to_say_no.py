@@ -27,7 +27,8 @@ from sqlmodel import select
 from app import services
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
-from app.people.models import Person, Vote
+from app.people.models import Person
+from app.table.models import Vote
 
 from tests.web.test_pages import lobby_form
 

@@ -24,7 +24,7 @@ from app import engine, services
 from app.clock import deadlines as dl
 from app.db import read_session
 from app.mail.models import Outbox
-from app.services import absence, people, person_settings, talk, votes
+from app.services import absence, more_time, person_settings, talk, votes
 
 from .conftest import T0, csrf, hours, lead_of
 
@@ -121,7 +121,7 @@ def test_a_berlin_seat_sees_no_utc_time_over_a_whole_game(app, client, tick, mai
                 stage = "back"
         her_turn = 0 in services.snapshot(gid).view(None)["to_act"]
         if stage == "back" and her_turn and not given:
-            people.give_time(gid, 1, 0, now)                  # Bob gives her a day
+            more_time.give_time(gid, 1, 0, now)                  # Bob gives her a day
             given = True
             ann.looks("given a day")
         if stage in ("playing", "back") and her_turn and now.minute == 30:

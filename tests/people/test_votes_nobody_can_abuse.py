@@ -19,7 +19,7 @@ from sqlmodel import select
 from app import services
 from app.clock import deadlines as dl
 from app.db import read_session
-from app.people.models import Vote
+from app.table.models import Vote
 
 from .conftest import T0, hours, leads, post, reply
 

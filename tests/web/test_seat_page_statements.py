@@ -14,7 +14,7 @@ from typing import Any
 from app import engine, services
 from app.clock import deadlines as dl
 from app.db import get_engine
-from app.services import notice_targets, people, talk, votes
+from app.services import more_time, notice_targets, talk, votes
 from app.talk.models import PAGE
 from tests.conftest import statements_sent
 
@@ -49,7 +49,7 @@ def _busy_table(app: Any, new_game: Any) -> Any:
         talk.say_by_link(tokens[seat], text, None, PAGE)
     waiting = services.snapshot(gid).view(None)["to_act"]
     receiver = next(s for s in waiting if s != 0)
-    people.give_time(gid, 0, receiver)
+    more_time.give_time(gid, 0, receiver)
     notice_targets.add(services.open_seat(tokens[1]), "json://127.0.0.1:9/bob-hook",
                        notice_targets.SEAT)
     votes.start(gid, 2, "abort")

@@ -1,18 +1,8 @@
-"""Games that survive the people in them (issue 21): resigning, more time for another
-seat, a substitute taking a seat over, a rematch, and the table's record of all of it.
-
-- ``resign``: R48, logged like "away" (``submit_action``); from then on the rules'
-  defaults play the seat and it ranks last (the reactions: ``app.presence.leaving``).
-- ``give_time``: one more day of the receiver's running time for its current decision
-  (lichess's "+"), ``more_time_per_round`` times per round and giver; the deadline
-  moves with its reminders (``dl.move_decision``), a time-bank decision's budget grows
-  by the same, the receiver is told, everyone sees it (``Gift`` rows).
-- ``hand_over``: R49, in the transaction of the substitute vote that passed: the seat
-  gets its new person (name, address, a new token version: every old link, reply
-  address and unsubscribe link of the seat is refused from now on) and the log says
-  so (``take_over``), so the replay names the hand-over.
-A rematch and the score of a series are ``app.services.series``; what the pages and
-the JSON show of all of it is ``app.services.table``.
+"""More time for another seat's decision (issue 21 item 3; lichess's "+"): one more day
+of the receiver's running time, ``more_time_per_round`` times per round and giver; the
+deadline moves with its reminders (``dl.move_decision``), a time-bank decision's budget
+grows by the same, the receiver is told, everyone sees it (``Gift`` rows,
+``app.table.models``).
 """
 from __future__ import annotations
 
@@ -20,41 +10,26 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import engine
-from app.access import tokens
 from app.clock import deadlines as dl
-from app.db import read_session, write_session
-from app.db.unit import Unit
+from app.db import write_session
 from app.gamelog import store
-from app.mail import invitations, notify
+from app.mail import notify
 from app.mail import seat_prefs
-from app.mail import people as people_mail
-from app.people import tenures
-from app.people.models import Gift
+from app.mail import table_news
+from app.table.models import Gift
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
-from app.services.games import _append, _finish, _play_automatic
-from app.services.repository import _load_game
-from app.services.results import Submitted
-
-#: What "more time" gives: one day of the receiver's running time.
-MORE_TIME = timedelta(days=1)
-
 
 def _services() -> Any:
     from app import services
     return services
 
 
-# -- R48: resign ---------------------------------------------------------------------------
-
-def resign(game_id: str, seat: int) -> Submitted:
-    """R48: the seat resigns (logged, source ``player``); the rules' defaults play it from
-    now on, it ranks last, the others are told. A second resignation is refused in
-    words by the engine."""
-    return _services().submit_now(game_id, seat, {"type": "resign"}, source="player")
+#: What "more time" gives: one day of the receiver's running time.
+MORE_TIME = timedelta(days=1)
 
 
 # -- more time -----------------------------------------------------------------------------
@@ -130,7 +105,7 @@ def give_time(game_id: str, giver: int, receiver: int, now: datetime | None = No
         session.flush()
         assert gift.id is not None and row.id is not None
         ctx = notify.Context.load(session, game)
-        people_mail.more_time(ctx.unit, ctx, receiver, giver, gift.id, row.id, after, now)
+        table_news.more_time(ctx.unit, ctx, receiver, giver, gift.id, row.id, after, now)
         return Given(receiver, before, after)
 
 
@@ -140,42 +115,3 @@ def gifts(session: Session, game_id: str) -> list[Gift]:
                              .order_by(col(Gift.id))))
 
 
-# -- R49: a substitute takes a seat over ------------------------------------------------------
-
-def hand_over(unit: Unit, game_id: str, seat: int, name: str, email: str,
-              now: datetime) -> None:
-    """R49, in the caller's unit of work (the substitute vote that passed): the seat's
-    new person, and ``take_over`` logged; its reactions (``leaving.took_over``) give the
-    seat a fresh start and tell everyone. The old address hears of it once."""
-    session = unit.session
-    row = session.get(store.Seat, (str(game_id), int(seat)))
-    if row is None or row.kind != "human":
-        raise NotFound("There is no such seat in this game.")
-    was, old_address = row.name, row.email
-    game, seq, state = _load_game(unit, str(game_id))
-    session.exec(update(store.Seat).where(col(store.Seat.game_id) == str(game_id),
-                                          col(store.Seat.index) == int(seat))
-                 .values(name=name, email=email, token_version=row.token_version + 1))
-    session.expire(row)
-    action = {"type": "take_over", "name": name, "was": was}
-    from_seq = seq
-    with dl.at(now):
-        state, item = _append(unit, game, seq, seat, action, "system", state)
-        tenures.hand(session, str(game_id), int(seat), item.seq, name, email, now)
-        seats = store.load_seats(session, str(game_id))
-        seq, state, more = _play_automatic(unit, game, seq + 1, state, seats)
-        _finish(unit, game, from_seq, seq, state, [item, *more])
-        ctx = notify.Context.load(session, game)
-        guard = invitations.guard_url(ctx.info.base_url, email, ctx.id, seat, ctx.secret)
-        people_mail.welcome(ctx.unit, ctx, seat, was, now, item.seq, guard)
-        if old_address:
-            people_mail.handed_over(ctx.unit, ctx, seat, old_address, was, now, item.seq,
-                                    ctx.secret)
-
-
-def seat_link(game_id: str, seat: int) -> str | None:
-    """The current link token of a seat (the rematch box links a seat to its seat in the
-    new game)."""
-    with read_session() as session:
-        row = session.get(store.Seat, (str(game_id), int(seat)))
-        return tokens.seat_token(row.game_id, row.index, row.token_version) if row else None
