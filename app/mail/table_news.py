@@ -1,5 +1,5 @@
-"""The mails of a game's people (issue 21): a seat resigned, a substitute took a seat
-over, a seat got more time, a vote opened or ended, a rematch began.
+"""The table's news by mail (issue 21): a seat resigned, a substitute took a seat over, a
+seat got more time, a vote opened or ended, a rematch began.
 
 Each follows the mail policy of every other notice: written in the transaction of what
 it tells, it waits out the game's grace period (``Context.delay``) so that a person
@@ -12,7 +12,7 @@ these; a seat handed over to someone else gets the one mail that says so, at the
 address it had.
 
 The words name people by the seat's current names; the pages show the same events
-from the same rows (``app.services.people``, ``app.services.votes``).
+from the same rows (``app.services.leaving``, ``more_time``, ``votes``).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from app.mail import compose
 from app.mail.notify import Context, mode_of, wants
 from app.mail.models import Outbox
 from app.mail.unsent import queue
-from app.people.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
+from app.table.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
 
 #: Outbox kinds of these mails (``Outbox.kind``).
 RESIGNED, TOOK_OVER, HANDED_OVER, MORE_TIME, VOTE, VOTED = (

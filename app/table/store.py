@@ -1,5 +1,5 @@
-"""Queries of the people's tables that pages ask on their own (the rest is read by the use
-cases in ``app.services.votes``, ``people`` and ``table``)."""
+"""Queries of the table's rows that pages ask on their own (the rest is read by the use
+cases in ``app.services.votes``, ``more_time`` and ``table``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +9,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session
 
 from app.db.statements import table_of
-from app.people.models import OPEN, Ballot, Gift, Vote
+from app.table.models import OPEN, Ballot, Gift, Vote
 
 _VOTES, _BALLOTS, _GIFTS = table_of(Vote), table_of(Ballot), table_of(Gift)
 

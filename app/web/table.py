@@ -13,7 +13,7 @@ box with what happened in words; a refusal shows the page again with the reason)
 
 JSON: ``GET /api/play/<token>/table`` and the same actions under ``/api/play/<token>/``,
 described by ``OPENAPI_PATHS`` (merged into ``/api/openapi.json``). The seat page's box
-reads ``people.table`` with the page's one session (``table_clock.seat_page_reads``).
+reads ``services.table`` with the page's one session.
 """
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ from typing import Any, Callable
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
-from app.services import people, table, votes
+from app.services import leaving, table, votes
+from app.services.more_time import give_time
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
 
-bp = Blueprint("people", __name__)
+bp = Blueprint("table", __name__)
 
 
 class NotJson(services.ServiceError):
@@ -81,7 +82,7 @@ def resign(seat: SeatRequest) -> Any:
     def work(access: services.SeatAccess) -> str:
         if request.form.get("confirm") != "yes":
             raise services.BadRequest("Press “Yes, resign” to resign: nothing was changed.")
-        people.resign(access.game_id, access.seat)
+        leaving.resign(access.game_id, access.seat)
         return ("You resigned: the rules' defaults play your seat from now on, and the others "
                 "are told. You can still read the table and talk.")
     return _seat_action(seat, work)
@@ -93,7 +94,7 @@ def more_time(seat: SeatRequest) -> Any:
     """One more day for another seat's decision."""
     def work(access: services.SeatAccess) -> str:
         receiver = _seat_arg(request.form.get("seat"))
-        given = people.give_time(access.game_id, access.seat, receiver)
+        given = give_time(access.game_id, access.seat, receiver)
         return f"You gave one more day: the move is now due {_when(access, given.after)}."
     return _seat_action(seat, work)
 
@@ -208,7 +209,7 @@ def api_resign(seat: SeatRequest) -> Any:
     body = _body()
     if body.get("confirm") is not True:
         raise services.BadRequest('Send {"confirm": true} to resign: nothing was changed.')
-    people.resign(access.game_id, access.seat)
+    leaving.resign(access.game_id, access.seat)
     return jsonify(_table_json(token))
 
 
@@ -217,7 +218,7 @@ def api_resign(seat: SeatRequest) -> Any:
 def api_more_time(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
     body = _body()
-    people.give_time(access.game_id, access.seat, _seat_arg(body.get("seat")))
+    give_time(access.game_id, access.seat, _seat_arg(body.get("seat")))
     return jsonify(_table_json(token))
 
 
