@@ -26,8 +26,8 @@ from app.clock.calendar import Calendar
 # re-exported (the ``X as X`` form): callers read the clock's settings and time
 # through this module, as ``dl.ClockSettings``, ``dl.span_words`` and ``dl.now()``
 from app.clock.settings import ALWAYS
-from app.clock.settings import ClockSettings as ClockSettings, span_words as span_words
-from app.clock.time import as_utc as as_utc, at as at, now as now
+from app.clock.settings import ClockSettings as ClockSettings, span_words as span_words  # noqa: F401
+from app.clock.time import as_utc as as_utc, at as at, now as now  # noqa: F401
 from app.db.statements import Close, Insert, Update, Write, table_of
 from app.db.unit import Row, Unit
 

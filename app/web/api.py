@@ -16,7 +16,7 @@ from app import engine, services
 from app.clock.time import iso_in
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
 from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
-from app.web.seat_request import SeatRequest, seat_required, with_game
+from app.web.seat_request import Check, SeatRequest, seat_required, with_game
 from app.web.doors import door
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -79,7 +79,7 @@ def legal_actions(seat: SeatRequest) -> Any:
 
 @bp.post("/play/<token>/actions")
 @seat_required(in_unit=True)
-def submit(token: str, check: Any) -> Any:
+def submit(token: str, check: Check) -> Any:
     """Make a move: ``{"action": {...}, "expected_seq": n}`` with n the step it was decided on."""
     def read_move(access: services.SeatAccess) -> tuple[list[Any], Any]:  # link accepted
         check(access)

@@ -25,7 +25,7 @@ from app.engine import words
 from app.engine.describe import move_result
 from app.engine.names import SeatNames
 from app.web import choices, round_summary, seat_page, view_helpers
-from app.web.seat_request import SeatRequest, open_request, seat_required
+from app.web.seat_request import Check, SeatRequest, open_request, seat_required
 from app.web.doors import door
 
 bp = Blueprint("play", __name__)
@@ -150,7 +150,7 @@ def _expected_seq(form: Any) -> int:
 
 @bp.post("/play/<token>/act")
 @seat_required(in_unit=True)
-def act(token: str, check: Any) -> Any:
+def act(token: str, check: Check) -> Any:
     """Submit a move (one or several steps), then back to the page (POST-redirect-GET).
 
     The link is checked inside the move's own transaction

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from flask import g, render_template, request
 
@@ -34,9 +34,15 @@ from app import services
 from app.access import tokens
 from app.web.doors import door
 
-View = TypeVar("View", bound=Callable[..., Any])
 #: What a read gets: the read session, the checked seat and its game.
 Read = Callable[[Any, services.SeatAccess, services.Snapshot], Any]
+#: The check ``in_unit`` hands a view, to run in its use case's transaction.
+Check = Callable[[services.SeatAccess], None]
+
+P = ParamSpec("P")  # the route's other URL values (``talk_id``, ...)
+R = TypeVar("R")  # what the view answers
+#: What an earlier holder's link opens instead of the seat (``handed_over_page``).
+LeftPage = tuple[str, int]
 
 
 @dataclass
@@ -51,6 +57,14 @@ class SeatRequest:
     @property
     def token(self) -> str:
         return self.access.token
+
+
+#: A view as written: it takes the opened seat (or, ``in_unit``, the token and the
+#: check) and the rule's other values ...
+SeatView = Callable[Concatenate[SeatRequest, P], R]
+UnitView = Callable[Concatenate[str, Check, P], R]
+#: ... and as routed: the rule's ``<token>`` and its other values.
+Route = Callable[Concatenate[str, P], R]
 
 
 def with_game(_session: Any, _access: services.SeatAccess, _snap: services.Snapshot) -> None:
@@ -95,16 +109,40 @@ def open_request(token: str, read: Read | None = None) -> SeatRequest:
 SEAT_DOOR = "that one seat: its view, its moves, this game's choices (its mail, its talk)"
 
 
-def seat_required(view: View | None = None, *, read: Read | None = None,
-                  in_unit: bool = False, opens: str = SEAT_DOOR) -> Any:
+@overload
+def seat_required(view: SeatView[P, R], /
+                  ) -> Route[P, R | LeftPage]: ...
+@overload
+def seat_required(*, read: Read | None = None, in_unit: Literal[False] = False,
+                  opens: str = SEAT_DOOR
+                  ) -> Callable[[SeatView[P, R]],
+                                Route[P, R | LeftPage]]: ...
+@overload
+def seat_required(*, in_unit: Literal[True], opens: str = SEAT_DOOR
+                  ) -> Callable[[UnitView[P, R]],
+                                Route[P, R]]: ...
+def seat_required(view: Callable[..., Any] | None = None, *, read: Read | None = None,
+                  in_unit: bool = False, opens: str = SEAT_DOOR) -> Callable[..., Any]:
     """Open the seat of the route's ``<token>`` once; see the module's docstring. The
-    route is marked as a seat link's door (``app.web.doors``)."""
-    def decorate(func: View) -> View:
+    route is marked as a seat link's door (``app.web.doors``).
+
+    Typed per form (the overloads): with ``@seat_required`` or ``read=`` the view takes
+    the ``SeatRequest`` first, with ``in_unit=True`` the ``token`` and the ``check``;
+    either way the route takes the ``token`` and the rule's other values."""
+    if in_unit:
+        return _checked_in_unit(opens)
+    decorate = _opened(read, opens)
+    return decorate(view) if view is not None else decorate
+
+
+def _opened(read: Read | None, opens: str
+            ) -> Callable[[SeatView[P, R]],
+                          Route[P, R | LeftPage]]:
+    """``@seat_required`` and ``@seat_required(read=...)``: the view gets the opened seat."""
+    def decorate(func: SeatView[P, R]
+                 ) -> Route[P, R | LeftPage]:
         @functools.wraps(func)
-        def wrapped(token: str, **kwargs: Any) -> Any:
-            if in_unit:
-                return func(token=token, check=check_csrf if _is_form() else _no_check,
-                            **kwargs)
+        def wrapped(token: str, *args: P.args, **kwargs: P.kwargs) -> R | LeftPage:
             try:
                 seat = open_request(token, read)
             except services.Forbidden as exc:
@@ -115,13 +153,25 @@ def seat_required(view: View | None = None, *, read: Read | None = None,
                 if left is None:
                     raise
                 return handed_over_page(left)
-            return func(seat, **kwargs)
-        return door("seat link", opens)(cast(View, wrapped))
+            return func(seat, *args, **kwargs)
+        return door("seat link", opens)(wrapped)
+    return decorate
 
-    return decorate(view) if view is not None else decorate
+
+def _checked_in_unit(opens: str) -> Callable[[UnitView[P, R]],
+                                             Route[P, R]]:
+    """``@seat_required(in_unit=True)``: the view gets the token and the check to run in
+    its own transaction (the form's CSRF token on a page's form, nothing more by JSON)."""
+    def decorate(func: UnitView[P, R]
+                 ) -> Route[P, R]:
+        @functools.wraps(func)
+        def wrapped(token: str, *args: P.args, **kwargs: P.kwargs) -> R:
+            return func(token, check_csrf if _is_form() else _no_check, *args, **kwargs)
+        return door("seat link", opens)(wrapped)
+    return decorate
 
 
-def handed_over_page(left: services.HandedOver) -> Any:
+def handed_over_page(left: services.HandedOver) -> LeftPage:
     """What an earlier holder's link opens (issue 32 item 3): what happened, and the
     game to watch; no card of the seat and no link to it (a GET changes nothing)."""
     return render_template("seat_left.html", left=left, no_referrer=True), 403

@@ -16,20 +16,17 @@ The page's box is what the seat page's presenter read with the rest of the page.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
 from app.services import talk as talk_service
 from app.talk.models import API, PAGE
-from app.web.seat_request import SeatRequest, seat_required
+from app.web.seat_request import Check, SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
 
 bp = Blueprint("talk", __name__)
-
-#: The check ``seat_required(in_unit=True)`` hands a view, run in its use case's transaction.
-Check = Callable[[services.SeatAccess], None]
 
 
 class NotJson(services.ServiceError):
