@@ -23,10 +23,10 @@ than the move itself shows.
   "ALWAYS DISCARD IF 9 OR MORE"). When none of its choices holds, it does nothing and
   the seat is asked as usual.
 
-The words people write are read by ``app.mail.commands`` (the reply grammar); this
-module holds the shapes, their JSON form (``from_json``: what the API and the store
-keep, checked like any action) and the words said back ("When you draw: keep it at #2
-if it is 3 or less, else discard it").
+The words people write are read by ``app.plans.grammar`` (its steps are the reply
+commands of ``app.mail.commands``); this module holds the shapes, their JSON form
+(``from_json``: what the API and the store keep, checked like any action) and the words
+said back ("When you draw: keep it at #2 if it is 3 or less, else discard it").
 """
 from __future__ import annotations
 

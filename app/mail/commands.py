@@ -1,9 +1,5 @@
 """Commands of play by replying: one line of text <-> one engine action (or a plan).
 
-Long because: the reply grammar is one vocabulary. Single commands and the plans and
-standing orders of issue 35 (at the end, ``read_plan``) read the same words, numbers
-and card positions; apart, each half would import the other.
-
 ``command_for`` writes the command of a legal action (what the turn mail's
 menu shows) and ``parse`` reads one back, so every command the menu offers
 parses into exactly the action it was made from. People type numbers from 1
@@ -13,16 +9,19 @@ engine counts from 0; this module is the only place that converts.
 Short forms: D draw, T take, C call, S skip, X exchange ("X 2 5" exchanges my
 cards #2 and #5). Long forms are the engine's action names with the same
 arguments ("exchange 2 5 into 2 right", "twist 2 3" turns player 2's card #3).
-Case, spaces and punctuation around the words do not matter.
+Case, spaces and punctuation around the words do not matter. A line of several steps
+(a plan, standing orders: issue 35) is read by ``app.plans.grammar``, whose steps are
+these commands (``read_plan`` hands it this module's readers).
 """
 from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.engine import plans
+from app.plans import grammar
 
 #: Short letters and other words people use for an action name.
 ALIASES = {
@@ -337,62 +336,26 @@ def mail_words(message: str) -> str:
     return _SAY_WHICH.sub(lambda m: f"Say which {m.group(1)} by its number (from 1).", text)
 
 
-# -- plans and standing orders (issue 35) ------------------------------------------------
-#
-# A plan is a line of steps separated by commas (or "then"): "TAKE, EXCHANGE 3";
-# "DRAW, KEEP AT 2 IF 3 OR LESS, ELSE DISCARD"; "DRAW, DISCARD, SKIP". A clause with
-# IF, and the ELSE after it, are choices of one step. A sentence (between ";") that
-# starts with ALWAYS or EVERY ROUND is a standing order: "ALWAYS PEEK 1 2", "ALWAYS
-# SKIP SPLIT SEER", "ALWAYS DISCARD IF 9 OR MORE"; "NO ORDERS" clears them, "NO PLAN"
-# cancels a plan that waits. The shapes and what they do are ``app.engine.plans``'.
+# -- plans and standing orders (issue 35): their grammar is ``app.plans.grammar`` ----------
 
-_CLAUSES = re.compile(r"\s*(?:,|;|\bthen\b|\band then\b)\s*", re.I)
-_SENTENCES = re.compile(r"\s*;\s*")
-_ORDER_START = re.compile(r"^(always|every round|each round)\s+(.*)$")
-_ORDER_END = re.compile(r"^(.*?)\s+(every round|each round|always)$")
-CLEAR_ORDERS = ("no orders", "clear orders", "orders off", "stop orders", "cancel orders",
-                "no standing orders", "clear standing orders")
-CANCEL_PLAN = ("no plan", "cancel plan", "cancel my plan", "clear plan", "plan off")
-_KEEP = re.compile(r"^(?:keep|put|place)(?: it)?(?: (?:at|in|into|as|on))?(?: card| my card| my)? (\d{1,2})$")
-_FILLER = ("it is ", "it's ", "it s ", "its ", "the card is ", "card is ", "it ")
-_LESS = ("or less", "or lower", "or below", "or under", "or fewer", "or smaller")
-_MORE = ("or more", "or higher", "or above", "or over", "or greater", "or bigger")
-_LT = ("less than", "lower than", "smaller than", "under", "below", "fewer than")
-_GT = ("more than", "higher than", "greater than", "bigger than", "over", "above")
-_NAMES = {name.lower(): name for name in
-          ("Nelly", "Illusionist", "Simon", "Spotter", "Gambler", "Tanner", "Twister", "Ghost",
-           "Split Seer", "Obsessor", "Dracula", "Underminer", "Drunk", "Mad Bomber")}
-_ABILITY_WORDS = {"split seer": "seer", "seer": "seer", "twister": "twister", "ghost": "ghost",
-                  "dracula": "dracula", "underminer": "underminer", "drunk": "drunk",
-                  "spotter": "spotter", "nelly": "nelly", "mad bomber": "bomb",
-                  "bomber": "bomb"}
+def _step(said: str) -> dict[str, Any]:
+    """The words of one step of a plan as one command's action (``ValueError`` with why)."""
+    parsed = parse_plain(said)
+    if parsed.action is None:
+        raise ValueError(parsed.problem or "It is not a command we know.")
+    return parsed.action
 
 
-class _PlanWords(ValueError):
-    """A line that is a plan, but one we cannot read: the words say why (``limit``: it
-    reads, but is over a limit of ``plans``, whose words are said as they are)."""
-
-    def __init__(self, words: str, limit: bool = False) -> None:
-        super().__init__(words)
-        self.limit = limit
-
-
-def _plan_error(exc: plans.PlanError) -> _PlanWords:
-    return _PlanWords(str(exc), limit=isinstance(exc, plans.OverLimit))
-
-
-def _is_plan(text: str) -> bool:
-    lowered = f" {text.lower()} "
-    return bool(_CLAUSES.search(text) or " if " in lowered or _ORDER_START.match(normalise(text))
-                or _ORDER_END.match(normalise(text)) or normalise(text) in CLEAR_ORDERS
-                or normalise(text) in CANCEL_PLAN)
+_PLANS = grammar.Grammar(grammar.Commands(
+    normalise=normalise, action=_step,
+    card=functools.partial(_from_one, what="a card number")))
 
 
 def read_plan(line: str) -> Parsed | None:
-    """A plan and/or standing orders (see above), None when the line is not one (a single
-    command reads as before). A line that looks like a plan but does not read is answered
-    with why; a line like "X 2, 5" that is one command after all reads as that command.
-    A plan over ``MAX_LINE`` is refused whole, the limit named (as ``parse`` does)."""
+    """A plan and/or standing orders (``app.plans.grammar``), None when the line is not one
+    (a single command reads as before). A line that looks like a plan but does not read is
+    answered with why; a line like "X 2, 5" that is one command after all reads as that
+    command. A plan over ``MAX_LINE`` is refused whole, the limit named (as ``parse`` does)."""
     if len(" ".join(str(line).split())) > MAX_LINE:
         refused = parse(line)
         return refused if refused.limit else None
@@ -401,137 +364,26 @@ def read_plan(line: str) -> Parsed | None:
 
 def _read_plan(line: str) -> Parsed | None:
     original = " ".join(str(line).split())
-    text = re.sub(r"#\s*(\d)", r"card \1", str(line))
-    if not _is_plan(text):
-        return None
     try:
-        payload, first = _plan_payload(text)
-    except _PlanWords as exc:
+        read = _PLANS.read(line)
+    except grammar.PlanWords as exc:
         if exc.limit:   # the API's words, as they are (issue 45 item 5)
             return Parsed(original, problem=str(exc), limit=True)
         single = _single(line)
         if single is not None:
             return single
-        return Parsed(original, problem=f"{exc} {PLAN_HELP}")
+        return Parsed(original, problem=f"{exc} {grammar.PLAN_HELP}")
+    if read is None:
+        return None
+    payload, first = read
     return Parsed(original, action=first, plan=payload)
-
-
-PLAN_HELP = ('A plan lists the steps of your turn with commas, like "DRAW, KEEP AT 2 IF 3 '
-             'OR LESS, ELSE DISCARD"; a standing order starts with ALWAYS, like "ALWAYS '
-             'PEEK 1 2".')
 
 
 def _single(line: str) -> Parsed | None:
     """The line as one old-style command ("X 2, 5"), if it reads as one."""
-    text = normalise(line)
-    words = text.split()
-    if not words:
-        return None
-    verb = ALIASES.get(words[0], words[0])
-    if verb not in SHAPES:
-        return None
-    try:
-        return Parsed(" ".join(str(line).split())[:MAX_LINE], action=_arguments(verb, words[1:]))
-    except ValueError:
-        return None
-
-
-def _plan_payload(text: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    said_steps: list[str] = []
-    orders: list[dict[str, Any]] = []
-    steps: list[dict[str, Any]] = []
-    clear = cancel = False
-    for sentence in _SENTENCES.split(text.strip()):
-        said = normalise(sentence)
-        if not said:
-            continue
-        if said in CLEAR_ORDERS:
-            clear = True
-            continue
-        if said in CANCEL_PLAN:
-            cancel = True
-            continue
-        start = _ORDER_START.match(said) or _ORDER_END.match(said)
-        if start is not None:
-            body = start.group(2) if start.re is _ORDER_START else start.group(1)
-            orders.append(_order(sentence, body))
-            continue
-        steps.extend(_steps(sentence))
-        said_steps.append(" ".join(sentence.split()).upper())
-    if not (steps or orders or clear or cancel):
-        raise _PlanWords("There is no step in it.")
-    plan = None
-    first: dict[str, Any] | None = None
-    if steps:
-        try:
-            checked = plans.from_json({"steps": steps, "text": "; ".join(said_steps)},
-                                      sent=True)
-        except plans.PlanError as exc:
-            raise _plan_error(exc) from None
-        plan = checked.to_json()
-        opening = checked.steps[0].choices
-        if len(opening) == 1 and opening[0].when is None:
-            first = dict(opening[0].action)
-    try:  # the API's own check of a list of orders, its limit and words included
-        plans.orders_from_json(orders, sent=True)
-    except plans.PlanError as exc:
-        raise _plan_error(exc) from None
-    return {"plan": plan, "orders": orders, "clear_orders": clear, "cancel": cancel}, first
-
-
-def _steps(sentence: str) -> list[dict[str, Any]]:
-    """The steps of one sentence of a plan (commas between steps, IF/ELSE within one)."""
-    steps: list[dict[str, Any]] = []
-    for clause in _CLAUSES.split(sentence):
-        said = normalise(clause)
-        if not said:
-            continue
-        choice, conditional, is_else = _choice(said)
-        open_step = steps[-1] if steps else None
-        continues = open_step is not None and open_step["choices"][-1].get("if") is not None
-        if is_else:
-            if not continues:
-                raise _PlanWords(f'"{clause.strip()}" has no IF before it.')
-        elif not (conditional and continues):
-            steps.append({"choices": [], "text": ""})
-        step = steps[-1]
-        step["choices"].append(choice)
-        step["text"] = ", ".join(filter(None, [step["text"], " ".join(clause.split()).upper()]))
-    return steps
-
-
-def _choice(said: str) -> tuple[dict[str, Any], bool, bool]:
-    """One clause: ``(choice JSON, has a condition, is an ELSE)``."""
-    is_else = False
-    for word in ("else ", "otherwise ", "or else "):
-        if said.startswith(word):
-            said, is_else = said[len(word):], True
-    condition = None
-    if " if " in f" {said} ":
-        head, _, tail = f" {said} ".partition(" if ")
-        said, condition = head.strip(), _condition(tail.strip())
-    action = _step_action(said)
-    choice: dict[str, Any] = {"action": action}
-    if condition is not None:
-        choice["if"] = condition
-    return choice, condition is not None, is_else
-
-
-def _step_action(said: str) -> dict[str, Any]:
-    keep = _KEEP.match(said)
-    if keep:
-        return {"type": "exchange", "positions": [_from_one(keep.group(1), "a card number")]}
-    if said in ("keep", "keep it"):
-        raise _PlanWords('Say where to keep it, like "KEEP AT 2".')
-    if said in ("discard it", "throw it away", "discard the card", "bin it"):
-        return {"type": "discard"}
-    if said in ("skip it", "skip ability", "skip the ability", "no thanks"):
-        return {"type": "skip"}
-    parsed = _single(said)
-    if parsed is None or parsed.action is None:
-        problem = parse_plain(said).problem or "It is not a command we know."
-        raise _PlanWords(f'"{said}": {problem}')
-    return parsed.action
+    parsed = parse_plain(line)
+    single = " ".join(str(line).split())[:MAX_LINE]
+    return replace(parsed, line=single) if parsed.action is not None else None
 
 
 def parse_plain(text: str) -> Parsed:
@@ -546,50 +398,3 @@ def parse_plain(text: str) -> Parsed:
         return Parsed(text, action=_arguments(verb, words[1:]))
     except ValueError as exc:
         return Parsed(text, problem=str(exc))
-
-
-def _condition(said: str) -> dict[str, Any]:
-    """The words after IF: "3 or less", "more than 8", "less than card 3", "a simon"."""
-    text = said
-    for filler in _FILLER:
-        if text.startswith(filler):
-            text = text[len(filler):]
-    negated = re.match(r"^(?:not|no|isn t|is not)\s+(.*)$", text)
-    named = re.sub(r"^(an? |the )", "", negated.group(1) if negated else text)
-    if named in _NAMES or named.rstrip("s") in _NAMES:   # "a Simon", "not a Simon"
-        return {"compare": "ne" if negated else "eq",
-                "name": _NAMES.get(named) or _NAMES[named.rstrip("s")]}
-    text = re.sub(r"^(an? |the )", "", text)
-    compare = "eq"
-    suffixes: tuple[tuple[tuple[str, ...], str], ...] = ((_LESS, "le"), (_MORE, "ge"))
-    for words, kind in suffixes:
-        for word in words:
-            if text.endswith(" " + word):
-                text, compare = text[:-len(word) - 1].strip(), kind
-    prefixes: tuple[tuple[tuple[str, ...], str], ...] = (
-        (("at most",), "le"), (("at least",), "ge"), (_LT, "lt"), (_GT, "gt"), (("not",), "ne"))
-    for words, kind in prefixes:
-        for word in words:
-            if compare == "eq" and text.startswith(word + " "):
-                text, compare = text[len(word) + 1:].strip(), kind
-    mine = re.fullmatch(r"(?:my |than my )?(?:card |my card |number )(\d{1,2})|my (\d{1,2})", text)
-    if mine:
-        return {"compare": compare, "mine": _from_one(mine.group(1) or mine.group(2),
-                                                      "a card number")}
-    if re.fullmatch(r"-?\d{1,2}", text):
-        return {"compare": compare, "value": int(text)}
-    raise _PlanWords(f'"if {said}" is not a condition we can read (say "IF 3 OR LESS", '
-                     '"IF 9 OR MORE", "IF LESS THAN #3", "IF A SIMON" or "IF NOT A SIMON").')
-
-
-def _order(sentence: str, body: str) -> dict[str, Any]:
-    """One standing order's JSON (see ``app.engine.plans.Order``)."""
-    skip = re.fullmatch(r"(?:skip|decline|pass on|no)(?: the)? (.+)", body)
-    if skip and skip.group(1) in _ABILITY_WORDS:
-        return {"on": _ABILITY_WORDS[skip.group(1)], "choices": [{"action": {"type": "skip"}}],
-                "text": " ".join(sentence.split()).upper()}
-    step = _steps(body)
-    if len(step) != 1:
-        raise _PlanWords(f'"{sentence.strip()}": a standing order is one step, like '
-                         '"ALWAYS DISCARD IF 9 OR MORE".')
-    return {**step[0], "text": " ".join(sentence.split()).upper()}
