@@ -182,7 +182,7 @@ class Grammar:
     def _step_action(self, said: str) -> dict[str, Any]:
         keep = _KEEP.match(said)
         if keep:
-            return {"type": "exchange", "positions": [self.commands.card(keep.group(1))]}
+            return {"type": "exchange", "positions": [self._card(keep.group(1), said)]}
         if said in ("keep", "keep it"):
             raise PlanWords('Say where to keep it, like "KEEP AT 2".')
         if said in ("discard it", "throw it away", "discard the card", "bin it"):
@@ -191,6 +191,13 @@ class Grammar:
             return {"type": "skip"}
         try:
             return self.commands.action(said)
+        except ValueError as exc:
+            raise PlanWords(f'"{said}": {exc}') from None
+
+    def _card(self, word: str, said: str) -> int:
+        """A card number of the clause ``said`` ("keep at 0": cards count from 1)."""
+        try:
+            return self.commands.card(word)
         except ValueError as exc:
             raise PlanWords(f'"{said}": {exc}') from None
 
@@ -222,7 +229,8 @@ class Grammar:
         mine = re.fullmatch(r"(?:my |than my )?(?:card |my card |number )(\d{1,2})|my (\d{1,2})",
                             text)
         if mine:
-            return {"compare": compare, "mine": self.commands.card(mine.group(1) or mine.group(2))}
+            return {"compare": compare, "mine": self._card(mine.group(1) or mine.group(2),
+                                                           f"if {said}")}
         if re.fullmatch(r"-?\d{1,2}", text):
             return {"compare": compare, "value": int(text)}
         raise PlanWords(f'"if {said}" is not a condition we can read (say "IF 3 OR LESS", '

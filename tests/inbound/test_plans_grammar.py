@@ -69,3 +69,15 @@ def test_r35_a_plan_that_cannot_be_read_is_answered_in_words(line, says):
     parsed = commands.parse(line)
     assert parsed.action is None and parsed.plan is None
     assert says in parsed.problem and "A plan lists the steps" in parsed.problem
+
+
+@pytest.mark.parametrize("line", ["DRAW, KEEP AT 0", "DRAW, KEEP AT 2 IF LESS THAN #0",
+                                  "ALWAYS DISCARD IF MORE THAN MY CARD 0"])
+def test_r35_a_card_numbered_0_in_a_plan_is_answered_in_words_never_raised(line):
+    """People count cards from 1: "#0" in a plan was a ValueError out of ``parse`` (which
+    never raises), so the reply or the page's box failed instead of being answered."""
+    parsed = commands.parse(line)
+    assert parsed.action is None and parsed.plan is None and not parsed.limit
+    assert '"0" is not a card number: numbers count from 1' in parsed.problem
+    assert "A plan lists the steps" in parsed.problem
+    assert commands.read_plan(line) == parsed

@@ -60,3 +60,21 @@ def test_r35_the_openapi_document_describes_the_plan_routes(client):
     assert "Plan" in document["components"]["schemas"]
     assert client.get("/help/mail").status_code == 200
     assert "ALWAYS PEEK 1 2" in client.get("/help/mail").get_data(as_text=True)
+
+
+def test_r35_a_plan_keeping_a_card_at_0_is_refused_in_words_and_changes_nothing(client,
+                                                                                  new_game):
+    """Ann types "#0" as a programmer counts: her page's box and the JSON answer in words
+    (cards count from 1), where the words used to fail the request."""
+    created = new_game(seats=2, first=0)
+    ann = _token(created, 0)
+    before = services.snapshot(created.game_id).seq
+    bad = client.post(f"/api/play/{ann}/plan", json={"words": "DRAW, KEEP AT 0"})
+    assert bad.status_code == 400, bad.get_data(as_text=True)
+    assert "numbers count from 1" in bad.get_json()["message"]
+    box = post(client, ann, "/plan", words="DRAW, KEEP AT 2 IF LESS THAN #0")
+    assert box.status_code == 303
+    page = client.get(box.headers["Location"]).get_data(as_text=True)
+    assert "numbers count from 1" in page
+    assert services.snapshot(created.game_id).seq == before
+    assert client.get(f"/api/play/{ann}/plan").get_json()["plan"] is None

@@ -170,3 +170,20 @@ def test_r35_the_answer_to_a_plan_that_waits_says_what_it_will_do(app, game_at_t
     said = " ".join(_text(mailbox.to(ANN)[-1]).split())
     assert ("Your plan waits for its turn: Draw; then when you draw: keep it at #2 if it is "
             "3 or less, else discard it.") in said
+
+
+def test_r35_a_reply_keeping_a_card_at_0_is_answered_with_why_and_changes_nothing(
+        app, game_at_t0, mailbox, tick):
+    """Ann answers her round-start mail with "PEEK 1 2, DRAW, KEEP AT 0": the reply is
+    answered, in words, that cards count from 1; nothing is played and no plan is kept."""
+    created = game_at_t0(seats=2, seed="35", first=1)
+    tick(T0)
+    to = str([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]["Reply-To"])
+    with dl.at(T0):
+        status, outcome = reply(app, to, ANN, "PEEK 1 2, DRAW, KEEP AT 0", now=T0)
+    assert status == "answered", outcome
+    assert _mine(created.game_id) == []
+    assert ahead.state_of(created.game_id, 0)["plan"] is None
+    tick(T0 + timedelta(minutes=1))
+    said = " ".join(_text(mailbox.to(ANN)[-1]).split())
+    assert '"0" is not a card number: numbers count from 1' in said
