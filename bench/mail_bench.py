@@ -7,7 +7,7 @@
 2. Mails sent per second from the outbox to a local aiosmtpd server, beside a
    baseline of the same messages sent straight through ``smtplib`` (no outbox).
 3. Due -> handed-to-SMTP latency (p50, p99) of mails committed at random
-   moments, with the sender woken by commits (``app.runners.sender.Waker``: PostgreSQL
+   moments, with the sender woken by commits (``app.runners.waker.Waker``: PostgreSQL
    LISTEN/NOTIFY, SQLite a short poll of the due index) beside the 30 s clock
    tick it replaces, on SQLite and PostgreSQL, in the same run.
 
@@ -231,6 +231,7 @@ def _latency_run(url: str, waker: bool) -> list[float]:
 
     from app import create_app
     from app.runners import sender
+    from app.runners.waker import Waker
     from app.db import get_engine, write_session
     from app.mail import compose, outbox
 
@@ -254,7 +255,7 @@ def _latency_run(url: str, waker: bool) -> list[float]:
     stop = threading.Event()
     with app.app_context():
         if waker:
-            runner = sender.Waker(app)
+            runner = Waker(app)
             thread = runner.start()
         else:
             def ticking() -> None:

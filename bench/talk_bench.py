@@ -5,7 +5,7 @@
    the same games, interleaved in one run, p50/p99 of each and their ratio.
 2. How fast a notice reaches its target beside the mail it stands beside: mails of a seat
    with a JSON-webhook target (a local HTTP sink) committed at random moments while the
-   production waker runs (``runners.sender.Waker``: the mail, then the notices); due →
+   production waker runs (``runners.waker.Waker``: the mail, then the notices); due →
    handed to SMTP (an aiosmtpd sink) and due → received by the webhook sink, p50/p99.
 
 SQLite in a temp folder, and PostgreSQL when ``BENCH_DATABASE_URL`` or
@@ -144,7 +144,7 @@ def _notice_run(url: str) -> tuple[list[float], list[float]]:
     from app.channels import targets
     from app.db import get_engine, write_session
     from app.mail import compose, outbox
-    from app.runners import sender
+    from app.runners.waker import Waker
 
     mailed: dict[int, float] = {}
     noticed: dict[int, float] = {}
@@ -191,7 +191,7 @@ def _notice_run(url: str) -> tuple[list[float], list[float]]:
         with write_session(get_engine(app)) as session:
             targets.add(session, url=target_url, service=service,
                         now=datetime.now(timezone.utc), game_id=created.game_id, seat=0)
-        waker = sender.Waker(app)
+        waker = Waker(app)
         thread = waker.start()
         rng = random.Random(2)
         gaps = [rng.random() for _ in range(NOTICES)]

@@ -2,7 +2,7 @@
 the earliest row written is due, so a listener with nothing due before then sleeps on
 instead of asking the database (issue 30 item 4: the mail sender read the outbox once
 for every mail queued). Written by ``app.db.statements`` (a unit of work's inserts)
-and ``app.mail.outbox.enqueue``; read by ``app.runners.sender.Waker``."""
+and ``app.mail.outbox.enqueue``; read by ``app.runners.waker.Waker``."""
 from __future__ import annotations
 
 from typing import Any

@@ -5,7 +5,7 @@ due deadline rows with the partial index on ``due_at``, leases them (one
 UPDATE with ``FOR UPDATE SKIP LOCKED`` inside on PostgreSQL; SQLite runs
 writers one at a time), hands each to ``app.runners.timeouts``, then sends the due
 outbox mail and the daily digests. Mail does not wait for the tick: a
-sender thread (``app.runners.sender.Waker``) delivers each row within seconds of it
+sender thread (``app.runners.waker.Waker``) delivers each row within seconds of it
 becoming due. Nothing lives in the scheduler's memory: killing the process
 loses nothing, and a second clock started by mistake finds the rows leased
 or already done.
@@ -40,6 +40,7 @@ from app.runners import sender
 from app.runners import sending
 from app.runners import supervisor as supervision
 from app.runners import timeouts
+from app.runners.waker import Waker
 from app.runners.base import Lease, Runner
 from app.db import get_engine
 from app.mail.backends import MailBackend
@@ -256,7 +257,7 @@ def run(app: Any, seconds: float, *, waker: bool = True,
     stop = stop or threading.Event()
     ticker = Ticker(app, seconds, waker=waker)
     if waker:
-        supervisor.add(heartbeats.SENDER, sender.Waker(app))
+        supervisor.add(heartbeats.SENDER, Waker(app))
     # a tick stuck this long (a hung connection) or never called again is hopeless
     supervisor.watch_progress(heartbeats.CLOCK, lambda: ticker.progress,
                               max(supervision.STUCK_SECONDS, 10 * seconds))

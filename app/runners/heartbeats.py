@@ -199,7 +199,7 @@ def read(engine: Engine, now: datetime | None = None,
 
 # -- claims of a loop that died ----------------------------------------------------------
 
-#: What a claimer's heartbeat name begins with (``sender.Waker.owner``); one that beats
+#: What a claimer's heartbeat name begins with (``waker.Waker.owner``); one that beats
 #: under its owner name is known, and its claims go when it goes quiet.
 CLAIMER_PREFIX = "sender-"
 

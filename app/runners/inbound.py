@@ -42,7 +42,7 @@ from app.inbound import worker
 from app.inbound.models import PENDING, InboxMessage
 from app.runners import heartbeats
 from app.runners.base import Lease, Runner
-from app.runners.sender import retry_delay
+from app.runners.waker import retry_delay
 
 log = logging.getLogger("app.inbound")  # (the process's log name, as before)
 

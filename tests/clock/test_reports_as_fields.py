@@ -13,7 +13,8 @@ import logging
 from typing import Any
 
 from app.access import masking
-from app.runners import clock, sender
+from app.runners import clock
+from app.runners.waker import Waker
 
 from .conftest import Recorder
 
@@ -29,7 +30,7 @@ def json_lines(caplog: Any, logger: str, starts: str) -> list[dict[str, Any]]:
 def test_the_sender_threads_report_is_a_field_of_its_log_line(app, new_game, caplog):
     caplog.set_level(logging.INFO, logger="app.runners.sender")
     new_game(seats=2)  # two invitations and the first turn mail(s), due now
-    waker = sender.Waker(app, backend=Recorder())
+    waker = Waker(app, backend=Recorder())
     waker.step()
 
     (line,) = json_lines(caplog, "app.runners.sender", "mail:")

@@ -29,6 +29,7 @@ from app import services
 from app.runners import heartbeats
 from app.runners import sender
 from app.runners import supervisor as supervision
+from app.runners.waker import Waker
 from app.db import get_engine, make_engine
 from tests.conftest import PEOPLE, TEST_DATABASE_URL, TEST_SECRET_KEY
 from tests.mail.conftest import SmtpServer, mail_app, smtp  # noqa: F401  (fixtures)
@@ -176,7 +177,7 @@ class Killed(BaseException):
 
 def test_a_sender_thread_that_dies_is_restarted_and_mail_still_leaves(app, monkeypatch):
     mailbox = Signalling()
-    waker = sender.Waker(app, backend=mailbox)
+    waker = Waker(app, backend=mailbox)
     supervisor = supervision.Supervisor()
     supervisor.add(heartbeats.SENDER, waker)
     real_next_due = sender.next_due
@@ -274,7 +275,7 @@ def test_mail_held_up_by_an_smtp_outage_leaves_once_the_server_answers_again(
     # the outbox's backoff alone would keep a failed mail back for an hour
     monkeypatch.setattr(sending, "BACKOFF_BASE", timedelta(hours=1))
     smtp.stop()  # the mail server is down
-    waker = sender.Waker(mail_app)
+    waker = Waker(mail_app)
     thread = waker.start()
     try:
         game_id = start_game("Through an SMTP outage")

@@ -34,6 +34,7 @@ from app.clock import deadlines as dl
 from app.db import get_engine
 from app.mail.models import Outbox
 from app.runners import clock, notices
+from app.runners.waker import Waker
 from app.services import notice_targets
 
 from .test_when_mail_matters import (T0, CheckingMailbox, graced, new_game,  # noqa: F401
@@ -395,7 +396,7 @@ def test_the_sender_thread_sends_a_test_notice_at_its_next_step(notice_app, new_
     created = human_and_bots(new_game, notice_app, DISCORD, by_mail=True)
     access = services.open_seat(created.tokens[0])
     [target] = notice_targets.read_status(access)["targets"]
-    waker = clock.sender.Waker(notice_app, backend=CheckingMailbox())
+    waker = Waker(notice_app, backend=CheckingMailbox())
     waker.step()  # (whatever mail is due now goes first)
     notice_targets.test(access, target["id"])  # at the real now: due at once
     assert waker.step() is None  # it sent something and looks again at once

@@ -1,6 +1,6 @@
 """Mail leaves when it is due, not on the next tick (issue 7 item 2).
 
-A ``sender.Waker`` thread runs against the test's store (SQLite: it polls the
+A ``waker.Waker`` thread runs against the test's store (SQLite: it polls the
 outbox's due index; PostgreSQL: it LISTENs for the NOTIFY of the committing
 transaction). The tests wait for an event (a mail handed over), with a
 generous limit only so that a broken waker fails instead of hanging.
@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 from tests.mail.conftest import lead_of
 from app import engine, services
 from app.runners import sender
+from app.runners.waker import Waker
 from app.db import get_engine, write_session
 from app.mail import compose, outbox
 from app.mail.models import SENT, Outbox
@@ -52,7 +53,7 @@ class Signalling(Recorder):
 
 def test_a_running_waker_sends_each_mail_once_as_it_becomes_due(app, new_game):
     mailbox = Signalling()
-    waker = sender.Waker(app, backend=mailbox)
+    waker = Waker(app, backend=mailbox)
     thread = waker.start()
     try:
         created = new_game(seats=2)
@@ -89,7 +90,7 @@ def test_the_waker_sleeps_until_the_next_due_mail_and_leaves_the_rest(app, new_g
     upcoming, _ = sender.next_due(app)
     assert upcoming is not None
     mailbox = Signalling()
-    waker = sender.Waker(app, backend=mailbox)
+    waker = Waker(app, backend=mailbox)
     thread = waker.start()
     try:
         assert mailbox.wait_for(2)  # the invitations, due at once
@@ -116,7 +117,7 @@ def test_a_notify_of_mail_due_later_costs_the_sleeping_waker_no_query(app, new_g
     now still leaves at once."""
     app.config["TURN_MAIL_DELAY_SECONDS"] = 3600
     mailbox = Signalling()
-    waker = sender.Waker(app, backend=mailbox)
+    waker = Waker(app, backend=mailbox)
     asked: list[str] = []
 
     def note(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
@@ -171,7 +172,7 @@ def test_after_sending_the_waker_sleeps_until_the_mail_its_claim_saw_without_a_l
     due now and Bob's in three seconds: Bob's leaves when due, and between the two only
     the look of the step that sends Bob's is taken (two before)."""
     mailbox = Signalling()
-    waker = sender.Waker(app, backend=mailbox)
+    waker = Waker(app, backend=mailbox)
     asked: list[tuple[float, str]] = []
 
     def note(_conn, _cursor, statement: str, *_args) -> None:  # noqa: ANN001
@@ -211,7 +212,7 @@ def test_mail_that_falls_due_in_a_stream_leaves_in_a_few_batches_each_mail_once(
     a short run the next waits ``GATHER_SECONDS``: twelve mails falling due one every
     tenth of a second (1.1 s in all) leave in at most three runs, each mail once."""
     mailbox = Signalling()
-    waker = sender.Waker(app, backend=mailbox)
+    waker = Waker(app, backend=mailbox)
     thread = waker.start()
     try:
         time.sleep(1.0)  # the waker's first look, at nothing
