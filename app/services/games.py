@@ -18,7 +18,7 @@ from app.services import reactions as hooks
 from app.gamelog import store
 from app.access import tokens
 from app.services import options as game_options
-from app.services import plans
+from app.services import plan_steps
 from app.config import setting
 from app.db import write_session
 from app.db.unit import Row, Unit, unit_of_work
@@ -295,7 +295,7 @@ def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
         # issue 35: a plan or standing order plays once no bot or absent seat can, so
         # the log is the one the seat's own moves, made one by one, would give
         for seat in (view.get("to_act") or []) if chosen is None else ():
-            planned = plans.step_for(unit, game, seat, state, seq)
+            planned = plan_steps.step_for(unit, game, seat, state, seq)
             if planned is not None:
                 chosen = (seat, planned[0], planned[1])
                 break
@@ -307,9 +307,9 @@ def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
             try:
                 state, item = _append(unit, game, seq, seat, action, source, state)
             except engine.IllegalAction as exc:
-                plans.refused(unit, game, seat, action, str(exc), state, seq)
+                plan_steps.refused(unit, game, seat, action, str(exc), state, seq)
                 continue
-            plans.applied(unit, game, seat, action, before, state, seq + 1)
+            plan_steps.applied(unit, game, seat, action, before, state, seq + 1)
             seq += 1
             applied.append(item)
             continue
@@ -324,7 +324,7 @@ def _play_automatic(unit: Unit, game: store.Game | Row, seq: int, state: Any,
         applied.append(item)
     else:
         log.error("game %s: %d automatic actions in a row; stopping", game.id, limit)
-    plans.settle(unit, game, len(kinds), state, seq)
+    plan_steps.settle(unit, game, len(kinds), state, seq)
     return seq, state, applied
 
 

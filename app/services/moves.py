@@ -26,7 +26,7 @@ from app.services.repository import (
 )
 from app.services.games import _append, _play_automatic, _finish
 from app.mail import seat_prefs
-from app.services import plans
+from app.services import plan_steps
 
 log = logging.getLogger("app.services")
 
@@ -73,7 +73,7 @@ def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq:
     same move is already in the log), ``Illegal`` with the engine's words when
     the rules forbid it, ``NotFound``/``BadRequest`` for nonsense. On any error
     nothing is written. ``plan``: what the seat decided ahead with this move (issue 35,
-    ``services.plans.attach``), stored in its transaction and played right after it.
+    ``services.plan_steps.attach``), stored in its transaction and played right after it.
     """
     return submit_actions(game_id, seat, [action], expected_seq, source, plan)
 
@@ -207,7 +207,7 @@ def _submit(move_of: Any, source: str, plan: dict[str, Any] | None = None) -> Su
                 seq += 1
                 mine.append(item)
             if plan is not None:
-                plans.attach(unit, game, seat, plan, source, state, seq)
+                plan_steps.attach(unit, game, seat, plan, source, state, seq)
             seq, state, more = _play_automatic(unit, game, seq, state, seats)
             _finish(unit, game, expected_seq, seq, state, [*mine, *more])
             info = _game_info(game, seats, seq)

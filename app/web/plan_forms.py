@@ -11,7 +11,7 @@ from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
 from app.mail import commands
-from app.services import ahead
+from app.services import plans
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.table import _body as _json_body  # (one JSON body check: 415, 400)
 
@@ -29,7 +29,7 @@ def send(seat: SeatRequest) -> Any:
     """A plan or orders in words, as a reply would carry them."""
     access, token = seat.access, seat.token
     try:
-        sent = ahead.send(access.game_id, access.seat,
+        sent = plans.send(access.game_id, access.seat,
                           plan_payload({"words": request.form.get("words", "")}), None,
                           source="player")
     except services.ServiceError as exc:
@@ -43,7 +43,7 @@ def send(seat: SeatRequest) -> Any:
 @seat_required
 def cancel(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
-    ahead.cancel(access.game_id, access.seat)
+    plans.cancel(access.game_id, access.seat)
     flash("Your plan is cancelled: you decide your turn yourself.", "success")
     return _back(token)
 
@@ -52,7 +52,7 @@ def cancel(seat: SeatRequest) -> Any:
 @seat_required
 def clear(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
-    ahead.clear_orders(access.game_id, access.seat)
+    plans.clear_orders(access.game_id, access.seat)
     flash("Your standing orders are cleared.", "success")
     return _back(token)
 
@@ -60,7 +60,7 @@ def clear(seat: SeatRequest) -> Any:
 # -- the JSON routes (described in ``openapi_parts.PLAN_PATHS``) ----------------------
 
 def plan_payload(body: dict[str, Any]) -> dict[str, Any]:
-    """A plan body as ``services.ahead`` takes it: ``words`` read as a reply's, or the JSON."""
+    """A plan body as ``services.plans`` takes it: ``words`` read as a reply's, or the JSON."""
     if "words" not in body:
         return {key: body[key] for key in ("plan", "orders", "clear_orders", "cancel") if key in body}
     parsed = commands.read_plan(str(body["words"])) or commands.parse(str(body["words"]))
@@ -79,7 +79,7 @@ def plan_payload(body: dict[str, Any]) -> dict[str, Any]:
 def plan_state(seat: SeatRequest) -> Any:
     """The seat's waiting plan, standing orders and what they last did (``PlanState``)."""
     access = seat.access
-    return jsonify(ahead.state_of(access.game_id, access.seat))
+    return jsonify(plans.state_of(access.game_id, access.seat))
 
 
 @bp.post("/api/play/<token>/plan")
@@ -88,11 +88,11 @@ def plan_send(seat: SeatRequest) -> Any:
     """Decide ahead (``PlanBody``): played at once as far as it goes, or kept for its turn."""
     access = seat.access
     body = _json_body()
-    sent = ahead.send(access.game_id, access.seat, plan_payload(body), body.get("expected_seq"),
+    sent = plans.send(access.game_id, access.seat, plan_payload(body), body.get("expected_seq"),
                       source="player")
     return jsonify({"what": sent.what, "words": sent.words,
                     "seq": sent.submitted.seq if sent.submitted is not None else None,
-                    "state": ahead.state_of(access.game_id, access.seat)})
+                    "state": plans.state_of(access.game_id, access.seat)})
 
 
 @bp.delete("/api/play/<token>/plan")
@@ -100,6 +100,6 @@ def plan_send(seat: SeatRequest) -> Any:
 def plan_cancel(seat: SeatRequest) -> Any:
     """Cancel the seat's waiting plan; its standing orders stay."""
     access = seat.access
-    ahead.cancel(access.game_id, access.seat)
-    return jsonify(ahead.state_of(access.game_id, access.seat))
+    plans.cancel(access.game_id, access.seat)
+    return jsonify(plans.state_of(access.game_id, access.seat))
 

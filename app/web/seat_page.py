@@ -23,7 +23,7 @@ from app.clock import deadlines as dl
 from app.mail import trouble
 from app.mail import unsent
 from app.mail.addresses import checked_or_none
-from app.services import absence, ahead, notice_targets, reading, seat_settings, table
+from app.services import absence, notice_targets, plans, reading, seat_settings, table
 from app.services import talk as talk_service
 from app.talk import store as talk_store
 from app.web import table_clock
@@ -41,7 +41,7 @@ class SeatPage:
     talk: dict[str, Any]  # the talk box (``talk.seat_box``)
     targets: dict[str, Any]  # the notice targets, masked (``notice_targets.status_of``)
     people: dict[str, Any]  # the table's people box (``table.box``)
-    plan: dict[str, Any]  # the waiting plan and standing orders (``ahead.state_in``)
+    plan: dict[str, Any]  # the waiting plan and standing orders (``plans.state_in``)
     talk_draft: tuple[str, str | None] = ("", None)  # a refused message, as typed
 
 
@@ -78,4 +78,4 @@ def read(session: Session, access: services.SeatAccess, snap: services.Snapshot)
         played=unsent.played_steps(marks, game_id, len(info.names), 0), mail=mail,
         talk=talk, targets=targets,
         people=table.box(rows, info, me, snap.state, zone, now, session),
-        plan=ahead.state_in(session, game_id, me))
+        plan=plans.state_in(session, game_id, me))

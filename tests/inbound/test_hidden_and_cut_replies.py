@@ -15,7 +15,7 @@ import pytest
 
 from app import engine, services
 from app.inbound.reading import command_of, html_to_text, message_of
-from app.services import ahead
+from app.services import plans
 from tests.engine.scenario import ids, stack
 from tests.inbound.conftest import ANN, answers, menu_of, reply_with
 from tests.mail.conftest import Received
@@ -35,7 +35,7 @@ NINE_WORDS = ("You can keep at most 8 standing orders; this would make 9. Nothin
 
 
 def orders(game_id: str, seat: int = 0) -> list[str]:
-    return [o["text"] for o in ahead.state_of(game_id, seat)["orders"]]
+    return [o["text"] for o in plans.state_of(game_id, seat)["orders"]]
 
 
 def said(mail: Received) -> str:

@@ -14,7 +14,7 @@ from app.clock import deadlines as dl
 from app.db import get_engine
 from app.inbound import inbox
 from app.runners import inbound as runners_inbound
-from app.services import ahead
+from app.services import plans
 from tests.clock.conftest import T0, hours
 from tests.mail.conftest import lead_of
 from tests.people.conftest import reply
@@ -51,7 +51,7 @@ def test_r35_r14_an_obsessor_on_the_pile_refuses_the_planned_discard(app, game_a
     said = " ".join(_text(last).split())
     assert "Your plan “PEEK 1 2, DRAW, DISCARD, SKIP” stopped at “DISCARD”" in said
     assert "Odd Obsessor" in said and "Before that, you peeked at #1" in said
-    assert ahead.state_of(created.game_id, 0)["plan"] is None
+    assert plans.state_of(created.game_id, 0)["plan"] is None
 
 
 def test_r35_a_plan_sent_twice_is_played_once(app, game_at_t0, mailbox, tick):
@@ -89,22 +89,22 @@ def test_r35_r29_the_seat_times_out_while_its_plan_waits(app, game_at_t0, mailbo
     created = game_at_t0(seats=2, seed="35", first=1)
     gid = created.game_id
     with dl.at(T0):
-        sent = ahead.send(gid, 0, {"plan": {"steps": [
+        sent = plans.send(gid, 0, {"plan": {"steps": [
             {"choices": [{"action": {"type": "draw"}}]},
             {"choices": [{"action": {"type": "exchange", "positions": [4]}}]}]}}, None)
         assert sent.what == "waiting"
-        assert ahead.state_of(gid, 0)["plan"]["words"] == "Draw; then when you draw: keep it at #5."
+        assert plans.state_of(gid, 0)["plan"]["words"] == "Draw; then when you draw: keep it at #5."
         snap = services.snapshot(gid)
         services.submit_action(gid, 1, {"type": "peek", "positions": [0, 1]}, snap.seq)
         services.submit_action(gid, 1, {"type": "draw"}, snap.seq + 1)
         services.submit_action(gid, 1, {"type": "exchange", "positions": [0]}, snap.seq + 2)
     view = services.snapshot(gid).view(0)
     assert view["current"] == 0 and 0 in view["peeks_pending"]
-    assert ahead.state_of(gid, 0)["plan"] is not None           # waiting behind the peek
+    assert plans.state_of(gid, 0)["plan"] is not None           # waiting behind the peek
     tick(T0 + hours(60))
     assert [(a["type"], src) for a, src in _mine(gid)] == [
         ("peek", "timeout"), ("draw", "player"), ("exchange", "player")]
-    shown = ahead.state_of(gid, 0)
+    shown = plans.state_of(gid, 0)
     assert shown["plan"] is None
     assert shown["told"] == [
         "Time ran out: cards #1 and #2 of your village were looked at for you.",
@@ -133,7 +133,7 @@ def test_r35_standing_orders_by_reply_are_answered_and_play_at_once(app, game_at
     assert answer, [lead_of(m) for m in mailbox.to(ANN)]
     with dl.at(T0 + hours(1)):
         status, outcome = reply(app, to, ANN, "NO ORDERS", now=T0 + hours(1))
-    assert ahead.state_of(created.game_id, 0)["orders"] == []
+    assert plans.state_of(created.game_id, 0)["orders"] == []
 
 
 def test_r35_a_plan_sent_mid_turn_ends_with_that_turn(app, new_game):
@@ -144,11 +144,11 @@ def test_r35_a_plan_sent_mid_turn_ends_with_that_turn(app, new_game):
     snap = services.snapshot(gid)
     services.submit_action(gid, 0, {"type": "peek", "positions": [0, 1]}, snap.seq)
     services.submit_action(gid, 0, {"type": "draw"}, snap.seq + 1)
-    sent = ahead.send(gid, 0, {"plan": {"steps": [
+    sent = plans.send(gid, 0, {"plan": {"steps": [
         {"choices": [{"action": {"type": "exchange", "positions": [0]}}], "text": "KEEP AT 1"},
         {"choices": [{"action": {"type": "skip"}}], "text": "SKIP"}]}}, None)
     assert sent.what == "played"
-    shown = ahead.state_of(gid, 0)
+    shown = plans.state_of(gid, 0)
     assert shown["plan"] is None
     assert shown["told"][-1].endswith("(SKIP was not needed.)")
     assert [a["type"] for a, _ in _mine(gid)] == ["peek", "draw", "exchange"]
@@ -183,7 +183,7 @@ def test_r35_a_reply_keeping_a_card_at_0_is_answered_with_why_and_changes_nothin
         status, outcome = reply(app, to, ANN, "PEEK 1 2, DRAW, KEEP AT 0", now=T0)
     assert status == "answered", outcome
     assert _mine(created.game_id) == []
-    assert ahead.state_of(created.game_id, 0)["plan"] is None
+    assert plans.state_of(created.game_id, 0)["plan"] is None
     tick(T0 + timedelta(minutes=1))
     said = " ".join(_text(mailbox.to(ANN)[-1]).split())
     assert '"0" is not a card number: numbers count from 1' in said

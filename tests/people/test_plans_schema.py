@@ -12,13 +12,13 @@ def test_the_plans_migration_matches_the_model(database_url):
 
 def _moves_statements(app, new_game, orders: bool) -> tuple[list[str], str]:
     from app import services
-    from app.services import ahead
+    from app.services import plans
     from tests.conftest import statements_sent
 
     created = new_game(seats=3, bots=(2,), first=0)
     gid = created.game_id
     if orders:   # Bob keeps orders for decisions he does not face now
-        ahead.send(gid, 1, {"orders": [{"on": "seer", "choices": [{"action": {"type": "skip"}}]}]},
+        plans.send(gid, 1, {"orders": [{"on": "seer", "choices": [{"action": {"type": "skip"}}]}]},
                    None)
     snap = services.snapshot(gid)
     services.submit_action(gid, 0, {"type": "peek", "positions": [0, 1]}, snap.seq)
