@@ -18,14 +18,18 @@ from sqlalchemy import Table
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, select
 
-from app.clock import deadlines as dl
-from app.clock.calendar import Calendar
 from app.db.statements import table_of
 from app.db.unit import Row, Unit
 from app.gamelog import store
 from app.mail.addresses import checked_or_none
 from app.mail.models import EVERY, MAIL_MODES, SeatMail
+from app.people.calendar import (calendar_of, person_calendar, person_zone,  # noqa: F401
+                                 quiet_calendars, quiet_of, zone_of)
 from app.people.models import Person
+
+#: (issue 46: the person's calendar moved to ``app.people.calendar``; these names stay
+#: reachable here only until the callers that helpers are splitting import it there)
+seat_calendar = person_calendar
 
 
 def remember_seats(unit: Unit, game_id: str, seats: list[store.SeatRow]) -> None:
@@ -71,81 +75,12 @@ def mail_row(unit: Unit, game_id: str, seat: int) -> Row:
         "last_acted_step": 0})
 
 
-def quiet_of(row: Any) -> tuple[int, int] | None:
-    """A person's quiet hours as their row stores them (minutes after local midnight),
-    None when they have none."""
-    start, end = getattr(row, "quiet_start", None), getattr(row, "quiet_end", None)
-    if start is None or end is None or start == end:
-        return None
-    return int(start), int(end)
-
-
-def seat_calendar(person: Any, settings: dl.ClockSettings) -> Calendar:
-    """The calendar of a seat whose holder's person row is ``person`` (None: UTC, no
-    quiet hours) in a game with these clock ``settings``: the one way a seat's clock is
-    counted (its deadlines, its bank, when its mail may leave). Zone and quiet hours are
-    the person's (issue 32), the running days the game's."""
-    if person is None:
-        return settings.calendar()
-    return settings.calendar(person.time_zone, quiet_of(person))
-
-
-def _holder_settings(seat_where: Any) -> Any:
-    """The zone and quiet hours of the person holding each seat ``seat_where`` selects
-    (a human seat's address, as stored on it: ``person.address``)."""
-    return (sa_select(_SEATS.c.game_id, _SEATS.c.index, _ADDRESSES.c.time_zone,
-                      _ADDRESSES.c.quiet_start, _ADDRESSES.c.quiet_end)
-            .select_from(_SEATS.join(_ADDRESSES, _ADDRESSES.c.address == _SEATS.c.email))
-            .where(_SEATS.c.kind == "human", seat_where))
-
-
-def calendar_of(session: Session, game_id: str, seat: int,
-                settings: dl.ClockSettings) -> Calendar:
-    """``seat_calendar`` for code outside a move (its person's row read now, one
-    statement)."""
-    row = session.connection().execute(_holder_settings(
-        (_SEATS.c.game_id == str(game_id)) & (_SEATS.c.index == int(seat)))).mappings().first()
-    return seat_calendar(Row(_ADDRESSES, row) if row is not None else None, settings)
-
-
-def person_zone(session: Session, game_id: str, seat: int) -> ZoneInfo:
-    """The zone of the person holding ``seat`` now, for code outside a move that shows a
-    time to that seat (one statement)."""
-    row = session.connection().execute(_holder_settings(
-        (_SEATS.c.game_id == str(game_id)) & (_SEATS.c.index == int(seat)))).mappings().first()
-    return zone_of(row["time_zone"] if row is not None else None)
-
-
 def zone_in(unit: Unit, address: str) -> ZoneInfo:
     """The zone of ``address``'s person as this transaction holds it: a move read the
     person rows with its seats, so its answer shows its times in the mover's zone
     (issue 33) without a statement more."""
     row = _address_row(unit, address) if address else None
     return zone_of(row.time_zone if row is not None else None)
-
-
-def quiet_calendars(session: Session, seats: set[tuple[str, int]]) -> dict[tuple[str, int], Calendar]:
-    """The calendars of those ``(game, seat)`` whose person has quiet hours, for the
-    sender (when mail may leave: only the zone and the hours matter, not the running
-    days); one statement a batch."""
-    if not seats:
-        return {}
-    games = sorted({game for game, _ in seats})
-    # (whether a person has quiet hours is asked here, not in the WHERE: a condition on
-    # the person's columns let PostgreSQL scan every person instead of probing by address)
-    found = session.connection().execute(_holder_settings(
-        _SEATS.c.game_id.in_(games))).mappings()
-    return {(row["game_id"], row["index"]): Calendar.of(row["time_zone"], quiet)
-            for row in found if (row["game_id"], row["index"]) in seats
-            and (quiet := quiet_of(Row(_ADDRESSES, row))) is not None}
-
-
-def zone_of(name: str | None) -> ZoneInfo:
-    """A seat's time zone (UTC when unset or unknown)."""
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ValueError, KeyError, OSError):
-        return ZoneInfo("UTC")
 
 
 #: ``Unit.facts`` key of the seats that moved by reply in this transaction.

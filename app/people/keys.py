@@ -34,6 +34,8 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from app.access import tokens
 from app.clock.time import as_utc
+from app.db.statements import Insert, table_of
+from app.db.unit import Unit
 
 #: How long a mailed settings link opens the settings page, unused.
 SETTINGS_LINK_HOURS = 24
@@ -114,18 +116,17 @@ def same_address(address: str) -> Any:
     return func.lower(col(PersonKey.address)) == address.strip().lower()
 
 
-def issue(session: Session, address: str, made_for: str, now: datetime) -> PersonKey:
-    """A new settings link for ``address``, replacing the ones mailed before (in the
-    caller's transaction: the mail that carries it goes in the same one)."""
+def issue(unit: Unit, address: str, made_for: str, now: datetime) -> str:
+    """A new settings link for ``address`` (its id), replacing the ones mailed before, on
+    the caller's unit of work (the mail that carries it goes in the same transaction)."""
     now = as_utc(now)
-    session.execute(update(PersonKey).where(same_address(address),
-                                            col(PersonKey.expires_at) > now)
-                    .values(expires_at=now).execution_options(synchronize_session=False))
-    key = PersonKey(address=address, made_for=made_for, made_at=now,
-                    expires_at=now + timedelta(hours=SETTINGS_LINK_HOURS))
-    session.add(key)  # (a table of its own, outside any game: no unit of work to join)
-    session.flush()
-    return key
+    unit.statement(update(_KEYS).where(func.lower(_KEYS.c.address) == address.strip().lower(),
+                                       _KEYS.c.expires_at > now).values(expires_at=now))
+    key_id = _random_id()
+    unit.insert(Insert(_KEYS, [{"id": key_id, "address": address, "made_for": made_for,
+                                "made_at": now, "used_at": None,
+                                "expires_at": now + timedelta(hours=SETTINGS_LINK_HOURS)}]))
+    return key_id
 
 
 def last_mailed(session: Session, address: str) -> datetime | None:
@@ -185,29 +186,38 @@ def open_key(session: Session, token: str, now: datetime) -> Opened:
     return Opened(key.id, key.address, as_utc(key.used_at) if key.used_at else None)
 
 
-def mark_used(session: Session, key_id: str, now: datetime) -> None:
+def mark_used(unit: Unit, key_id: str, now: datetime) -> None:
     """The key's first change starts its sitting (a later change keeps the first time)."""
-    session.execute(update(PersonKey).where(col(PersonKey.id) == key_id,
-                                            col(PersonKey.used_at).is_(None))
-                    .values(used_at=as_utc(now)).execution_options(synchronize_session=False))
+    unit.statement(update(_KEYS).where(_KEYS.c.id == key_id, _KEYS.c.used_at.is_(None))
+                   .values(used_at=as_utc(now)))
 
 
 # -- changes and their undo ------------------------------------------------------------
 
-def record(session: Session, address: str, via: str, before: dict[str, Any],
-           after: dict[str, Any], words: str, now: datetime) -> PersonChange:
-    """Keep one person-wide change (in the caller's transaction, with the change itself
-    and the mail that tells of it)."""
-    change = PersonChange(address=address, at=as_utc(now), via=via, before=before,
-                          after=after, words=words[:2000])
-    session.add(change)  # (kept beside the person row: nothing of a game is written)
-    session.flush()
-    return change
+def record(unit: Unit, address: str, via: str, before: dict[str, Any],
+           after: dict[str, Any], words: str, now: datetime) -> str:
+    """Keep one person-wide change (its id), on the caller's unit of work, with the
+    change itself and the mail that tells of it."""
+    change_id = _random_id()
+    unit.insert(Insert(_CHANGES, [{"id": change_id, "address": address, "at": as_utc(now),
+                                   "via": via, "before": before, "after": after,
+                                   "words": words[:2000], "undone_at": None}]))
+    return change_id
+
+
+def undone(unit: Unit, change_id: str, now: datetime) -> None:
+    """A change was undone (its undo link opens nothing more)."""
+    unit.statement(update(_CHANGES).where(_CHANGES.c.id == change_id)
+                   .values(undone_at=as_utc(now)))
 
 
 def undo_token(change: PersonChange | str) -> str:
     return tokens.sign(tokens.SETTINGS_UNDO,
                        [change if isinstance(change, str) else change.id])
+
+
+_KEYS = table_of(PersonKey)
+_CHANGES = table_of(PersonChange)
 
 
 def open_change(session: Session, token: str, now: datetime) -> PersonChange:

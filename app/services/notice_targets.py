@@ -3,7 +3,7 @@ resume, remove, and whether mail still comes beside them.
 
 Targets of "this game" belong to the seat; targets of "all my games" to its address
 (every game that seats it). A seat link opens the seat's own alone (issue 45, one key,
-one door): the address's are the person's settings (``app.services.settings_changes``,
+one door): the address's are the person's settings (``app.services.person_settings``,
 opened by a link mailed to the address); the seat page only counts them. The web checks
 the link (and a form's CSRF token) and hands the ``SeatAccess`` here; every refusal is a
 ``BadRequest``/``NotFound``/``Forbidden`` with words, and changes nothing. A target's URL

@@ -1,189 +1,299 @@
-"""A person's settings, the same in every game of their address (issue 32 item 2).
+"""A person's settings, the same in every game of their address (issues 32, 45, 46): the
+use case behind the doors of ``app.web.person``.
 
-Zone, quiet hours, how mail comes across games, whether notices also come by mail, and
-whether strangers may invite the address: set once, on the person's settings page
-(reached from any seat page and from the games page), and read from the ``person`` row
-wherever a seat's time is counted or shown (``app.mail.notify``: ``Context.calendar``,
-``calendar_of``, ``quiet_calendars``). A game created later for the address, or a
-rematch, uses them from its invitation on. What means "this game" stays with the seat
-(``app.services.seat_settings``: its mail mode, its table talk).
+What each setting means, how it is checked and what it writes is the person's room
+(``app.people.settings``: one ``Field`` each); this module is the transaction around it.
+Every person-wide change — the settings page (opened by a settings link or the games
+page's link), the games page's invitations switch, an invitation's "no more
+invitations", the daily digest's unsubscribe — is ``save``: checked whole before
+anything is stored, then one unit of work (``app.db.unit``): the person's row once, its
+open decisions of every running game settled in a fixed number of statements
+(``people.settings.settle``), the targets for all games (``app.channels``), the change
+kept with what it replaced (``people.keys.record``) and mailed to the address at once
+with a link that undoes it (``settings_keys.told``). ``undo`` puts back what a change
+replaced, where nothing changed it since. A seat link opens none of this: its door
+only mails the settings link (``mail_settings_link_for_seat``).
 
-Changing the zone or the quiet hours moves each open decision of the person's running
-games out of the new quiet hours (and off the days a game's clock does not run), later
-only: nobody loses time. The person is named by their address; the web proves it with a
-seat link (the seat's address) or a games-page link.
+``set_time_zone``, ``set_quiet`` and ``set_address_mode`` store a setting without a
+door, a record or a mail: the operator's and the tests' setters.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-from zoneinfo import ZoneInfo, available_timezones
+from typing import Any, Callable, Mapping
 
-from sqlalchemy import func
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app import services
+from app.channels import targets
+from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
-from app.clock.calendar import Quiet
-from app.db import read_session, write_session
-from app.gamelog import store
-from app.mail import invitations
-from app.mail import seat_prefs
-from app.mail.addresses import checked_or_none
-from app.mail.models import ADDRESS_MODES, DAILY, NONE, PER_GAME
-from app.access.masking import shown_address
+from app.db import read_session
+from app.db.statements import dialect_insert, table_of
+from app.db.unit import Row, Unit, unit_of_work
 from app.people import keys
+from app.people import settings as fields
 from app.people.models import Person
 from app.services import settings_keys
+from app.services.settings_keys import stored_address
 
-ADDRESS_MODE_WORDS = {
-    PER_GAME: "as chosen in each game",
-    DAILY: "one digest a day across all my games",
-    NONE: "no mail about any of my games, except links I ask for",
-}
-#: Quiet hours may not take more of a day than this: a person must be reachable.
-QUIET_MAX_HOURS = 16
-#: A game's clock that runs every day: the person's page shows their own hours alone.
-EVERY_DAY = dl.ClockSettings.from_options({})
-NO_ADDRESS = ("This seat has no email address, so it has no settings across games: its "
-              "times are shown in UTC.")
+ADDRESS_MODE_WORDS = fields.ADDRESS_MODE_WORDS
+_PERSONS = table_of(Person)
 
 
-def address_of_seat(game_id: str, seat: int, session: Session | None = None) -> str:
-    """The address a seat link speaks for (the person holding the seat now); ``NotFound``
-    for no such seat, ``BadRequest`` for a seat without an address."""
-    if session is None:
-        with read_session() as own:
-            return address_of_seat(game_id, seat, own)
-    row = session.get(store.Seat, (str(game_id), int(seat)))
-    if row is None:
-        raise services.NotFound("There is no such seat in this game.")
-    address = checked_or_none(row.email) if row.kind == "human" else None
-    if address is None:
-        raise services.BadRequest(NO_ADDRESS)
-    return address
+def _checked(check: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return check(*args)
+    except fields.Refused as exc:
+        raise services.BadRequest(str(exc)) from None
 
 
 def check_zone(name: str) -> str:
-    """An IANA time zone name as ``zoneinfo`` knows it, or ``BadRequest``."""
-    name = str(name or "").strip()
-    if not name or len(name) > 64 or name not in available_timezones() and name != "UTC":
-        raise services.BadRequest("Choose a time zone from the list, such as Europe/Paris "
-                                  "or America/New_York.")
-    ZoneInfo(name)
-    return name
+    return str(_checked(fields.check_zone, name))
 
 
 def check_quiet(start: str | None, end: str | None) -> tuple[int, int] | None:
-    """Quiet hours as ``"22:00"``, ``"08:00"`` (local, may wrap midnight), checked:
-    ``(start, end)`` in minutes after midnight, or None for none (both empty)."""
-    start, end = (str(start or "").strip(), str(end or "").strip())
-    if not start and not end:
-        return None
-    if not start or not end:
-        raise services.BadRequest("Give both ends of your quiet hours (like 22:00 and "
-                                  "08:00), or neither for none.")
+    quiet = _checked(fields.check_quiet, start, end)
+    return (int(quiet[0]), int(quiet[1])) if quiet else None
+
+
+# -- what a door asks ---------------------------------------------------------------------
+
+@dataclass
+class Wanted:
+    """A change a door asks for: the person's own fields (``people.settings``) and the
+    targets of all their games (``app.channels``)."""
+
+    person: fields.Wanted = field(default_factory=fields.Wanted)
+    add_target: tuple[str, str] | None = None
+    remove_target: int | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.person.values and self.add_target is None and self.remove_target is None
+
+
+def wanted(**values: Any) -> Wanted:
+    """A change of the person's fields given as values (``mode="none"``, the one-click
+    doors'), not read from a form."""
+    return Wanted(fields.Wanted(dict(values)))
+
+
+def check(form: Mapping[str, Any], getlist: Callable[[str], list[Any]] | None = None) -> Wanted:
+    """Every field of a settings form checked before any is stored (a bad one changes
+    nothing): ``BadRequest`` with words for the first bad one."""
+    asked = Wanted(_checked(fields.read, form, getlist))
+    url = str(form.get("target_url") or "").strip()
+    if url:
+        try:
+            asked.add_target = targets.validate(url)
+        except ValueError as exc:
+            raise services.BadRequest(str(exc)) from None
+    if form.get("remove_target"):
+        raw = str(form["remove_target"])
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 12):
+            raise services.NotFound("There is no such notice target of yours.")
+        asked.remove_target = int(raw)
+    return asked
+
+
+# -- the person's row in a unit of work ---------------------------------------------------
+
+def person_row(unit: Unit, address: str) -> Row:
+    """The person's row as this unit holds it, made now when the address has none (one
+    INSERT that a racing transaction may win: its row is read instead)."""
+    address = stored_address(unit.session, address)
+    connection = unit.session.connection()
+    found = connection.execute(sa.select(_PERSONS).where(
+        sa.func.lower(_PERSONS.c.address) == address.lower())).mappings().first()
+    if found is None:
+        found = connection.execute(
+            dialect_insert(_PERSONS, unit.dialect)
+            .values(address=address, mode=fields.PER_GAME, by_mail=True, soft_bounces=0)
+            .on_conflict_do_nothing(index_elements=["address"])
+            .returning(*_PERSONS.columns)).mappings().first() or connection.execute(
+            sa.select(_PERSONS).where(_PERSONS.c.address == address)).mappings().one()
+    return Row(_PERSONS, found)
+
+
+# -- a change -----------------------------------------------------------------------------
+
+def save(address: str, asked: Wanted, via: str, *, key_id: str | None = None,
+         now: datetime | None = None) -> list[str]:
+    """Store ``asked`` for ``address`` in one unit of work, keep the change and mail it;
+    what was saved, in words (the same lines as the mail). ``via``: the key that opened
+    the door (``keys.VIA_WORDS``); ``key_id``: a settings link, whose sitting starts."""
+    if asked.empty:
+        raise services.BadRequest("Nothing to save: choose a time zone, quiet hours or how "
+                                  "your mail comes.")
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        if key_id is not None:
+            keys.mark_used(unit, key_id, now)
+        lines = save_in(unit, address, asked, via, now)
+        unit.write()
+    return lines or ["nothing new: your settings were already so"]
+
+
+def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
+            undo: bool = True) -> list[str]:
+    """``save`` on the caller's unit of work (the one-click doors: an invitation's "no
+    more invitations", the digest's unsubscribe): what changed, in words; nothing kept
+    or mailed when nothing changed."""
+    row = person_row(unit, address)
+    done = fields.apply(row, asked.person, now)
+    before, after = dict(done.before), dict(done.after)
+    if done.columns:
+        unit.update(row, **done.columns)
+    if done.clock:
+        fields.settle(unit, row.address, row, now)
+    if asked.remove_target is not None:
+        before["target_removed"], after["target_removed"] = _remove_target(
+            unit.session, row.address, asked.remove_target)
+    if asked.add_target is not None:
+        before["target_added"] = None
+        after["target_added"] = _add_target(unit.session, row.address, *asked.add_target, now)
+    if not after:
+        return []
+    lines = [_words(name, value) for name, value in after.items()]
+    change = keys.record(unit, row.address, via, before, after, "; ".join(lines), now)
+    settings_keys.told(unit, change, row.address, now, via, lines, name=row.name, undo=undo)
+    return lines
+
+
+def _words(name: str, value: Any) -> str:
+    if name == "target_added":
+        return f"notices of all your games go to {value['shown']} as well"
+    if name == "target_removed":
+        return f"no more notices to {value['shown']}"
+    return fields.words(name, value)
+
+
+def _add_target(session: Session, address: str, url: str, service: str,
+                now: datetime) -> dict[str, Any]:
     try:
-        quiet = Quiet.parse(start, end)
+        target = targets.add(session, url=url, service=service, now=now, address=address)
     except ValueError as exc:
         raise services.BadRequest(str(exc)) from None
-    if quiet.hours() > QUIET_MAX_HOURS:
-        raise services.BadRequest(f"Quiet hours can last at most {QUIET_MAX_HOURS} hours a "
-                                  f"day ({quiet.words()} is {quiet.hours():g}); the game "
-                                  "needs some of your day.")
-    return (quiet.start.hour * 60 + quiet.start.minute, quiet.end.hour * 60 + quiet.end.minute)
+    return {"id": target.id, "shown": targets.mask(target.url)}
 
 
-def person_row(session: Session, address: str) -> Person:
-    """The person's row, to change in this transaction (made on first need)."""
-    return seat_prefs.address_mail(session, stored_address(session, address))
+def _remove_target(session: Session, address: str,
+                   number: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Remove one of the person's targets; before (its URL, kept for the undo alone: it is
+    never shown) and after (masked)."""
+    target = session.get(NoticeTarget, number) if number > 0 else None
+    if target is None or (target.address or "").lower() != address.lower():
+        raise services.NotFound("There is no such notice target of yours.")
+    shown = targets.mask(target.url)
+    kept = {"url": target.url, "service": target.service, "shown": shown}
+    targets.remove(session, target)
+    return kept, {"id": number, "shown": shown}
+
+
+# -- undo ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UndoPage:
+    """What an undo link's page shows before the button is pressed (a GET reads only)."""
+
+    words: str
+    at: datetime
+    via: str
+
+
+def undo_page(token: str, now: datetime | None = None) -> UndoPage:
+    with read_session() as session:
+        change = _open_change(session, token, now)
+        return UndoPage(change.words, dl.as_utc(change.at),
+                        keys.VIA_WORDS.get(change.via, change.via))
+
+
+def _open_change(session: Session, token: str, now: datetime | None) -> keys.PersonChange:
+    try:
+        return keys.open_change(session, token, dl.as_utc(now or dl.now()))
+    except keys.KeyRefused as exc:
+        raise services.Forbidden(exc.words, reason=exc.reason) from None
+
+
+def undo(token: str, now: datetime | None = None) -> list[str]:
+    """Put back what the change replaced, where nothing changed it since; what was put
+    back and what was left (changed again since), in words. The undo is a change too: it
+    is kept and mailed like any other (without an undo link of its own: the settings
+    link sets anything again)."""
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        change = _open_change(unit.session, token, now)
+        row = person_row(unit, change.address)
+        back, left = Wanted(), []
+        for name, value in change.after.items():
+            old = change.before.get(name)
+            if name == "target_added":
+                kept = unit.session.get(NoticeTarget, int(value["id"]))
+                if kept is not None and (kept.address or "").lower() == row.address.lower():
+                    back.remove_target = int(value["id"])
+                else:
+                    left.append(f"{_words(name, value)}: that target was removed since")
+            elif name == "target_removed" and isinstance(old, dict):
+                back.add_target = (str(old["url"]), str(old["service"]))
+            elif fields.BY_NAME[name].of(row) != value:
+                left.append(f"{_words(name, value)}: changed again since, so left as it is")
+            else:
+                back.person.values[name] = old
+        keys.undone(unit, change.id, now)
+        lines = save_in(unit, row.address, back, "undo", now, undo=False) + left
+        unit.write()
+    return lines or ["nothing to put back: it was all changed again since"]
+
+
+# -- the operator's and the tests' setters (no door, no record, no mail) ---------------
+
+def _store(address: str, now: datetime | None, **values: Any) -> None:
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        row = person_row(unit, address)
+        done = fields.apply(row, fields.Wanted(dict(values)), now)
+        if done.columns:
+            unit.update(row, **done.columns)
+        if done.clock:
+            fields.settle(unit, row.address, row, now)
+        unit.write()
 
 
 def set_time_zone(address: str, name: str, now: datetime | None = None) -> str:
-    """Store the person's time zone (no door, no mail: the operator's and the tests'
-    setter; a person changes it through ``save``, which tells them)."""
+    """Store the person's time zone (no door, no mail: see the module docstring)."""
     name = check_zone(name)
-    with write_session() as session:
-        store_clock(session, person_row(session, address), dl.as_utc(now or dl.now()),
-                     time_zone=name)
+    _store(address, now, time_zone=name)
     return name
 
 
 def set_quiet(address: str, start: str | None, end: str | None,
               now: datetime | None = None) -> tuple[int, int] | None:
-    """Store the person's quiet hours (issue 21 item 1; None: none), as ``set_time_zone``
-    does the zone: no mail or notice leaves in them (held, collapsed, sent at their end)
-    and no deadline of theirs falls in them, in any game. A decision already waiting
-    keeps its deadline unless it now falls in them: then it moves to their end (never
-    earlier: nobody loses time)."""
+    """Store the person's quiet hours (issue 21 item 1; None: none): no mail or notice
+    leaves in them and no deadline of theirs falls in them, in any game; a waiting
+    decision that now falls in them moves to their end (never earlier)."""
     quiet = check_quiet(start, end)
-    with write_session() as session:
-        store_clock(session, person_row(session, address), dl.as_utc(now or dl.now()),
-                     quiet_start=quiet[0] if quiet else None,
-                     quiet_end=quiet[1] if quiet else None)
+    _store(address, now, quiet=list(quiet) if quiet else None)
     return quiet
 
 
-def store_clock(session: Session, row: Person, now: datetime, **values: Any) -> None:
-    """Change the person's zone or quiet hours, then settle every open decision of theirs
-    (in the caller's transaction)."""
-    for name, value in values.items():
-        setattr(row, name, value)
-    row.settings_at = row.updated_at = now
-    session.add(row)
-    session.flush()
-    for game_id, seat in _running_seats(session, row.address):
-        _settle_open(session, game_id, seat, now)
-
-
-def _running_seats(session: Session, address: str) -> list[tuple[str, int]]:
-    """The seats the address holds in running games (one statement)."""
-    return [(game_id, int(index)) for game_id, index in session.exec(
-        select(store.Seat.game_id, store.Seat.index)
-        .join(store.Game, col(store.Game.id) == col(store.Seat.game_id))
-        .where(col(store.Seat.email) == address, col(store.Seat.kind) == "human",
-               col(store.Game.status) == "running")).all()]
-
-
-def _settle_open(session: Session, game_id: str, seat: int, now: datetime) -> None:
-    """Move the seat's waiting decision out of its person's quiet hours and off the days
-    the clock does not run, after a change of their hours or zone (later only)."""
-    game = session.get(store.Game, game_id)
-    if game is None or game.status != "running":
-        return
-    settings = dl.ClockSettings.from_options(game.options)
-    calendar = seat_prefs.calendar_of(session, game_id, seat, settings)
-    for deadline in dl.open_rows(session, game_id, seat, dl.DECISION):
-        due = dl.as_utc(deadline.due_at)
-        settled = calendar.settle(due)
-        if settled > due:
-            try:
-                dl.move_decision(session, deadline, settled, now, settings, calendar,
-                                 credit=calendar.used(due, settled))
-            except dl.Busy:
-                pass  # the clock is firing it right now: it is too late to move it
-
-
 def set_address_mode(address: str, mode: str) -> str:
-    """How the person's mail comes across all their games (the operator's and the
-    tests' setter; a person's door is ``save``)."""
-    if mode not in ADDRESS_MODES:
+    """How the person's mail comes across all their games."""
+    if mode not in ADDRESS_MODE_WORDS:
         raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
-    with write_session() as session:
-        row = person_row(session, address)
-        row.mode = mode
-        row.updated_at = dl.now()
-        session.add(row)
+    _store(address, None, mode=mode)
     return mode
 
 
-def set_by_mail(session: Session, address: str, by_mail: bool) -> None:
-    """Whether the notices of all the person's games also come by mail while one of their
-    targets works (``Person.by_mail``), in the caller's transaction."""
-    row = person_row(session, address)
-    row.by_mail = bool(by_mail)
-    row.updated_at = dl.now()
-    session.add(row)
+# -- reading --------------------------------------------------------------------------
+
+def find(session: Session, address: str) -> Person | None:
+    """The person's row as stored (None: every default), one statement."""
+    return session.exec(select(Person).where(
+        sa.func.lower(col(Person.address)) == address.strip().lower())).first() \
+        if address else None
 
 
 def status(address: str, session: Session | None = None) -> dict[str, Any]:
@@ -191,136 +301,11 @@ def status(address: str, session: Session | None = None) -> dict[str, Any]:
     if session is None:
         with read_session() as own:
             return status(address, own)
-    row = find(session, address)
-    zone = (row.time_zone if row is not None else None) or "UTC"
-    quiet = seat_prefs.quiet_of(row) if row is not None else None
-    return {"address": address, "time_zone": zone,
-            "chosen": row is not None and row.settings_at is not None,
-            "zones": common_zones(zone),
-            "quiet_start": hhmm(quiet[0]) if quiet else "",
-            "quiet_end": hhmm(quiet[1]) if quiet else "",
-            "calendar_words": seat_prefs.seat_calendar(row, EVERY_DAY).describe(),
-            "address_mode": row.mode if row is not None else PER_GAME,
-            "address_modes": ADDRESS_MODE_WORDS,
-            "by_mail": bool(row.by_mail) if row is not None else True,
-            "invitations_refused_at": invitations.refused_at(session, address)}
-
-
-def find(session: Session, address: str) -> Person | None:
-    """The person's row as stored (None: every default), one statement."""
-    return session.exec(select(Person).where(
-        Person.address == stored_address(session, address))).first() if address else None
-
-
-def hhmm(minutes: int) -> str:
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
-
-
-def common_zones(current: str) -> list[str]:
-    """Every zone ``zoneinfo`` knows, sorted (the form's list), current one included."""
-    zones = sorted(z for z in available_timezones() if "/" in z or z == "UTC")
-    return zones if current in zones else [current, *zones]
-
-
-# -- invitations (issue 17 item 7): the address's own choice ------------------------------
-
-def allow_invitations(session: Session, address: str) -> None:
-    """Creators may invite this address again (in the caller's transaction)."""
-    rows = session.exec(select(Person).where(
-        func.lower(col(Person.address)) == address.lower(),
-        col(Person.no_invitations_at).is_not(None))).all()
-    for row in rows:
-        row.no_invitations_at = None
-        row.updated_at = dl.now()
-        session.add(row)
-
-
-def refuse_invitations(session: Session, address: str) -> None:
-    """Note that ``address`` refuses invitations (the first moment it asked is kept)."""
-    row = person_row(session, address)
-    if row.no_invitations_at is None:
-        row.no_invitations_at = dl.now()
-        row.updated_at = dl.now()
-        session.add(row)
-
-
-def set_invitations(address: str, allowed: bool) -> None:
-    """From the games page or the settings page: invitations welcome, or none."""
-    with write_session() as session:
-        (allow_invitations if allowed else refuse_invitations)(session, address)
+    return fields.status(find(session, address), address)
 
 
 def invitations_refused_at(address: str) -> datetime | None:
     """When ``address`` refused invitations (None: they are welcome); read only."""
     with read_session() as session:
-        return invitations.refused_at(session, address)
-
-
-def stored_address(session: Session, address: str) -> str:
-    """The address as the seats store it (``addresses.normalise`` keeps the case of the
-    local part; the games page's address is folded), so its row is the one the mail
-    code reads; the address itself when no seat has it."""
-    seat = session.exec(select(store.Seat.email).where(
-        func.lower(col(store.Seat.email)) == address.lower())).first()
-    return seat or address
-
-
-# -- the keys to these settings (issue 45: one key, one door) ---------------------------
-
-def link_minutes() -> int:
-    return max(1, round(settings_keys.window().total_seconds() / 60))
-
-
-def mailed_seats(game_id: str) -> dict[int, str]:
-    """The seats of a game whose links go to an address, with that address as a page
-    may show it to the game's creator (``v•••@example.org``: issue 45); read only."""
-    with read_session() as session:
-        return {row.index: shown_address(row.email) for row in store.load_seats(session, game_id)
-                if row.kind == "human" and (row.email or "").strip()}
-
-
-def ask_status(game_id: str, seat: int) -> dict[str, Any]:
-    """What a seat's settings door shows: where the link goes (masked), or that the seat
-    has no address and so no settings across games (read only)."""
-    with read_session() as session:
-        try:
-            address = address_of_seat(game_id, seat, session)
-        except services.BadRequest:
-            return {"has_address": False, "words": NO_ADDRESS}
-        return {"has_address": True, "shown": shown_address(address),
-                "last_mailed": keys.last_mailed(session, address)}
-
-
-def mail_settings_link_for_seat(game_id: str, seat: int) -> str:
-    """Mail the settings link to the seat's address (at most one every
-    ``SETTINGS_LINK_MINUTES``); the address as the page may show it."""
-    with write_session() as session:
-        address = address_of_seat(game_id, seat, session)
-        person = find(session, address)
-        held = session.get(store.Seat, (str(game_id), int(seat)))
-        name = (person.name if person is not None else None) or (held.name if held else None)
-        settings_keys.mail_link(session, stored_address(session, address),
-                                keys.ASKED_ON_SEAT, name=name)
-    return shown_address(address)
-
-
-def mail_settings_link_to(address: str) -> None:
-    """The lobby's form: mail the settings link to any address, one with no seat yet
-    included, within the stranger's bound; silent either way (no probing), but a string
-    that is no address at all is refused in words."""
-    from app.mail.addresses import BadAddress, normalise
-    try:
-        wanted = normalise(address)
-    except BadAddress as exc:
-        raise services.BadRequest(f"That does not look like an email address: {exc}") from None
-    with write_session() as session:
-        settings_keys.mail_link(session, stored_address(session, wanted), keys.ASKED_IN_LOBBY)
-
-
-def open_settings_key(token: str) -> keys.Opened:
-    """The settings link's address, if it opens the page now; ``Forbidden`` with words."""
-    with read_session() as session:
-        try:
-            return keys.open_key(session, token, dl.now())
-        except keys.KeyRefused as exc:
-            raise services.Forbidden(exc.words, reason=exc.reason) from None
+        row = find(session, address)
+        return row.no_invitations_at if row is not None else None

@@ -3,7 +3,7 @@
 - per seat: every decision, a digest, or none (but links asked for); table talk by mail;
 - the person's settings across games (issue 32: zone, quiet hours, the mode across games,
   invitations) live in ``app.services.person_settings``, where a seat's link speaks for
-  its person (``person_settings.address_of_seat``).
+  its person (``settings_keys.address_of_seat``).
 
 Changing them touches no game state and writes no action. One-click
 unsubscribe (RFC 8058) sets the seat's mode to ``none``.
@@ -20,19 +20,19 @@ from app import services
 from app.services import absence
 from app.gamelog import store
 from app.clock import deadlines as dl
-from app.db.unit import Unit
+from app.db.unit import Unit, unit_of_work
 from app.db import read_session, write_session
 from app.mail import bounces, invitations
 from app.mail import seat_prefs
 from app.mail import unsent
 from app.mail.addresses import checked_or_none
+from app.people import settings as fields
 from app.people.models import Person
 from app.mail.models import (DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVERY, TALK_HOURLY,
                              TALK_MODES, TALK_NEVER, TALK_TURNS, SeatMail)
 from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
 from app.services import person_settings as person
-from app.services import settings_changes
 from app.services.person_settings import ADDRESS_MODE_WORDS
 
 MODE_WORDS = {
@@ -117,9 +117,9 @@ def unsubscribe(token: str) -> tuple[str, int] | str:
     are stopped by the invitation's own link: ``refuse_invitations``)."""
     target = read_token(token)
     if isinstance(target, str):  # the person's mail across games: a change told at once
-        with write_session() as session:
-            settings_changes.save_in(session, target, settings_changes.Wanted(
-                mode=NONE, asked=["mode"]), "digest", dl.now())
+        with unit_of_work() as unit:
+            person.save_in(unit, target, person.wanted(mode=NONE), "digest", dl.now())
+            unit.write()
         return target
     game_id, seat = target
     set_mode(game_id, seat, NONE)
@@ -212,8 +212,8 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
             "running": running, "time_zone": zone,
             "zone_chosen": across is not None and across.settings_at is not None,
             # issue 21 item 1: the person's quiet hours ("22:00", "08:00"), the game's clock
-            "quiet_start": person.hhmm(quiet[0]) if quiet else "",
-            "quiet_end": person.hhmm(quiet[1]) if quiet else "",
+            "quiet_start": fields.hhmm(quiet[0]) if quiet else "",
+            "quiet_end": fields.hhmm(quiet[1]) if quiet else "",
             "clock_words": settings.words(),
             "calendar_words": seat_prefs.seat_calendar(across, settings).describe(),
             "has_address": address is not None,
@@ -263,9 +263,11 @@ def refuse_invitations(token: str) -> InvitationGuard:
     on, or undo both at once: ``allow_invitations``). Pressing it again changes
     nothing more (the first moment is kept)."""
     ref = read_guard(token)
-    with write_session() as session:
-        settings_changes.save_in(session, ref.address, settings_changes.Wanted(
-            invitations=False, asked=["invitations"]), "invitation", dl.now())
+    with unit_of_work() as unit:
+        session = unit.session
+        person.save_in(unit, ref.address, person.wanted(invitations="refused"), "invitation",
+                       dl.now())
+        unit.write()
         stopped = _invited_seat(session, ref) is not None
         if stopped:
             _store_mode(session, ref.game_id, ref.seat, NONE)
@@ -284,7 +286,8 @@ def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> 
     invite this address again, and the invited seat's mail, stopped by the same click,
     comes back on too; within ``PAGE_UNDO_MINUTES`` of the refusal only."""
     now = dl.now()
-    with write_session() as session:
+    with unit_of_work() as unit:
+        session = unit.session
         refused = invitations.refused_at(session, address)
         if refused is not None and now - dl.as_utc(refused) > timedelta(
                 minutes=PAGE_UNDO_MINUTES):
@@ -293,8 +296,8 @@ def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> 
                 "ago. To allow them again, use the undo link we mailed then, or your "
                 "settings (ask for their link on the lobby or any of your seat pages).",
                 reason="person_key_needed")
-        settings_changes.save_in(session, address, settings_changes.Wanted(
-            invitations=True, asked=["invitations"]), "invitation", now)
+        person.save_in(unit, address, person.wanted(invitations="allowed"), "invitation", now)
+        unit.write()
         if ref is not None and _invited_seat(session, ref) is not None:
             if _seat_mail_row(session, ref.game_id, ref.seat).mode == NONE:
                 _store_mode(session, ref.game_id, ref.seat, EVERY)

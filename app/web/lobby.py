@@ -31,7 +31,7 @@ from flask import (Blueprint, current_app, flash, make_response, redirect, rende
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app.services import options as game_options
-from app.services import person_settings
+from app.services import settings_keys
 from app import services
 from app.access import tokens
 from app.mail import trust
@@ -229,7 +229,7 @@ def links(token: str) -> Any:
     link = _creator_link(token)
     info = services.game_info(link.game_id)
     current = services.seat_tokens(link.game_id)
-    mailed = person_settings.mailed_seats(link.game_id)
+    mailed = settings_keys.mailed_seats(link.game_id)
     seats = []
     for s in info.seats:
         shown = (s.index < len(link.versions)

@@ -17,7 +17,7 @@ never anything else: a form posting settings fields to it is refused (403) and c
 nothing. ``POST /settings-link`` (the lobby) mails it to any address, one with no seat
 yet included, and answers the same whether or not a mail went.
 
-Every change is one use case (``app.services.settings_changes``): checked whole, stored
+Every change is one use case (``app.services.person_settings``): checked whole, stored
 in one transaction, mailed to the address at once with a link that undoes it
 (``GET|POST /settings/undo/<token>``: the GET only asks).
 """
@@ -31,7 +31,7 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
 from app import services
 from app.services import my_games, notice_targets
 from app.services import person_settings as settings
-from app.services import settings_changes as changes
+from app.services import settings_keys as keys
 from app.web.doors import door
 from app.web.openapi_parts import BAD_LINK, TOKEN
 from app.web.seat_request import SeatRequest, seat_required
@@ -50,7 +50,7 @@ def _page(address: str, *, action: str, back: tuple[str, str] | None) -> Any:
 
 
 def _save(address: str, via: str, to: str, key_id: str | None = None) -> Any:
-    said = changes.save(address, changes.check(request.form, request.form.getlist), via,
+    said = settings.save(address, settings.check(request.form, request.form.getlist), via,
                         key_id=key_id)
     flash(f"Saved for all your games: {'; '.join(said)}. We mailed you what changed, with a "
           "link that undoes it.", "success")
@@ -63,7 +63,7 @@ def _save(address: str, via: str, to: str, key_id: str | None = None) -> Any:
 @seat_required
 def seat_show(seat: SeatRequest) -> Any:
     access = seat.access
-    return render_template("person_ask.html", ask=settings.ask_status(access.game_id,
+    return render_template("person_ask.html", ask=keys.ask_status(access.game_id,
                                                                         access.seat),
                            token=seat.token, csrf=access.csrf, no_referrer=True)
 
@@ -79,9 +79,9 @@ def seat_save(seat: SeatRequest) -> Any:
             "Nothing was changed: press \"Send me the link to my settings\".",
             reason="person_key_needed")
     access = seat.access
-    shown = settings.mail_settings_link_for_seat(access.game_id, access.seat)
+    shown = keys.mail_settings_link_for_seat(access.game_id, access.seat)
     flash(f"The link to your settings is on its way to {shown} (we send at most one every "
-          f"{settings.link_minutes()} minutes). It works for a day.", "success")
+          f"{keys.link_minutes()} minutes). It works for a day.", "success")
     return redirect(url_for("person.seat_show", token=seat.token), code=303)
 
 
@@ -91,8 +91,8 @@ def api_settings_link(seat: SeatRequest) -> Any:
     """The JSON twin of the seat page's button: ``{"mailed_to": "v•••@example.org",
     "minutes": 10}`` (at most one mail every ``minutes``; the address masked)."""
     access = seat.access
-    shown = settings.mail_settings_link_for_seat(access.game_id, access.seat)
-    return jsonify({"mailed_to": shown, "minutes": settings.link_minutes()}), 202
+    shown = keys.mail_settings_link_for_seat(access.game_id, access.seat)
+    return jsonify({"mailed_to": shown, "minutes": keys.link_minutes()}), 202
 
 
 # -- the settings link ---------------------------------------------------------------
@@ -100,7 +100,7 @@ def api_settings_link(seat: SeatRequest) -> Any:
 @bp.get("/settings/<key>")
 @door("settings link", "the settings of the address it was mailed to (read)")
 def key_show(key: str) -> Any:
-    opened = settings.open_settings_key(key)
+    opened = keys.open_settings_key(key)
     return _page(opened.address, action=url_for("person.key_save", key=key), back=None)
 
 
@@ -108,7 +108,7 @@ def key_show(key: str) -> Any:
 @door("settings link", "the settings of the address it was mailed to: zone, quiet hours, "
       "mail across games, notices by mail, targets for all games, invitations")
 def key_save(key: str) -> Any:
-    opened = settings.open_settings_key(key)
+    opened = keys.open_settings_key(key)
     return _save(opened.address, "settings", url_for("person.key_show", key=key),
                  key_id=opened.id)
 
@@ -140,7 +140,7 @@ def games_invitations(token: str) -> Any:
     choice = request.form.get("choice", "")
     if choice not in ("allow", "refuse"):
         raise services.BadRequest("Choose to allow or to refuse invitations.")
-    changes.save(_games_address(token), changes.check({"invitations": choice}), "games")
+    settings.save(_games_address(token), settings.check({"invitations": choice}), "games")
     flash("Done: creators here may invite you to games again." if choice == "allow" else
           "Done: nobody can invite you to a game here any more (your games go on as "
           "before).", "success")
@@ -153,7 +153,7 @@ def games_invitations(token: str) -> Any:
 @door("none", "mailing a settings link to the address typed (the same answer for any "
       "address; one every few minutes; a never-played address within its day's bound)")
 def ask_by_address() -> Any:
-    settings.mail_settings_link_to(request.form.get("email", ""))
+    keys.mail_settings_link_to(request.form.get("email", ""))
     flash("If we may write to that address, the link to its settings is on its way (it "
           "works for a day). Nothing changes unless it is used.", "success")
     back = url_for("my_games.ask") if request.form.get("back") == "my-games" \
@@ -166,14 +166,14 @@ def ask_by_address() -> Any:
 @bp.get("/settings/undo/<token>")
 @door("undo link", "what one person-wide change did (read)")
 def undo_show(token: str) -> Any:
-    return render_template("person_undo.html", change=changes.undo_page(token),
+    return render_template("person_undo.html", change=settings.undo_page(token),
                            token=token, no_referrer=True)
 
 
 @bp.post("/settings/undo/<token>")
 @door("undo link", "putting back what that one change replaced, once")
 def undo_save(token: str) -> Any:
-    said = changes.undo(token)
+    said = settings.undo(token)
     return render_template("person_undo.html", change=None, done=said, token=token,
                            no_referrer=True)
 

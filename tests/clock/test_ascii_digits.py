@@ -63,9 +63,8 @@ def test_the_settings_page_refuses_full_width_quiet_hours_and_changes_nothing(ap
     assert answer.status_code == 400
     assert TIME_WORDS in answer.get_data(as_text=True)
     with read_session() as session:
-        row = person_settings.person_row(session, address)
-        assert (row.quiet_start, row.quiet_end) == (23 * 60, 7 * 60)
-        session.rollback()
+        row = person_settings.find(session, address)
+        assert row is not None and (row.quiet_start, row.quiet_end) == (23 * 60, 7 * 60)
     taken = client.post(f"/my-games/{token}/settings",
                         data={"quiet_start": "22:00", "quiet_end": "08:00"})
     assert taken.status_code == 303

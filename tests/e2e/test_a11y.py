@@ -137,16 +137,17 @@ def pages(live: Any, cookies: list[dict[str, str]]) -> dict[str, str]:
 
     def settings_and_undo() -> tuple[str, str]:  # (issue 45: the keys mailed to an address)
         from app.clock import deadlines as dl
-        from app.db import write_session
+        from app.db.unit import unit_of_work
         from app.people import keys
-        from app.services import settings_changes
+        from app.services import person_settings
         from sqlmodel import select
 
-        with write_session() as session:
-            key = keys.token_of(keys.issue(session, "dee@example.com", keys.ASKED_ON_SEAT,
+        with unit_of_work() as unit:
+            key = keys.token_of(keys.issue(unit, "dee@example.com", keys.ASKED_ON_SEAT,
                                            dl.now()))
-        settings_changes.save("dee@example.com",
-                              settings_changes.check({"time_zone": "Europe/Paris"}), "settings")
+            unit.write()
+        person_settings.save("dee@example.com",
+                             person_settings.check({"time_zone": "Europe/Paris"}), "settings")
         with read_session() as session:
             change = session.exec(select(keys.PersonChange)).first()
             return key, keys.undo_token(change.id)

@@ -35,14 +35,16 @@ def games(app) -> dict[str, Any]:
     services.rotate_link(running.game_id, 2)
     # a settings link mailed to the first person, and a change made with it (issue 45)
     from app.db import write_session
+    from app.db.unit import unit_of_work
     from app.people import keys
-    from app.services import settings_changes
+    from app.services import person_settings
 
-    with write_session() as session:
-        key = keys.issue(session, PEOPLE[0][1], keys.ASKED_ON_SEAT, running.snapshot.game.created)
-        key_token = keys.token_of(key)
-    settings_changes.save(PEOPLE[0][1], settings_changes.check({"time_zone": "Europe/Paris"}),
-                          "settings")
+    with unit_of_work() as unit:
+        key_token = keys.token_of(keys.issue(unit, PEOPLE[0][1], keys.ASKED_ON_SEAT,
+                                             running.snapshot.game.created))
+        unit.write()
+    person_settings.save(PEOPLE[0][1], person_settings.check({"time_zone": "Europe/Paris"}),
+                         "settings")
     with write_session() as session:
         change = session.exec(sqlmodel.select(keys.PersonChange)).one()
         undo_token = keys.undo_token(change)
