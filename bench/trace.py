@@ -104,9 +104,9 @@ BEFORE_AREAS = {
 LOADERS = [
     ("app.services.repository|app.services.gamelog", "_load_game"),
     ("app.services.repository|app.services.gamelog", "_load_state"),
-    ("app.gamelog.store|app.store", "read_game"),
-    ("app.gamelog.store|app.store", "read_seats_and_game"),
-    ("app.gamelog.store|app.store", "read_cache"),
+    ("app.gamelog.states|app.gamelog.store|app.store", "read_game"),
+    ("app.gamelog.states|app.gamelog.store|app.store", "read_seats_and_game"),
+    ("app.gamelog.states|app.gamelog.store|app.store", "read_cache"),
     ("app.gamelog.store|app.store", "load_actions"),
     ("app.gamelog.warm_states|app.warm_states", "get"),
 ]

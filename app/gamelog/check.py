@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from sqlmodel import Session, col, select
 
 from app import engine
-from app.gamelog import store
+from app.gamelog import states, store
 from app.db import read_session
 
 
@@ -52,8 +52,8 @@ def check_game(session: Session, game: store.Game) -> GameCheck:
                                f"engine (it replays {list(engine.SUPPORTED_RULES)})")
         return result
     cache = session.get(store.StateCache, game.id)
-    state = engine.new_game(game.seats, store.engine_int_seed(game.seed),
-                            options=store.engine_options(game.options or {}), rules=game.rules_version)
+    state = engine.new_game(game.seats, states.engine_int_seed(game.seed),
+                            options=states.engine_options(game.options or {}), rules=game.rules_version)
     at_cache = state if cache is not None and cache.seq == 0 else None
     for row in rows:
         try:

@@ -10,7 +10,7 @@ appended since) and applies them, about 10 µs each.
 
 The log stays the truth. A held state is used only when the game row and the
 log row it was computed after are still there with the timestamps they had
-(``store.held_state``): a database restored from a backup, or a test database reused
+(``states.held_state``): a database restored from a backup, or a test database reused
 under the same game id, is read afresh. States enter only from committed
 data: what a read computed from the log, or what a move computed, once its
 transaction committed (``db.write_session`` runs ``after_commit``).
@@ -35,7 +35,7 @@ CAPACITY = 256
 class Warm:
     """A game's state after action ``seq``, and what identifies the log it came from
     (aware UTC times, compared with the game row and log row read now:
-    ``store.held_state``)."""
+    ``states.held_state``)."""
 
     seq: int
     state: Any

@@ -15,7 +15,7 @@ from sqlmodel import Session
 from app.clock import deadlines as dl
 from app import engine
 from app.services import reactions as hooks
-from app.gamelog import store
+from app.gamelog import states, store
 from app.access import tokens
 from app.services import options as game_options
 from app.services import plan_steps
@@ -347,7 +347,7 @@ def _finish(unit: Unit, game: store.Game | Row, from_seq: int | None, seq: int, 
         store.set_status(unit, game, "over")
     if (over or from_seq is None or seq // CACHE_EVERY != from_seq // CACHE_EVERY
             or cache_unusable(unit, game.id)):
-        store.write_cache(unit, game.id, seq, state)
+        states.write_cache(unit, game.id, seq, state)
     write_move(unit)
     if applied:
         hold_after_commit(unit, game, seq, state, applied[-1].logged_at)

@@ -33,7 +33,7 @@ from sqlmodel import SQLModel
 
 from app.clock import deadlines as dl
 from app.db.statements import table_of
-from app.gamelog import store
+from app.gamelog import states, store
 from app.mail.models import Outbox, SeatMail
 from app.people.models import Person
 from app.plans.models import Plan
@@ -58,7 +58,7 @@ class MoveRows:
     #: Each seat's unsent mail (``UNSENT_COLUMNS``), None where it has none.
     unsent: list[dict[str, Any] | None]
     game: dict[str, Any] | None
-    logged: list[store.Logged]
+    logged: list[states.Logged]
 
 
 def read(session: Session, game_id: str, from_seq: int | None) -> MoveRows:
@@ -141,7 +141,7 @@ class _Query:
                     dict(zip(UNSENT_COLUMNS, row[self.unsent_at:self.unsent_at + len(UNSENT_COLUMNS)]))
                     for row in by_seat],
             game=self._values(store.Game, rows[0]) if self.with_game and rows else None,
-            logged=list({row[self.log_at]: store.Logged(*row[self.log_at:])
+            logged=list({row[self.log_at]: states.Logged(*row[self.log_at:])
                          for row in rows if row[self.log_at] is not None}.values())
             if self.with_game else [])
 

@@ -43,7 +43,7 @@ def snapshot(game_id: str) -> Snapshot:
 
 def game_and_state(session: Session, game_id: str) -> tuple[Any, int, Any]:
     """The game row, its step and its state, read on the caller's ``session`` in one
-    statement when this process holds the game's state (``store.read_game``): for a
+    statement when this process holds the game's state (``states.read_game``): for a
     runner that reads more of the game in the same session (the sender's check and
     composition of a waiting turn mail, issue 30) and needs neither the seats nor the
     names a ``Snapshot`` carries."""

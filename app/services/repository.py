@@ -20,7 +20,7 @@ from sqlmodel import Session
 
 from app.clock import deadlines as dl
 from app import engine
-from app.gamelog import store
+from app.gamelog import states, store
 from app.access import tokens
 from app.gamelog import warm_states
 from app.db.statements import table_of
@@ -32,7 +32,7 @@ from app.services import move_read
 from app.plans.models import Plan
 from app.services.errors import Forbidden, NotFound
 from app.services.results import SeatInfo, GameInfo, SeatAccess
-from app.gamelog.store import (  # noqa: F401 - how a stored game is handed to the engine
+from app.gamelog.states import (  # noqa: F401 - how a stored game is handed to the engine
     ENGINE_OPTION_KEYS, commitment_of, engine_int_seed, engine_options, engine_seed,
 )
 
@@ -78,7 +78,7 @@ def _load_state(session: Session, game: store.Game) -> tuple[int, Any]:
     is missing after it; otherwise the state is rebuilt by replaying the log.
     Either way the cost is one indexed query plus the actions after the cache.
     """
-    cached = store.read_cache(session, game.id)
+    cached = states.read_cache(session, game.id)
     rows = store.load_actions(session, game.id, after_seq=cached[0] - 1) if cached else []
     return _state_from(session, game, cached, rows)
 
@@ -89,7 +89,7 @@ GAME_READ = "game read with the seats"
 
 def _load_game(where: Session | Unit, game_id: str) -> tuple[store.Game | Row, int, Any]:
     """The game, its step and its state: as the seats query of this move read them
-    (``move_seats``), or from one query (``store.read_game``: the game and the log
+    (``move_seats``), or from one query (``states.read_game``: the game and the log
     after the held state, or the cache and the log after it)."""
     unit = where if isinstance(where, Unit) else None
     session = unit.session if unit is not None else where
@@ -98,7 +98,7 @@ def _load_game(where: Session | Unit, game_id: str) -> tuple[store.Game | Row, i
     if read is not None:
         game, held, rows = read
         return (game, *_state_from(session, game, held, rows, unit))
-    found, cached, logged = store.read_game(session, str(game_id))
+    found, cached, logged = states.read_game(session, str(game_id))
     if found is None:
         raise NotFound("There is no game with this id.")
     seq, state = _state_from(session, found, cached, logged, unit)
@@ -106,7 +106,7 @@ def _load_game(where: Session | Unit, game_id: str) -> tuple[store.Game | Row, i
 
 
 def _state_from(session: Session, game: store.Game | Row, cached: tuple[int, Any] | None,
-                rows: list[store.Logged] | list[store.Action],
+                rows: list[states.Logged] | list[store.Action],
                 unit: Unit | None = None) -> tuple[int, Any]:
     """The state after the cache's ``seq`` plus ``rows`` (the log from that ``seq``
     on), or, when they do not fit together, the whole log replayed (noted on the
@@ -144,7 +144,7 @@ def cache_unusable(unit: Unit, game_id: str) -> bool:
 def _hold(game: store.Game | Row, seq: int, state: Any, last: Any) -> tuple[int, Any]:
     """Keep a state read from committed rows for this process's next request
     (``warm_states``); ``last`` is the log row ``seq`` (None at seq 0)."""
-    warm_states.put(game.id, store.warm_state(game, seq, state,
+    warm_states.put(game.id, states.warm_state(game, seq, state,
                                                 None if last is None else last.created))
     return seq, state
 
@@ -152,7 +152,7 @@ def _hold(game: store.Game | Row, seq: int, state: Any, last: Any) -> tuple[int,
 def hold_after_commit(unit: Unit, game: store.Game | Row, seq: int, state: Any,
                       logged_at: Any) -> None:
     """Keep the state a write computed, once (and only if) its transaction commits."""
-    warm = store.warm_state(game, seq, state, logged_at)
+    warm = states.warm_state(game, seq, state, logged_at)
     unit.after_commit(lambda: warm_states.put(game.id, warm))
 
 
@@ -174,7 +174,7 @@ def _open_seat_and_game(session: Session, token: str) -> tuple[SeatAccess, list[
     """A read-only request's link check and its game: ``(access, seats, game, seq,
     state)``, in one query when this process holds the game's state, else two."""
     ref = _signed_seat(token)
-    read = store.read_seats_and_game(session, str(ref.game))
+    read = states.read_seats_and_game(session, str(ref.game))
     if read is None:
         access, seats = _open_seat(session, token)
         return (access, seats, *_load_game(session, access.game_id))
@@ -214,7 +214,7 @@ def move_seats(unit: Unit, game_id: str) -> list[store.SeatRow]:
     read = move_read.read(unit.session, game_id, warm.seq if warm is not None else None)
     if warm is not None and read.game is not None:
         game = Row(_GAMES, read.game)
-        held = store.held_state(warm, game, read.logged)
+        held = states.held_state(warm, game, read.logged)
         if held is not None:  # for ``_load_game``, later in this transaction
             unit.facts[(GAME_READ, game_id)] = (game, held, read.logged)
     for model in (SeatMail, dl.SeatClock, Plan):
@@ -244,7 +244,7 @@ def write_move(unit: Unit) -> int:
 
     - the action rows (``store.append_action``), the game's status when it ended
       (``store.set_status``) and, every ``games.CACHE_EVERY`` steps, the state cache
-      (``store.write_cache``);
+      (``states.write_cache``);
     - the seats' mail rows: the step each seat last played, its unsent mail
       (``unsent.seat_acted``, ``unsent.queue``); the outbox: the turn mail, round and
       result mails queued (``unsent.queue``), unsent mail superseded or re-aimed

@@ -78,7 +78,7 @@ class Rematched:
 
 def _first_player(game: Any) -> int:
     """Round 1's first player of ``game`` (R6, or R50's ``first``): the engine deals it."""
-    from app.gamelog.store import engine_int_seed, engine_options
+    from app.gamelog.states import engine_int_seed, engine_options
     options = engine_options(dict(game.options or {}))
     state = engine.new_game(int(game.seats), engine_int_seed(game.seed), options=options,
                             rules=game.rules_version)

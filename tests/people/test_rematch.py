@@ -12,7 +12,7 @@ from sqlmodel import select
 from app import engine, services
 from app.clock import deadlines as dl
 from app.db import read_session
-from app.gamelog import store
+from app.gamelog import states, store
 from app.mail.models import Outbox
 from app.table.models import Vote
 from app.services import series, votes
@@ -33,7 +33,7 @@ def first_player(game_id: str) -> int:
     with read_session() as session:
         game = session.get(store.Game, game_id)
         state = engine.new_game(game.seats, int(game.seed),
-                                options=store.engine_options(game.options),
+                                options=states.engine_options(game.options),
                                 rules=game.rules_version)
     return engine.status(state)["start_player"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from app.gamelog.store import engine_seed
+from app.gamelog.states import engine_seed
 from tests.web.test_pages import lobby_form
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from app import create_app, engine, services
-from app.gamelog import store
+from app.gamelog import states, store
 from app.gamelog import warm_states
 from app.db import get_engine, upgrade
 from tests.conftest import TEST_SECRET_KEY, random_move
@@ -75,7 +75,7 @@ def test_old_games_get_rules_version_1_and_every_one_replays(old_store):
 def test_an_old_game_goes_on_under_its_rules_and_a_new_one_gets_the_newest(old_store):
     running = games(old_store, "running")[0]
     with Session(get_engine(old_store)) as session:
-        assert store.read_cache(session, running.id) is None     # another engine pickled it
+        assert states.read_cache(session, running.id) is None     # another engine pickled it
     snap = services.snapshot(running.id)
     assert snap.state.rules == 1
     seat, action = random_move(snap.state, random.Random(2))
