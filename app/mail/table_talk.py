@@ -41,7 +41,7 @@ from app.config import setting
 from app.db.statements import table_of
 from app.engine.names import name_at
 from app.gamelog import store
-from app.mail import compose, notify
+from app.mail import compose, notify, turn_mails
 from app.mail import seat_prefs
 from app.mail import unsent
 from app.mail.models import (NONE, PENDING, TALK_EVERY, TALK_HOURLY, TALK_NEVER, Outbox, SeatMail)
@@ -114,7 +114,7 @@ def said(session: Session, game_id: str, talk_id: int, seat: int, now: datetime)
             due = max(due, now + period())
         unsent.queue(ctx.unit, game_id=ctx.id, seat=other, kind=TALK_KIND,
                      to=ctx.address(other), to_name=ctx.info.names[other],
-                     mail=compose.Mail(subject=notify.COMPOSED_AT_SEND, text="", html=""),
+                     mail=compose.Mail(subject=turn_mails.COMPOSED_AT_SEND, text="", html=""),
                      idempotency=f"talk:{ctx.id}:{other}:{int(talk_id)}", domain=ctx.domain,
                      now=now, unsubscribe=ctx.unsubscribe(other), due=due,
                      announces={"what": TALK_KIND, "seat": other,

@@ -18,7 +18,7 @@ from app.clock import deadlines as dl
 from app import services
 from app.gamelog import store
 from app.db import read_session, write_session
-from app.mail import compose, notify
+from app.mail import compose, notify, turn_mails
 from app.mail import seat_prefs
 from app.mail.models import DAILY, NONE
 from app.people.models import Person
@@ -40,7 +40,7 @@ def send_daily(now: datetime) -> int:
             with write_session() as session:
                 row = seat_prefs.address_mail(session, address)
                 entries = waiting_seats(session, address, now)
-                if entries and notify.daily_digest(session, address, entries, now):
+                if entries and turn_mails.daily_digest(session, address, entries, now):
                     row.last_digest_at = now
                     session.add(row)
                     sent += 1

@@ -30,9 +30,9 @@ from app.gamelog import store
 from app.db import get_engine, read_session
 from app.db.unit import Unit
 from app.mail.backends import MailBackend, backend_from_config
-from app.mail import notify
 from app.mail import table_talk
 from app.mail import table_news
+from app.mail import turn_mails
 from app.mail.compose import Mail, decision_of
 from app.mail.models import Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, setting
@@ -110,8 +110,8 @@ def compose_late(row: Outbox, now: datetime) -> Mail | None:
             game, _seq, state = services.game_with_seats(unit, row.game_id)
         except services.NotFound:
             return None
-        return notify.late_turn_mail(unit, game, int(row.seat), state, row.announces or {},
-                                     now)
+        return turn_mails.late_turn_mail(unit, game, int(row.seat), state,
+                                         row.announces or {}, now)
 
 
 def per_address_cap() -> int | None:

@@ -23,7 +23,7 @@ from app.services import absence, votes
 from app.gamelog import store
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
-from app.mail import notify
+from app.mail import notify, turn_mails
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +67,9 @@ def remind(deadline_id: int, now: datetime) -> str:
         decision = dl.open_rows(session, game_id, seat, dl.DECISION)
         due = decision[0].due_at if decision else None
         if kind == dl.DIGEST:
-            notify.digest(session, ctx, seat, snap.state, row, due, now)
+            turn_mails.digest(session, ctx, seat, snap.state, row, due, now)
             return "digest"
         if seat not in (engine.view(snap.state, None).get("to_act") or []):
             return "no decision"
-        notify.reminder(session, ctx, seat, snap.state, row, due, snap.seq, now)
+        turn_mails.reminder(session, ctx, seat, snap.state, row, due, snap.seq, now)
         return "reminded"

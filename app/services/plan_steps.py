@@ -25,6 +25,7 @@ from app.clock import deadlines as dl
 from app.db.unit import Row, Unit
 from app.engine import plans as ep
 from app.mail import notify
+from app.mail import turn_mails
 from app.mail import seat_prefs
 from app.mail import unsent
 from app.plans.models import PLANS, told_lines
@@ -200,9 +201,9 @@ def _ask(unit: Unit, game: Any, seat: int, state: Any, seq: int) -> None:
     now = dl.now()
     unsent.supersede_unsent(unit, ctx.id, seat, now)
     talk = seat_prefs.replied(unit, ctx.id, seat)
-    notify.turn(unit, ctx, seat, state, None, now, key=f"plan:{ctx.id}:{seat}:{seq}",
-                step=seq, delay=timedelta(0) if talk else ctx.delay, conversation=talk,
-                due_later=True)
+    turn_mails.turn(unit, ctx, seat, state, None, now, key=f"plan:{ctx.id}:{seat}:{seq}",
+                    step=seq, delay=timedelta(0) if talk else ctx.delay, conversation=talk,
+                    due_later=True)
 
 
 def attach(unit: Unit, game: Any, seat: int, payload: dict[str, Any], source: str,

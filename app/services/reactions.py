@@ -39,6 +39,7 @@ from app.db.unit import Unit
 from app.presence import absence, leaving
 from app.clock import deadlines as dl
 from app.mail import notify
+from app.mail import turn_mails
 from app.mail import seat_prefs
 from app.mail import unsent
 from app.engine.describe import AWAY, TIMED_OUT
@@ -218,9 +219,9 @@ def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
     mode = notify.mode_of(unit, ctx, seat)
     if mode == DIGEST_MODE:
         last = seat_prefs.mail_row(unit, ctx.id, seat).last_digest_at
-        dl.schedule_digest(unit, ctx.id, seat, now, last, notify.digest_period())
+        dl.schedule_digest(unit, ctx.id, seat, now, last, turn_mails.digest_period())
     else:
-        notify.decision_opened(unit, ctx, seat, state, deadline, now, delay=delay)
+        turn_mails.decision_opened(unit, ctx, seat, state, deadline, now, delay=delay)
 
 
 def _mid_turn_aim(unit: Unit, ctx: "notify.Context", what: Happened,
@@ -251,8 +252,8 @@ def stopped_mid_turn(unit: Unit, ctx: "notify.Context", what: Happened, state: A
     assert seat is not None
     if not ctx.is_human(seat) or plays_by_default(unit, ctx.game, seat, state):
         return
-    notify.stopped_mid_turn(unit, ctx, seat, state, what.seq, now,  # (digest seats: none)
-                            delay=_own_step_delay(ctx, what))
+    turn_mails.stopped_mid_turn(unit, ctx, seat, state, what.seq, now,  # (digest seats: none)
+                                delay=_own_step_delay(ctx, what))
 
 
 def fresh_link_requested(session: Session, game: Any, seat: int) -> None:

@@ -134,14 +134,14 @@ def test_a_seat_sees_deadlines_in_its_own_time_zone(app, client):
         assert "10:00 CET" in page  # T0 + 48 h, 09:00 UTC
     # a mail written now tells Paris time
     with dl.at(T0 + timedelta(hours=1)):
-        from app.mail import notify
+        from app.mail import notify, turn_mails
         from app.db import write_session
         from app.gamelog import store
         with write_session() as session:
             ctx = notify.Context.load(session, session.get(store.Game, created.game_id))
-            notify.turn(ctx.unit, ctx, 0, services.load_state(created.game_id),
-                        T0 + timedelta(hours=48), T0 + timedelta(hours=1),
-                        key="tz-test", step=services.game_info(created.game_id).seq)
+            turn_mails.turn(ctx.unit, ctx, 0, services.load_state(created.game_id),
+                            T0 + timedelta(hours=48), T0 + timedelta(hours=1),
+                            key="tz-test", step=services.game_info(created.game_id).seq)
     mail = next(r for r in outbox_rows(app) if r.idempotency == "tz-test")
     assert "Wednesday 9 January 2030, 10:00 CET" in mail.text
 

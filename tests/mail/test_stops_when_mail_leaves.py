@@ -211,10 +211,10 @@ def test_a_held_mail_of_a_game_she_plays_is_never_sent_once_she_asks_for_no_game
 
 def test_a_daily_digest_written_before_no_game_mail_is_not_sent(mail_app, smtp):
     """Her digest of the day is queued; before it leaves she asks for no game mail."""
-    from app.mail import notify
+    from app.mail import turn_mails
 
     with dl.at(utc(7, 7)), write_session() as session:
-        assert notify.daily_digest(session, ANN, [{
+        assert turn_mails.daily_digest(session, ANN, [{
             "game": "Ann's game", "name": "Ann", "link": "http://silver-eye.test/play/x",
             "decision": "your turn", "deadline": "tomorrow"}], utc(7, 7))
     person_settings.set_address_mode(ANN, "none")

@@ -22,7 +22,7 @@ from app.runners import clock, sending
 from app.clock import deadlines as dl
 from app.db import get_engine
 from app.engine import bots
-from app.mail import compose, notify
+from app.mail import compose, notify, turn_mails
 from app.mail import seat_prefs
 from app.mail.models import PENDING, SENT, SUPERSEDED, Outbox
 from app.mail.wire import WireMessage
@@ -386,7 +386,7 @@ def test_a_waiting_turn_mail_is_not_composed_and_one_superseded_never_is(graced,
     gid = new_game(seats=2, seed="12345").game_id
     waiting = turn_rows(graced)
     assert len(waiting) == 2
-    assert all(row.subject == notify.COMPOSED_AT_SEND and row.text == "" for row in waiting)
+    assert all(row.subject == turn_mails.COMPOSED_AT_SEND and row.text == "" for row in waiting)
     assert all(row.announces["compose"]["due"] for row in waiting)
     # the first seat peeks within the grace period: its mail is superseded, never composed
     snap = services.snapshot(gid)
@@ -418,7 +418,7 @@ def test_a_turn_mail_composed_as_it_leaves_is_the_mail_the_seat_would_have_got(
     [mail] = mailbox.turn_mails()
     assert mailbox.stale == [] and mailbox.checked == 1
     row = {row.seat: row for row in turn_rows(graced)}[waiter]
-    assert row.status == SENT and str(mail["Subject"]) == row.subject != notify.COMPOSED_AT_SEND
+    assert row.status == SENT and str(mail["Subject"]) == row.subject != turn_mails.COMPOSED_AT_SEND
     text = mail.get_body(("plain",)).get_content()
     assert text.strip() == row.text.strip()
     assert "/play/" in text and row.html
@@ -435,6 +435,6 @@ def _turn_mail_at_once(app: Any, gid: str, seat: int) -> Any:
 
     with app.app_context(), Session(get_engine(app)) as session:
         ctx = notify.Context.load(session, session.get(store.Game, gid))
-        return notify._turn_mail(ctx, seat, services.load_state(gid),
-                                 seat_prefs.seat_mail(session, gid, seat), due=None, now=T0,
-                                 reminder=False)
+        return turn_mails._turn_mail(ctx, seat, services.load_state(gid),
+                                     seat_prefs.seat_mail(session, gid, seat), due=None,
+                                     now=T0, reminder=False)
