@@ -28,6 +28,7 @@ from app.mail import notify
 from app.mail import turn_mails
 from app.mail import seat_prefs
 from app.mail import unsent
+from app.mail.models import EVERY
 from app.plans.models import PLANS, told_lines
 from app.services.errors import BadRequest
 
@@ -196,7 +197,7 @@ def _ask(unit: Unit, game: Any, seat: int, state: Any, seq: int) -> None:
     """The seat decides by itself again: its turn mail now, saying why (the words are in
     its plan row already), instead of any mail the plan's steps queued on the way."""
     ctx = notify.Context.load(unit, game)
-    if not ctx.is_human(seat) or notify.mode_of(unit, ctx, seat) != notify.EVERY:
+    if not ctx.is_human(seat) or notify.mode_of(unit, ctx, seat) != EVERY:
         return
     now = dl.now()
     unsent.supersede_unsent(unit, ctx.id, seat, now)
