@@ -22,8 +22,8 @@ from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col
 
 from app.clock.time import as_utc, utcnow
-from app.db.statements import table_of
-from app.db.unit import Insert, Row, Unit
+from app.db.statements import Insert, table_of
+from app.db.unit import Row, Unit
 from app.engine.versions import ENGINE_VERSION
 from app.gamelog import warm_states
 from app.gamelog.store import Action, Game, Seat, SeatRow, StateCache

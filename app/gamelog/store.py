@@ -27,8 +27,8 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 # re-exported: callers stamp and read rows' times as store.utcnow(), store.as_utc()
 from app.clock.time import as_utc as as_utc, utcnow as utcnow  # noqa: F401
-from app.db.statements import table_of
-from app.db.unit import Insert, Row, Unit
+from app.db.statements import Insert, table_of
+from app.db.unit import Row, Unit
 
 GAME_STATUSES = ("running", "over", "abandoned")
 SEAT_KINDS = ("human", "bot")

@@ -22,6 +22,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from app.channels import deliveries
+from app.config import setting
 from app.clock import deadlines as dl
 from app import engine, services
 from app.runners import sending
@@ -35,7 +36,7 @@ from app.mail import table_news
 from app.mail import turn_mails
 from app.mail.compose import Mail, decision_of
 from app.mail.models import Outbox
-from app.mail.notify import DEFAULT_MAIL_FROM, setting
+from app.mail.notify import DEFAULT_MAIL_FROM
 
 log = logging.getLogger("app.runners.sender")
 

@@ -372,7 +372,7 @@ class Waker:
 
 def retry_delay(failures: int) -> float:
     """The backoff after ``failures`` failed steps in a row: 0.5 s, 1 s, 2 s, ... 5 s."""
-    return min(RETRY_FIRST_SECONDS * 2 ** max(failures - 1, 0), RETRY_CAP_SECONDS)
+    return min(RETRY_FIRST_SECONDS * (1 << max(failures - 1, 0)), RETRY_CAP_SECONDS)
 
 
 def _connection_lost(exc: BaseException) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable, Concatenate, Literal, ParamSpec, TypeVar, overload
+from typing import Any, Callable, Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
 from flask import g, render_template, request
 
@@ -41,6 +41,7 @@ Check = Callable[[services.SeatAccess], None]
 
 P = ParamSpec("P")  # the route's other URL values (``talk_id``, ...)
 R = TypeVar("R")  # what the view answers
+R_co = TypeVar("R_co", covariant=True)
 #: What an earlier holder's link opens instead of the seat (``handed_over_page``).
 LeftPage = tuple[str, int]
 
@@ -63,8 +64,13 @@ class SeatRequest:
 #: check) and the rule's other values ...
 SeatView = Callable[Concatenate[SeatRequest, P], R]
 UnitView = Callable[Concatenate[str, Check, P], R]
-#: ... and as routed: the rule's ``<token>`` and its other values.
-Route = Callable[Concatenate[str, P], R]
+
+
+class Route(Protocol[P, R_co]):
+    """... and as routed: the rule's ``<token>`` (Flask passes it by name) and its
+    other values."""
+
+    def __call__(self, token: str, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
 
 
 def with_game(_session: Any, _access: services.SeatAccess, _snap: services.Snapshot) -> None:
