@@ -34,8 +34,8 @@ from app.engine.describe import event_sentence
 from app.engine.meaning import Meaning, changed_words
 from app.engine.names import SeatNames
 from app.mail import compose
-from app.mail import seat_prefs
 from app.mail.models import Outbox
+from app.people.calendar import person_zone
 
 #: Sources of log rows the seat did not choose itself (R29: the clock played for it).
 TIMEOUT_SOURCES = ("timeout",)
@@ -151,7 +151,7 @@ def mail_of(ref: tokens.ReplyRef) -> str:
         rows = session.exec(select(Outbox.headers, Outbox.sent_at, Outbox.created_at)
                             .where(Outbox.game_id == ref.game, Outbox.seat == ref.seat)
                             .order_by(col(Outbox.id).desc()).limit(200)).all()
-        zone = seat_prefs.person_zone(session, ref.game, ref.seat)
+        zone = person_zone(session, ref.game, ref.seat)
     times = [as_utc(sent or created) for headers, sent, created in rows
              if str((headers or {}).get("Reply-To") or "").lower() == address]
     if not times:

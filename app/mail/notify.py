@@ -50,7 +50,8 @@ from app.mail.models import DAILY, EVERY, NONE, SeatMail
 from app.people import tenures
 from app.people.models import Person
 from app.mail.seat_prefs import (_address_row, _read_people, _seats, address_mode, mail_row,
-                                 replied, seat_calendar, zone_of)
+                                 replied)
+from app.people.calendar import person_calendar, zone_of
 from app.mail.unsent import did_since, played_steps, queue
 from app.mail.view_words import played_lines
 
@@ -173,7 +174,7 @@ class Context:
     def calendar(self, seat: int) -> Calendar:
         """The seat's calendar (issue 21 item 1): its person's zone and quiet hours (issue
         32: the same in every game of theirs) and the game's running days."""
-        return seat_calendar(self.person(seat), self.settings)
+        return person_calendar(self.person(seat), self.settings)
 
     def zone(self, seat: int) -> ZoneInfo:
         """The zone every time in the seat's mail is shown in: its person's."""

@@ -49,6 +49,7 @@ from app.people import tenures
 from app.people.models import Person
 from app.talk import store as talk_store
 from app.talk.models import Talk
+from app.people.calendar import person_zone
 
 #: The outbox kind of a talk mail (and the ``announces["what"]`` it carries).
 TALK_KIND = "talk"
@@ -241,7 +242,7 @@ def at_the_table(engine: Engine, row: Outbox, now: datetime) -> Told | None:
         if not lines:
             return None
         return block(lines, _names(session, row.game_id), now,
-                     seat_prefs.person_zone(session, row.game_id, int(row.seat)))
+                     person_zone(session, row.game_id, int(row.seat)))
 
 
 def with_talk(text: str, html: str | None, told: Told) -> tuple[str, str | None]:

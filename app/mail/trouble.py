@@ -9,10 +9,10 @@ from sqlmodel import Session, col, select
 
 from app.gamelog import store
 from app.mail import compose, invitations
-from app.mail import seat_prefs
 from app.mail import unsent
 from app.mail.models import FAILED, NONE, PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import played_lines
+from app.people.calendar import person_zone
 
 
 def mail_trouble(session: Session, game_id: str, seat: int,
@@ -70,7 +70,7 @@ def mail_trouble(session: Session, game_id: str, seat: int,
                "in a day to such an address" if held.held_why == "stranger"
                else "your address got the most mails we send in an hour")
         lines.append("Mail to you is held back until "
-                     f"{compose.local_time_words(held.held_until, seat_prefs.person_zone(session, game_id, seat))}: "
+                     f"{compose.local_time_words(held.held_until, person_zone(session, game_id, seat))}: "
                      f"{why}. Then one mail shows where the game stands.")
     return lines
 

@@ -28,7 +28,8 @@ from app.mail.headers import mail_domain
 from app.mail.models import DIGEST, EVERY, NONE
 from app.mail.notify import Context, announced_decision, chosen_mode, mode_of, turn_mail_delay
 from app.mail.outbox import enqueue
-from app.mail.seat_prefs import mail_row, quiet_of, replied
+from app.mail.seat_prefs import mail_row, replied
+from app.people.calendar import quiet_of
 from app.mail.unsent import played_steps, queue, supersede_unsent
 from app.plans import models as plan_models
 

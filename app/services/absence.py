@@ -18,9 +18,9 @@ from app.clock import deadlines as dl
 from app import engine
 from app.gamelog import store
 from app.db import read_session, write_session
-from app.mail import seat_prefs
 from app.presence.absence import MAX_DEFAULTS, MAX_RETRIES
 from app.services.results import Submitted
+from app.people.calendar import calendar_of
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
         else:
             until = now + timedelta(days=days)
             dl.shift_open(session, game_id, seat, now, until,
-                          seat_prefs.calendar_of(session, game_id, seat, settings))
+                          calendar_of(session, game_id, seat, settings))
         clock.vacation_until = until
         clock.vacation_days_used += days
         session.add(clock)

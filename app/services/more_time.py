@@ -18,10 +18,10 @@ from app.clock import deadlines as dl
 from app.db import write_session
 from app.gamelog import store
 from app.mail import notify
-from app.mail import seat_prefs
 from app.mail import table_news
 from app.table.models import Gift
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
+from app.people.calendar import calendar_of
 
 def _services() -> Any:
     from app import services
@@ -90,7 +90,7 @@ def give_time(game_id: str, giver: int, receiver: int, now: datetime | None = No
             raise Conflict(f"{name} has no decision waiting now, so there is no deadline "
                            "to move.", reason="no_decision")
         row = rows[0]
-        calendar = seat_prefs.calendar_of(session, game.id, receiver, settings)
+        calendar = calendar_of(session, game.id, receiver, settings)
         before = dl.as_utc(row.due_at)
         after = calendar.settle(calendar.add(before, MORE_TIME))
         try:

@@ -34,6 +34,7 @@ from app.access import unsubscribe as unsubscribe_links
 from app.mail import trouble
 from app.services import person_settings as person
 from app.services.person_settings import ADDRESS_MODE_WORDS
+from app.people.calendar import person_calendar, quiet_of, zone_of
 
 MODE_WORDS = {
     EVERY: "a mail for every decision",
@@ -202,12 +203,12 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
         mail_trouble = [bounces.page_words(address, across.bounce_reason), *mail_trouble]
     # issue 32: zone and quiet hours are the person's, the same in all their games
     zone = (across.time_zone if across is not None else None) or "UTC"
-    tz = seat_prefs.zone_of(zone)
+    tz = zone_of(zone)
     for key in ("deadline", "vacation_until"):
         if clock.get(key) is not None:
             clock[key] = clock[key].astimezone(tz)
     settings = dl.ClockSettings.from_options(options)
-    quiet = seat_prefs.quiet_of(across) if across is not None else None
+    quiet = quiet_of(across) if across is not None else None
     return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
             "running": running, "time_zone": zone,
             "zone_chosen": across is not None and across.settings_at is not None,
@@ -215,7 +216,7 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
             "quiet_start": fields.hhmm(quiet[0]) if quiet else "",
             "quiet_end": fields.hhmm(quiet[1]) if quiet else "",
             "clock_words": settings.words(),
-            "calendar_words": seat_prefs.seat_calendar(across, settings).describe(),
+            "calendar_words": person_calendar(across, settings).describe(),
             "has_address": address is not None,
             "address_mode": address_mode,
             "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble,

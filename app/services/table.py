@@ -20,12 +20,12 @@ from app.clock import deadlines as dl
 from app.clock.time import iso_in
 from app.engine.names import SeatNames
 from app.gamelog import store
-from app.mail import seat_prefs
 from app.mail import table_news
 from app.people.models import Person
 from app.table.models import Ballot, Gift, Vote
 from app.services import more_time, votes
 from app.services.series import series_score
+from app.people.calendar import person_calendar, zone_of
 
 
 @dataclass
@@ -151,7 +151,7 @@ def box(rows: Rows, info: Any, seat: int | None, state: Any, zone: str = "UTC",
     (resign, give time, start or answer a vote, offer a rematch) and the series score
     (``session``: read only in a series or after a rematch)."""
     seen = _Seen(info, seat, state, rows, engine.status(state),
-                 dl.ClockSettings.from_options(info.options), seat_prefs.zone_of(zone),
+                 dl.ClockSettings.from_options(info.options), zone_of(zone),
                  dl.as_utc(now or dl.now()))
     rematch = _rematch(seen, session)
     in_series = info.series_id is not None or rematch["game_id"] is not None
@@ -290,7 +290,7 @@ def _bank(seen: _Seen, seat: int) -> dict[str, Any]:
     left = seen.settings.bank_left(seen.rows.clocks.get(seat))
     row = seen.deciding.get(seat)
     if row is not None and row.budget_seconds is not None:
-        calendar = seat_prefs.seat_calendar(seen.rows.persons.get(seat), seen.settings)
+        calendar = person_calendar(seen.rows.persons.get(seat), seen.settings)
         taken = calendar.used(dl.as_utc(row.opened_at), seen.now)
         over = taken - timedelta(seconds=int(row.budget_seconds))
         left = max(left - max(over, timedelta(0)), timedelta(0))

@@ -40,6 +40,7 @@ from app.services.repository import _seat_access
 from app.services.results import SeatAccess
 from app.talk import store as talk_store
 from app.talk.models import API, MAIL, PAGE, Talk
+from app.people.calendar import person_zone, zone_of
 
 SOURCES = (PAGE, API, MAIL)
 #: The longest key a caller may give (the stored key also names the game and seat).
@@ -274,7 +275,7 @@ def rows(found: Iterable[talk_store.Line], names: Sequence[str], me: int | None 
     """Messages as the templates and the JSON show them: the sender's name (the seat's
     holder when it was said: issue 32, R53), the text (None when hidden), when (aware
     UTC, ISO, and in words in ``zone_name``)."""
-    zone = seat_prefs.zone_of(zone_name or "UTC")
+    zone = zone_of(zone_name or "UTC")
     out = []
     for line in found:
         at = as_utc(line.at)
@@ -342,7 +343,7 @@ def lines_for(session: Session, game_id: str, names: Sequence[str], me: int | No
     times in its person's zone (issue 33: a seat's JSON shows no UTC time), read here
     unless the caller knows it (``zone``)."""
     if zone is None and me is not None:
-        zone = str(seat_prefs.person_zone(session, game_id, me))
+        zone = str(person_zone(session, game_id, me))
     return rows(talk_store.lines(session, str(game_id), after_id=after_id, upto_step=upto_step,
                                  limit=limit), names, me, zone)
 

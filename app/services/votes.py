@@ -67,13 +67,13 @@ from app.db.unit import Unit, unit_of_work
 from app.engine.words import and_list
 from app.gamelog import store
 from app.mail import addresses, invitations, notify, trust
-from app.mail import seat_prefs
 from app.mail import table_news
 from app.mail.models import PENDING
 from app.table.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
                               VOTE_KINDS, WITHDRAWN, Ballot, Vote)
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
 from app.services.repository import _load_game
+from app.people.calendar import calendar_of
 
 log = logging.getLogger("app.services")
 
@@ -522,7 +522,7 @@ def _calendar(session: Session, game: Any, seat: int) -> Any:
     """The running time a vote is counted in: the game's running days in the zone (and
     out of the quiet hours) of the seat it is about."""
     settings = dl.ClockSettings.from_options(game.options)
-    return seat_prefs.calendar_of(session, game.id, seat, settings)
+    return calendar_of(session, game.id, seat, settings)
 
 
 def _heard(session: Session, game: Any, vote: Vote, who: Asked, ballots: dict[int, bool],

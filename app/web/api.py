@@ -18,6 +18,7 @@ from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pie
 from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
 from app.web.seat_request import Check, SeatRequest, seat_required, with_game
 from app.web.doors import door
+from app.people.calendar import person_zone
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -39,7 +40,6 @@ def _seat_talk(session: Any, access: services.SeatAccess,
                snap: services.Snapshot) -> tuple[list[dict[str, Any]], tzinfo]:
     """The seat's table talk as JSON, and the zone of its person (every time of a seat's
     JSON is in it: issue 33), read on the seat view's session."""
-    from app.mail.seat_prefs import person_zone
     from app.services import talk
 
     zone = person_zone(session, access.game_id, access.seat)
@@ -166,7 +166,6 @@ def _zone_of(game_id: str, seat: int) -> tzinfo:
     """The zone of the person holding ``seat``, for a seat's JSON read outside a page's
     session."""
     from app.db import read_session
-    from app.mail.seat_prefs import person_zone
 
     with read_session() as session:
         return person_zone(session, game_id, seat)

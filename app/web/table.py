@@ -26,6 +26,7 @@ from app.services import leaving, table, votes
 from app.services.more_time import give_time
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
+from app.people.calendar import zone_of
 
 bp = Blueprint("table", __name__)
 
@@ -158,7 +159,6 @@ def _vote_said(vote: Any, started: bool) -> str:
 
 def _when(access: services.SeatAccess, moment: Any) -> str:
     from app.mail.compose import local_time_words
-    from app.mail.seat_prefs import zone_of
     from app.services import seat_settings
 
     zone = seat_settings.status(access.game_id, access.seat)["time_zone"]
@@ -178,7 +178,6 @@ def _body() -> dict[str, Any]:
 
 def _read_table(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
     """The table as the seat sees it, and its own zone and quiet hours (one read session)."""
-    from app.mail.seat_prefs import zone_of
     from app.services import seat_settings
 
     mine = seat_settings.status(access.game_id, access.seat, session)
