@@ -108,6 +108,9 @@ class Field:
     words: Callable[[Any], str]
     #: The person's clock: a change moves their open decisions (``settle``).
     clock: bool = False
+    #: The person's seats: a change renames them in their running games
+    #: (``people.tenures.rename``).
+    seats: bool = False
 
 
 def _zone_read(form: Mapping[str, Any], _: Any) -> Any:
@@ -137,6 +140,24 @@ def _by_mail_read(form: Mapping[str, Any], getlist: Callable[[str], list[Any]]) 
     return any(str(v).lower() in TRUE_WORDS for v in getlist("by_mail"))
 
 
+#: The longest name a person may go by (a seat's, in the lobby: ``services.games``).
+MAX_NAME_LENGTH = 60
+
+
+def _name_read(form: Mapping[str, Any], _: Any) -> Any:
+    if "name" not in form:
+        return KEEP
+    name = " ".join(str(form["name"] or "").split())
+    if not name:
+        raise Refused("Give the name you want to be shown by at your tables.")
+    if len(name) > MAX_NAME_LENGTH:
+        raise Refused(f"A name is at most {MAX_NAME_LENGTH} characters long.")
+    if any(ord(char) < 32 or ord(char) == 127 for char in name):
+        raise Refused("Your name holds a control character (such as NUL); please type it "
+                      "plainly.")
+    return name
+
+
 def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
     if not form.get("invitations"):
         return KEEP
@@ -146,6 +167,11 @@ def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
 
 
 FIELDS: tuple[Field, ...] = (
+    Field("name", ("name",), _name_read, lambda row: row.name,
+          lambda name, now: {"name": name},
+          lambda name: (f"shown as {name} at your tables" if name
+                        else "shown by the names your games' creators typed"),
+          seats=True),
     Field("time_zone", ("time_zone",), _zone_read, lambda row: row.time_zone,
           lambda zone, now: {"time_zone": zone, "settings_at": now},
           lambda zone: f"times in {zone or 'UTC'}", clock=True),
@@ -209,6 +235,7 @@ class Applied:
     before: dict[str, Any] = field(default_factory=dict)
     after: dict[str, Any] = field(default_factory=dict)
     clock: bool = False
+    seats: bool = False
 
 
 def apply(row: Any, wanted: Wanted, now: datetime) -> Applied:
@@ -222,6 +249,7 @@ def apply(row: Any, wanted: Wanted, now: datetime) -> Applied:
         done.before[name], done.after[name] = each.of(row), value
         done.columns.update(each.columns(value, now))
         done.clock = done.clock or each.clock
+        done.seats = done.seats or each.seats
     if done.columns:
         done.columns["updated_at"] = now
     return done
@@ -231,7 +259,7 @@ def status(row: Person | Any | None, address: str) -> dict[str, Any]:
     """What the settings page shows of the person (``row`` None: every default)."""
     zone = (row.time_zone if row is not None else None) or "UTC"
     quiet = quiet_of(row) if row is not None else None
-    return {"address": address, "time_zone": zone,
+    return {"address": address, "time_zone": zone, "name": row.name if row is not None else "",
             "chosen": row is not None and row.settings_at is not None,
             "zones": common_zones(zone),
             "quiet_start": hhmm(quiet[0]) if quiet else "",

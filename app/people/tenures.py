@@ -13,11 +13,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Sequence
 
+import sqlalchemy as sa
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from app.db.statements import table_of
+from app.db.unit import Unit
 from app.engine.names import SeatNames
-from app.people.models import Tenure
+from app.gamelog import store
+from app.people.models import Person, Tenure
 
 
 def begin(session: Session, game_id: str, seat: int, name: str, address: str,
@@ -37,6 +41,73 @@ def hand(session: Session, game_id: str, seat: int, step: int, name: str, addres
                     .values(to_step=step, ended_at=at))
     session.add(Tenure(game_id=game_id, seat=seat, from_step=step, name=name,
                        address=address, started_at=at))
+
+
+@dataclass(frozen=True)
+class Named:
+    """What a person is called at each table of theirs that still runs: ``names``, the
+    name of their seat in each game (by game id), and ``taken``, a game where another
+    seat already goes by ``wanted`` (its name; None: no clash)."""
+
+    names: dict[str, str]
+    taken: str | None
+
+
+def named(session: Session, address: str, wanted: str | None) -> Named:
+    """The names of ``address``'s seats in its running games and whether ``wanted`` is
+    another seat's name in one of them (one statement: the seats of those games)."""
+    mine = sa.select(_SEATS.c.game_id).select_from(_SEATS.join(
+        _GAMES, _GAMES.c.id == _SEATS.c.game_id)).where(
+        sa.func.lower(_SEATS.c.email) == address.strip().lower(),
+        _SEATS.c.kind == "human", _GAMES.c.status == "running")
+    found = session.connection().execute(
+        sa.select(_SEATS.c.game_id, _SEATS.c.email, _SEATS.c.name, _GAMES.c.name)
+        .select_from(_SEATS.join(_GAMES, _GAMES.c.id == _SEATS.c.game_id))
+        .where(_SEATS.c.game_id.in_(mine))).all()
+    names: dict[str, str] = {}
+    taken = None
+    for game_id, email, name, game_name in found:
+        if (email or "").strip().lower() == address.strip().lower():
+            names[str(game_id)] = str(name)
+        elif wanted is not None and str(name).casefold() == wanted.casefold():
+            taken = str(game_name)
+    return Named(names, taken)
+
+
+def rename(unit: Unit, address: str, names: dict[str, str]) -> None:
+    """The person's seats in those running games (and their open tenures: the stretch
+    they hold now) take the name given for each game, on the caller's unit: two
+    statements whatever the number of games (closed tenures keep the names of their
+    time, R53)."""
+    if not names:
+        return
+    by_game = sa.case(names, value=_SEATS.c.game_id)
+    unit.statement(sa.update(_SEATS).where(
+        _SEATS.c.game_id.in_(sorted(names)), _SEATS.c.kind == "human",
+        sa.func.lower(_SEATS.c.email) == address.strip().lower()).values(name=by_game))
+    unit.statement(sa.update(_TENURES).where(
+        _TENURES.c.game_id.in_(sorted(names)), _TENURES.c.to_step.is_(None),
+        sa.func.lower(_TENURES.c.address) == address.strip().lower())
+        .values(name=sa.case(names, value=_TENURES.c.game_id)))
+
+
+def as_chosen(session: Session, players: list[dict[str, object]]) -> None:
+    """A new game's people take the names they chose (``Person.name``, issue 46) in place
+    of the ones its creator typed, where no other seat of the game goes by it (one
+    statement for all their addresses)."""
+    wanted = {str(p["email"]).lower(): p for p in players if p.get("kind") == "human"
+              and p.get("email")}
+    if not wanted:
+        return
+    persons = table_of(Person)
+    chosen = dict(session.connection().execute(
+        sa.select(sa.func.lower(persons.c.address), persons.c.name).where(
+            sa.func.lower(persons.c.address).in_(sorted(wanted)),
+            persons.c.name.is_not(None))).all())
+    for address, name in chosen.items():
+        others = {str(p["name"]).casefold() for p in players if p is not wanted[address]}
+        if str(name).casefold() not in others:
+            wanted[address]["name"] = str(name)
 
 
 @dataclass(frozen=True)
@@ -97,3 +168,8 @@ def of_game(session: Session, game_id: str) -> Holders:
     return Holders(tuple(session.exec(
         select(Tenure).where(Tenure.game_id == game_id)
         .order_by(col(Tenure.seat), col(Tenure.from_step))).all()))
+
+
+_SEATS = table_of(store.Seat)
+_GAMES = table_of(store.Game)
+_TENURES = table_of(Tenure)

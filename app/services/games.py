@@ -176,6 +176,7 @@ def create_in(unit: Unit, players: list[dict[str, Any]], options: dict[str, Any]
             session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
         raise BadRequest(FORM_USED)
     strangers = _guard_invitees(session, cleaned)
+    tenures.as_chosen(session, cleaned)  # (issue 46: the names people chose for themselves)
     game = store.Game(name=name or BRAND, options=options, seed=seed,
                       commitment=commitment_of(seed), seats=len(cleaned),
                       created_by=creator or None, rules_version=state.rules,

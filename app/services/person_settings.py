@@ -35,6 +35,7 @@ from app.db.statements import dialect_insert, table_of
 from app.db.unit import Row, Unit, unit_of_work
 from app.people import keys
 from app.people import settings as fields
+from app.people import tenures
 from app.people.models import Person
 from app.services import settings_keys
 from app.services.settings_keys import stored_address
@@ -69,6 +70,9 @@ class Wanted:
     person: fields.Wanted = field(default_factory=fields.Wanted)
     add_target: tuple[str, str] | None = None
     remove_target: int | None = None
+    #: An undo's names of the person's seats, game by game, as they were before the change
+    #: (a chosen name renames them; taking it back gives each game its own name again).
+    seat_names: dict[str, str] | None = None
 
     @property
     def empty(self) -> bool:
@@ -149,6 +153,8 @@ def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
         unit.update(row, **done.columns)
     if done.clock:
         fields.settle(unit, row.address, row, now)
+    if done.seats:
+        before["seat_names"] = _rename(unit, row.address, row.name, asked.seat_names)
     if asked.remove_target is not None:
         before["target_removed"], after["target_removed"] = _remove_target(
             unit.session, row.address, asked.remove_target)
@@ -161,6 +167,23 @@ def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
     change = keys.record(unit, row.address, via, before, after, "; ".join(lines), now)
     settings_keys.told(unit, change, row.address, now, via, lines, name=row.name, undo=undo)
     return lines
+
+
+def _rename(unit: Unit, address: str, name: str | None,
+            names: dict[str, str] | None) -> dict[str, str]:
+    """The person's seats in their running games take their chosen ``name`` (or, an
+    undo's, the names ``names`` they had); the names they had before, by game. Refused in
+    words, and nothing stored, when another seat of one of those games goes by it."""
+    now_named = tenures.named(unit.session, address, name if names is None else None)
+    if now_named.taken is not None:
+        raise services.BadRequest(f"{name} is the name of another player in "
+                                  f"{now_named.taken}: choose a name nobody at your tables "
+                                  "goes by.")
+    wanted = (dict(names) if names is not None else
+              {game: name for game in now_named.names} if name else {})
+    tenures.rename(unit, address, {game: each for game, each in wanted.items()
+                                   if game in now_named.names})
+    return now_named.names
 
 
 def _words(name: str, value: Any) -> str:
@@ -238,6 +261,9 @@ def undo(token: str, now: datetime | None = None) -> list[str]:
                     left.append(f"{_words(name, value)}: that target was removed since")
             elif name == "target_removed" and isinstance(old, dict):
                 back.add_target = (str(old["url"]), str(old["service"]))
+            elif name == "name" and fields.BY_NAME[name].of(row) == value:
+                back.person.values[name] = old
+                back.seat_names = dict(change.before.get("seat_names") or {})
             elif fields.BY_NAME[name].of(row) != value:
                 left.append(f"{_words(name, value)}: changed again since, so left as it is")
             else:
