@@ -36,7 +36,7 @@ from app.db.unit import Row, Unit, unit_of_work
 from app.people import keys
 from app.people import settings as fields
 from app.people import tenures
-from app.people.models import Person
+from app.people.models import PER_GAME, Person
 from app.services import settings_keys
 from app.services.settings_keys import stored_address
 
@@ -115,7 +115,7 @@ def person_row(unit: Unit, address: str) -> Row:
     if found is None:
         found = connection.execute(
             dialect_insert(_PERSONS, unit.dialect)
-            .values(address=address, mode=fields.PER_GAME, by_mail=True, soft_bounces=0)
+            .values(address=address, mode=PER_GAME, by_mail=True, soft_bounces=0)
             .on_conflict_do_nothing(index_elements=["address"])
             .returning(*_PERSONS.columns)).mappings().first() or connection.execute(
             sa.select(_PERSONS).where(_PERSONS.c.address == address)).mappings().one()
