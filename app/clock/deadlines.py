@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from sqlalchemy import DateTime, Index, Table, UniqueConstraint, or_, text, update
+from sqlalchemy import DateTime, Index, Table, UniqueConstraint, insert, or_, text, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
@@ -364,10 +364,12 @@ def shift_open(session: Session, game_id: str, seat: int, now: datetime,
     for row in open_rows(session, game_id, seat):
         if row.kind in (DECISION, REMINDER):
             left = cal.used(now, as_utc(row.due_at))
-            row.due_at = cal.due(until, left) if row.kind == DECISION else cal.add(until, left)
+            values: dict[str, Any] = {
+                "due_at": cal.due(until, left) if row.kind == DECISION else cal.add(until, left)}
             if row.kind == DECISION and row.budget_seconds is not None:
-                row.budget_seconds += int(cal.used(now, until).total_seconds())
-            session.add(row)
+                values["budget_seconds"] = (int(row.budget_seconds)
+                                            + int(cal.used(now, until).total_seconds()))
+            session.execute(update(_DEADLINES).where(_DEADLINES.c.id == row.id).values(values))
 
 
 class Busy(RuntimeError):
@@ -405,10 +407,10 @@ def move_decision(session: Session, row: Deadline, after: datetime, now: datetim
         unleased_update(session, reminder.id, now, done_at=now, outcome="cancelled")
     times = [at for at in settings.reminder_times(as_utc(row.opened_at), after, calendar)
              if at > now]
-    for at in times:
-        session.add(Deadline(game_id=row.game_id, seat=row.seat, kind=REMINDER, due_at=at,
-                             opened_step=row.opened_step, opened_at=row.opened_at))
-    session.flush()
+    if times:
+        session.execute(insert(_DEADLINES), [
+            {"game_id": row.game_id, "seat": row.seat, "kind": REMINDER, "due_at": at,
+             "opened_step": row.opened_step, "opened_at": row.opened_at} for at in times])
     return times
 
 
@@ -416,9 +418,9 @@ def open_vote_expiry(session: Session, game_id: str, seat: int, vote_id: int,
                      step: int, now: datetime, due: datetime) -> None:
     """The expiry of a vote (issue 21): a row of kind ``vote`` the clock fires at
     ``due``, naming the vote; closed with the vote when it ends before."""
-    session.add(Deadline(game_id=game_id, seat=seat, kind=VOTE, due_at=due, opened_step=step,
-                         opened_at=as_utc(now), ref_id=vote_id))
-    session.flush()
+    session.execute(insert(_DEADLINES).values(
+        game_id=game_id, seat=seat, kind=VOTE, due_at=due, opened_step=step,
+        opened_at=as_utc(now), ref_id=vote_id))
 
 
 def close_vote_expiry(session: Session, vote_id: int, now: datetime, outcome: str) -> None:

@@ -18,13 +18,13 @@ from sqlalchemy import Table
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, select
 
-from app.db.statements import table_of
+from app.db.statements import dialect_insert, table_of
 from app.db.unit import Row, Unit
 from app.gamelog import store
 from app.mail.addresses import checked_or_none
 from app.mail.models import EVERY, MAIL_MODES, SeatMail
 from app.people.calendar import calendar_of, quiet_calendars, zone_of  # noqa: F401
-from app.people.models import Person
+from app.people.models import PER_GAME, Person
 
 # (issue 46: the person's calendar moved to ``app.people.calendar``; ``quiet_calendars``
 #  and ``calendar_of`` stay reachable here until the sender and the operator's commands,
@@ -51,14 +51,17 @@ def _seats(unit: Unit, game: Any) -> list[Any]:
 
 def seat_mail(session: Session, game_id: str, seat: int) -> SeatMail:
     """The seat's mail row as the ORM object, created on first use from the lobby's
-    preference: for code outside a move that changes it through its session (the
-    seat's settings, a digest)."""
+    preference (one INSERT that a racing transaction may win): for code outside a move
+    that changes it through its session (the seat's settings, a digest)."""
     row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
                                               SeatMail.seat == seat)).first()
     if row is None:
-        row = SeatMail(game_id=game_id, seat=seat, mode=_lobby_mode(session, game_id, seat))
-        session.add(row)
-        session.flush()
+        session.execute(dialect_insert(_MARKS, session.get_bind().dialect.name)
+                        .values(game_id=game_id, seat=seat,
+                                mode=_lobby_mode(session, game_id, seat), last_acted_step=0)
+                        .on_conflict_do_nothing(index_elements=["game_id", "seat"]))
+        row = session.exec(select(SeatMail).where(SeatMail.game_id == game_id,
+                                                  SeatMail.seat == seat)).one()
     return row
 
 
@@ -143,12 +146,14 @@ def remember_addresses(unit: Unit, rows: dict[str, dict[str, Any] | None]) -> No
 
 def address_mail(session: Session, address: str) -> Person:
     """The address's row of preferences across games as the ORM object, created on
-    first use: for code outside a move that changes it (settings, digests)."""
+    first use (one INSERT that a racing transaction may win): for code outside a move
+    that changes it (the daily digest)."""
     row = session.exec(select(Person).where(Person.address == address)).first()
     if row is None:
-        row = Person(address=address)
-        session.add(row)
-        session.flush()
+        session.execute(dialect_insert(_ADDRESSES, session.get_bind().dialect.name)
+                        .values(address=address, mode=PER_GAME, by_mail=True, soft_bounces=0)
+                        .on_conflict_do_nothing(index_elements=["address"]))
+        row = session.exec(select(Person).where(Person.address == address)).one()
     return row
 
 
