@@ -140,7 +140,7 @@ def mark_bouncing(session: Session, address: str, reason: str, now: datetime) ->
 def record(session: Session, outbox_id: int, bounce: Bounce, now: datetime) -> str:
     """What a bounce of outbox row ``outbox_id`` does, in ``session``'s transaction; the
     words say it for the inbox row. A hard bounce fails the row (so the game's creator
-    is told, as of a refusal at send time: ``trouble.mail_trouble``) and marks its
+    is told, as of a refusal at send time: ``services.seat_lines``) and marks its
     address bouncing; a soft one is counted, and ``BOUNCE_SOFT_LIMIT`` in a row
     count as hard."""
     row = session.get(Outbox, outbox_id)

@@ -85,7 +85,7 @@ def refused_at(session: Session, address: str) -> datetime | None:
 
 
 #: What the ``last_error`` of a mail superseded because its address refused begins with
-#: (issue 34 item 3): the creator's page finds these rows by it (``app.mail.trouble``).
+#: (issue 34 item 3): the creator's page finds these rows by it (``app.services.seat_lines``).
 REFUSED_AT_SEND = "refused:"
 #: Mail that leaves all the same: what the person asked for just now (a fresh link, an
 #: answer to their reply) and what tells the old holder of a seat it changed hands.

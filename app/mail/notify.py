@@ -9,7 +9,7 @@ now or as it leaves, its reminder and digests) is ``app.mail.turn_mails``. What 
 share lives apart: a seat's and an address's preferences and calendars
 (``app.mail.seat_prefs``), the unsent mail's lifecycle (``app.mail.unsent``: queued,
 re-aimed, superseded), the words of a view (``app.mail.view_words``), its tokens
-(``app.access.unsubscribe``) and the page's sentences (``app.mail.trouble``).
+(``app.access.unsubscribe``) and the page's sentences (``app.services.seat_lines``).
 
 Called from ``app.services.reactions``, ``app.presence.absence`` and
 ``app.runners.timeouts`` inside their transactions. Each function decides whether a

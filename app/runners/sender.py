@@ -160,7 +160,7 @@ def play_refused_as_away(seats: list[tuple[str, int]]) -> None:
     source ``system``), as a seat whose run of timeouts reached the game's threshold:
     the rules' defaults play its decisions at once, so the others do not wait out its
     deadlines for a person who said no; a game where nobody is left is abandoned. The
-    creator's page says why (``app.mail.trouble``). A seat away already, or a game
+    creator's page says why (``app.services.seat_lines``). A seat away already, or a game
     over, is left as it is; one that cannot be logged is logged for the operator and
     its deadlines time out as before."""
     for game_id, seat in seats:

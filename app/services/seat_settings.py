@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from app import services
-from app.services import absence
+from app.services import absence, seat_lines
 from app.gamelog import store
 from app.clock import deadlines as dl
 from app.db.unit import Unit, unit_of_work
@@ -31,7 +31,6 @@ from app.people.models import Person
 from app.mail.models import (DIGEST, EVERY, MAIL_MODES, NONE, PER_GAME, TALK_EVERY, TALK_HOURLY,
                              TALK_MODES, TALK_NEVER, TALK_TURNS, SeatMail)
 from app.access import unsubscribe as unsubscribe_links
-from app.mail import trouble
 from app.services import person_settings as person
 from app.services.person_settings import ADDRESS_MODE_WORDS
 from app.people.calendar import person_calendar, quiet_of, zone_of
@@ -165,9 +164,9 @@ def status(game_id: str, seat: int, session: Session | None = None,
            marks: "unsent.Marks | None" = None) -> dict[str, Any]:
     """What the seat page's mail and clock box shows (read only).
 
-    The seat page passes the one session it reads everything with, and the seat's
-    view it made (for what the clock played for the seat: ``trouble.mail_trouble``);
-    other callers get a read session of their own.
+    The seat page reads its box through its own read model (``app.web.seat_page``);
+    this is the JSON's and the tests' way to it (``view``: what the clock played for the
+    seat is said from it: ``seat_lines``).
     """
     if session is None:
         with read_session() as own:
@@ -183,8 +182,17 @@ def status(game_id: str, seat: int, session: Session | None = None,
     return status_of(
         game.status if game is not None else "", game.options if game is not None else {},
         row, (seat_row.preferences or {}).get("mail") if seat_row is not None else None,
-        address, across, trouble.mail_trouble(session, game_id, seat, view, marks),
+        address, across, _lines(session, game_id, seat, view, marks, across),
         absence.seat_clock_state(game_id, seat, session=session))
+
+
+def _lines(session: Session, game_id: str, seat: int, view: dict[str, Any] | None,
+           marks: "unsent.Marks | None", person: Person | None) -> list[str]:
+    seats = store.load_seats(session, game_id)
+    return seat_lines.lines(session, game_id, seat, [s.name for s in seats],
+                            [s.kind for s in seats], view,
+                            unsent.marks_of_game(session if marks is None else marks, game_id),
+                            zone_of(person.time_zone if person is not None else None))
 
 
 def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,

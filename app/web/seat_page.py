@@ -3,12 +3,13 @@ cards, read by one function (``read``) in the page's one read session, one state
 table, into one value (``SeatPage``) that the route passes to ``render_template``.
 
 Statements of one GET (a warm worker; docs/architecture.md walks them): the link and the
-game (1), the seats with their persons and mail rows (2), what the mail got wrong
-(``trouble.mail_trouble``: the seats' names, the held mail; 3-4), the seats' clocks (5),
-the open decisions (6), the talk with its count (7), the notice targets (8), the days
-given (9), the votes (10) and their ballots (11), the plan (12). A seat handed over reads
-its tenures (one more), the game's creator its failed mail (two more), a game in a series
-its score.
+game (1); the table's two boxes (``read_table``, which every table JSON answer reads
+too): the seats with their persons and mail rows (2), the open decisions (3), the seats'
+clocks (4), the votes (5) and their ballots (6), the days given (7), what the server did
+without the seat (``services.seat_lines``: the held mail, and the creator's failed and
+refused mail, in one statement; none for a seat that stopped its mail; 8); then the talk
+with its count (9), the notice targets (10), the plan (11). A seat handed over reads its
+tenures (one more: 12), a game in a series its score.
 """
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ from sqlmodel import Session
 
 from app import services
 from app.clock import deadlines as dl
-from app.mail import trouble
 from app.mail import unsent
 from app.mail.addresses import checked_or_none
-from app.services import absence, notice_targets, plans, reading, seat_settings, table
+from app.people.calendar import zone_of
+from app.services import (absence, notice_targets, plans, reading, seat_lines, seat_settings,
+                          table)
 from app.services import talk as talk_service
 from app.talk import store as talk_store
 from app.web import table_clock
@@ -45,10 +47,27 @@ class SeatPage:
     talk_draft: tuple[str, str | None] = ("", None)  # a refused message, as typed
 
 
-def read(session: Session, access: services.SeatAccess, snap: services.Snapshot) -> SeatPage:
-    """The seat page of ``access`` on the read session ``seat_required`` opened."""
+@dataclass(frozen=True)
+class TableBoxes:
+    """The table's people and the seat's mail-and-clock box, read once: what the page and
+    ``GET /api/play/<token>/table`` (and every table JSON answer) share."""
+
+    seats: list[reading.Holder]
+    spectators: bool
+    decisions: list[dl.Deadline]
+    zone: str
+    mail: dict[str, Any]
+    people: dict[str, Any]
+
+
+def read_table(session: Session, access: services.SeatAccess, snap: services.Snapshot,
+               now: datetime | None = None) -> TableBoxes:
+    """The seats with their persons and mail rows (1), what the server did without the
+    seat (``services.seat_lines``: 1), the open decisions (1), the clocks, votes, ballots
+    and days given (``table.read_rows``: 4): the statements of both boxes, whatever the
+    seats."""
     game_id, me, info = access.game_id, access.seat, snap.game
-    now = dl.now()
+    now = now or dl.now()
     seats, spectators = reading.holders(session, game_id)
     mine = seats[me]
     marks = {s.index: s.mail for s in seats if s.mail is not None}
@@ -62,11 +81,25 @@ def read(session: Session, access: services.SeatAccess, snap: services.Snapshot)
     mail = seat_settings.status_of(
         info.status, info.options, mine.mail, mine.lobby_mail,
         checked_or_none(mine.email) if mine.email else None, person,
-        trouble.mail_trouble(session, game_id, me, snap.view(me), marks), clock)
+        seat_lines.lines(session, game_id, me, info.names, [s.kind for s in seats],
+                         snap.view(me), marks, zone_of(zone)), clock)
+    return TableBoxes(seats, spectators, decisions, zone, mail,
+                      table.box(rows, info, me, snap.state, zone, now, session))
+
+
+def read(session: Session, access: services.SeatAccess, snap: services.Snapshot) -> SeatPage:
+    """The seat page of ``access`` on the read session ``seat_required`` opened."""
+    game_id, me, info = access.game_id, access.seat, snap.game
+    now = dl.now()
+    boxes = read_table(session, access, snap, now)
+    seats, zone, mail = boxes.seats, boxes.zone, boxes.mail
+    mine = seats[me]
+    person = mine.person
+    marks = {s.index: s.mail for s in seats if s.mail is not None}
     found, total = talk_store.newest_counted(session, game_id, talk_service.PAGE_LINES)
     humans = tuple(s.index for s in seats if s.kind == "human")
     talk = talk_service.seat_box(
-        talk_service.Table(game_id, info.status, humans, spectators), found, total,
+        talk_service.Table(game_id, info.status, humans, boxes.spectators), found, total,
         info.names, me, bool(mine.mail is not None and mine.mail.talk_muted), zone)
     address = (mine.email or "").strip().lower() if mine.kind == "human" else ""
     targets = notice_targets.status_of(
@@ -74,8 +107,8 @@ def read(session: Session, access: services.SeatAccess, snap: services.Snapshot)
         mine.mail is None or bool(mine.mail.by_mail),
         person is None or bool(person.by_mail))
     return SeatPage(
-        zone=zone, clocks=table_clock.seat_clocks(session, game_id, decisions),
+        zone=zone, clocks=table_clock.seat_clocks(session, game_id, boxes.decisions),
         played=unsent.played_steps(marks, game_id, len(info.names), 0), mail=mail,
         talk=talk, targets=targets,
-        people=table.box(rows, info, me, snap.state, zone, now, session),
+        people=boxes.people,
         plan=plans.state_in(session, game_id, me))

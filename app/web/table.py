@@ -24,6 +24,7 @@ from flask import Blueprint, flash, jsonify, redirect, request, url_for
 from app import services
 from app.services import leaving, table, votes
 from app.services.more_time import give_time
+from app.web import seat_page
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error
 from app.people.calendar import zone_of
@@ -177,16 +178,15 @@ def _body() -> dict[str, Any]:
 
 
 def _read_table(session: Any, access: services.SeatAccess, snap: services.Snapshot) -> Any:
-    """The table as the seat sees it, and its own zone and quiet hours (one read session)."""
-    from app.services import seat_settings
-
-    mine = seat_settings.status(access.game_id, access.seat, session)
+    """The table as the seat sees it, and its own zone and quiet hours: the seat page's
+    own reading of both boxes (``seat_page.read_table``), on the one read session."""
+    boxes = seat_page.read_table(session, access, snap)
+    mine = boxes.mail
     me = {"time_zone": mine["time_zone"], "quiet_start": mine["quiet_start"] or None,
           "quiet_end": mine["quiet_end"] or None, "calendar": mine["calendar_words"]}
     return {"seat": access.seat, "seq": snap.seq, "me": me,
             "game": snap.game.public(zone_of(mine["time_zone"])),  # (issue 33: her zone)
-            **(table.about_me(table.read(session, snap.game, access.seat, snap.state,
-                                         mine["time_zone"]), access.seat) or {})}
+            **(table.about_me(boxes.people, access.seat) or {})}
 
 
 def _table_json(token: str) -> dict[str, Any]:

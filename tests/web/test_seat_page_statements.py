@@ -78,3 +78,37 @@ def test_the_seat_page_reads_a_dozen_statements_whatever_the_games_length(
     dialect = get_engine(app).dialect.name
     assert len(later) == len(early), (early, later)
     assert len(early) <= BOUND[dialect], "\n".join(s[:160] for s in early)
+
+
+def test_every_seat_reads_at_most_a_dozen_in_every_state(app, client, new_game):
+    """Issue 46 item 4: the creator's page (whose mail bounced and was refused), a
+    seat with a plan, and every seat of a game whose seat changed hands read no more than
+    the bound: what the server did without a seat is one statement of the outbox
+    (``services.seat_lines``), the seats are read once."""
+    from sqlmodel import col, update
+
+    from app.db import write_session
+    from app.db.unit import unit_of_work
+    from app.mail.models import FAILED, Outbox
+    from app.services import leaving
+
+    dialect = get_engine(app).dialect.name
+    created = _busy_table(app, new_game)
+    with write_session() as session:  # Bob's invitation bounced: the creator is told
+        session.exec(update(Outbox).where(col(Outbox.game_id) == created.game_id,
+                                          col(Outbox.seat) == 1)
+                     .values(status=FAILED, last_error="550 no such user"))
+    assert client.post(f"/api/play/{created.tokens[1]}/plan",
+                       json={"words": "ALWAYS PEEK 1 2"}).status_code == 200
+    creator = client.get(f"/play/{created.tokens[0]}").get_data(as_text=True)
+    assert "mail bounces" in creator
+    for seat in range(3):
+        read = _page_statements(app, client, created.tokens[seat])
+        assert len(read) <= BOUND[dialect], (seat, "\n".join(s[:160] for s in read))
+    with unit_of_work() as unit:
+        leaving.hand_over(unit, created.game_id, 2, "Gus", "gus@example.com", dl.now())
+        unit.write()
+    for seat, token in enumerate(services.seat_tokens(created.game_id)):
+        read = _page_statements(app, client, token)
+        assert len(read) <= BOUND[dialect], ("handed over", seat,
+                                             "\n".join(s[:160] for s in read))
