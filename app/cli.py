@@ -331,15 +331,21 @@ def dead_inbound_command() -> None:
 @click.argument("mail_id", type=int)
 @with_appcontext
 def resend_mail_command(mail_id: int) -> None:
-    """Queue a failed (or sent) mail again as a new mail; never one still pending."""
+    """Queue a failed (or sent) mail again as a new mail; never one still pending. A
+    delivered mail kept no body: a turn mail or reminder is composed again from the game
+    as it stands, and the command says so; any other is refused, in words."""
     from app.clock.time import now
-    from app.services import operator
+    from app.services import resend
 
     try:
-        new_id = operator.resend_mail(mail_id, now())
+        resent = resend.resend_mail(mail_id, now())
     except services.ServiceError as exc:
         raise _fail(exc) from None
-    click.echo(f"mail {mail_id} queued again as mail {new_id}: the sender sends it next")
+    if resent.recomposed:
+        click.echo(f"{resent.recomposed}; queued as mail {resent.id}: the sender sends it "
+                   "next, unless that decision is played first")
+    else:
+        click.echo(f"mail {mail_id} queued again as mail {resent.id}: the sender sends it next")
 
 
 @click.command("extend-deadline")

@@ -86,6 +86,8 @@ DEFAULTS: dict[str, Any] = {
     "INVITATIONS_FROM_STRANGERS_PER_DAY": 10,
     # Done mail, finished inbound mail and closed deadlines older than this are pruned.
     "MAIL_RETENTION_DAYS": 30,
+    # Rows the hourly pruning reads at most in one statement (``app.runners.pruning``).
+    "PRUNE_BATCH": 500,
     # -- the clock and readiness (issue 17 item 1, ``app.runners.heartbeats``) --------
     "CLOCK_TICK_SECONDS": 30,
     # A loop's heartbeat older than this many seconds (or three of its own intervals,
@@ -169,7 +171,7 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",
-               "INVITATIONS_FROM_STRANGERS_PER_DAY",
+               "PRUNE_BATCH", "INVITATIONS_FROM_STRANGERS_PER_DAY",
                "HEARTBEAT_STALE_SECONDS", "READY_MAIL_LATE_SECONDS",
                "READY_MAIL_FAILING_SECONDS", "HSTS_MAX_AGE",
                "BOUNCE_SOFT_LIMIT", "TALK_MAX_CHARS", "TALK_PER_SEAT_PER_HOUR",

@@ -66,6 +66,31 @@ def _insert_once(dialect: str) -> Any:
 CHANNEL = "silver_eye_outbox"
 
 
+#: What a delivered row keeps of its headers (issue 46 item 5): its own Message-ID, the
+#: thread it answers, its reply address (a late reply is told which mail it answered by
+#: it: ``inbound.late.mail_of``) and the name it was addressed to. The rest (the one-click
+#: unsubscribe link, the list id) and the whole body go as it is marked delivered: 4.5 KB
+#: a mail, kept for ``MAIL_RETENTION_DAYS``, were 3 TB for a million games at a mail a
+#: game-hour (docs/benchmarks.md, "Issue 46: storage").
+KEPT_HEADERS = ("Message-ID", "In-Reply-To", "References", "Reply-To", "to_name")
+
+
+def delivered(headers: dict[str, Any] | None) -> dict[str, Any]:
+    """The columns a row's end writes once its mail was delivered (sent, or given to the
+    seat's notice targets), in the same statement that marks it so: no body, and of the
+    headers only ``KEPT_HEADERS``. A row that is retried or failed keeps all of it, so a
+    retry sends the very same message and an operator can send a failed one again."""
+    return {"text": "", "html": None,
+            "headers": {name: value for name, value in (headers or {}).items()
+                        if name in KEPT_HEADERS}}
+
+
+def body_dropped(row: Outbox) -> bool:
+    """Whether the row's mail was delivered and kept no body (``delivered``); a bounce
+    that came after may have marked it failed since."""
+    return row.sent_at is not None and not row.text
+
+
 def composed_at_send(row: Outbox) -> bool:
     """Whether the row waits for its mail to be composed when it leaves."""
     return bool((row.announces or {}).get("compose"))

@@ -65,6 +65,11 @@ class Lease:
     due: Callable[[datetime], Sequence[ColumnElement[bool]]]
     order: Sequence[Any]
     length: timedelta
+    #: The rows a lease can still matter on (default: any): those ``release_all`` looks
+    #: through, by the queue's partial index, so that giving back a dead worker's claims
+    #: reads the open rows of the queue, not its whole history (issue 46: it read all
+    #: 250,000 rows of a lived outbox, once a dead claimer at a time).
+    open: Callable[[], Sequence[ColumnElement[bool]]] = lambda: ()
     _endings: dict[tuple[str, ...], Update] = field(default_factory=dict, init=False,
                                                     repr=False, compare=False)
 
@@ -144,11 +149,12 @@ class Lease:
         return Ending(statement, {**values, "ended_row": row_id, "ended_owner": owner})
 
     def release_all(self, engine: Engine, owner: str) -> int:
-        """End every lease ``owner`` holds (a worker known dead: its heartbeat went
-        stale), so its rows are taken now, not when each lease runs out; how many."""
+        """End every lease ``owner`` holds on an open row (a worker known dead: its
+        heartbeat went stale), so its rows are taken now, not when each lease runs out;
+        how many."""
         with Session(engine) as session:
             released = session.exec(
-                update(self.model).where(col(self.model.lease_owner) == owner)
+                update(self.model).where(*self.open(), col(self.model.lease_owner) == owner)
                 .values(lease_owner=None, lease_until=None)
                 .execution_options(synchronize_session=False)).rowcount
             session.commit()

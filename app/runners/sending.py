@@ -17,6 +17,9 @@ failure puts the row
 back with an exponential backoff, and after ``MAX_ATTEMPTS`` marks it
 ``failed`` (the game's creator is told); a sender that dies mid-batch leaves
 leases that expire, and the row goes out later with the same Message-ID.
+The statement that marks a row delivered also drops its body (issue 46 item 5:
+``outbox.delivered``; the threading headers, times and status stay); a row put back
+or failed keeps it whole, so a retry sends the very same message.
 
 Before a claimed row leaves, the caller's ``still_holds`` check
 (``app.runners.sender``) is asked whether what the mail announces is still
@@ -46,7 +49,7 @@ from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail
 from app.mail.headers import build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
-from app.mail.outbox import composed_at_send
+from app.mail.outbox import composed_at_send, delivered
 from app.runners import notices  # (issue 20 item 3)
 from app.runners.base import Lease, Runner
 
@@ -60,11 +63,14 @@ BATCH = 100
 #: day of hourly retries) is marked ``failed``, and the game's creator is told.
 MAX_ATTEMPTS = 30
 
-#: The outbox queue: pending rows whose time came, earliest first (ix_outbox_due).
+#: The outbox queue: pending rows whose time came, earliest first (ix_outbox_due). A
+#: claim matters on a pending row only (every end of a lease clears it), so a dead
+#: sender's claims are looked for among those (``open``: the same partial index).
 OUTBOX = Lease(Outbox,
                due=lambda now: (col(Outbox.status) == PENDING,
                                 col(Outbox.next_attempt_at) <= now),
-               order=(col(Outbox.next_attempt_at), col(Outbox.id)), length=LEASE)
+               order=(col(Outbox.next_attempt_at), col(Outbox.id)), length=LEASE,
+               open=lambda: (col(Outbox.status) == PENDING,))
 
 
 def backoff(attempts: int) -> timedelta:
@@ -387,7 +393,7 @@ class Sending(Runner[Outbox]):
                 and notices.leave_by_targets(self.engine, row, self.now)):
             return False
         self._end(row, "sent", attempts=letter.attempts, status=notices.OUTBOX_NOTIFIED,
-                  sent_at=self.now, last_error=None, held_until=None, **letter.written)
+                  sent_at=self.now, last_error=None, held_until=None, **letter.kept(row))
         if row.kind == table_talk.TALK_KIND:
             table_talk.mark_told(self.engine, row, letter.talk, self.now)
         if self.on_sent is not None:
@@ -429,7 +435,7 @@ class Sending(Runner[Outbox]):
                 self.broken = exc
         else:
             self._end(row, "sent", attempts=letter.attempts, status=SENT, sent_at=self.now,
-                      last_error=None, held_until=None, held_untold=False, **letter.written)
+                      last_error=None, held_until=None, held_untold=False, **letter.kept(row))
             table_talk.mark_told(self.engine, row, letter.talk, self.now)  # (issue 20 item 2)
             if letter.told:
                 self.report.superseded += holds.mark_told(self.engine, row, letter.told,
@@ -450,8 +456,9 @@ class Sending(Runner[Outbox]):
 
 @dataclass
 class _Letter:
-    """A row on its way out: its attempt's number, what composing it wrote (stored in the
-    row when it ends), the talk it carries and the held mail it tells of."""
+    """A row on its way out: its attempt's number, what composing it wrote (its subject
+    stored in the row when it is delivered: ``kept``), the talk it carries and the held
+    mail it tells of."""
 
     attempts: int
     written: dict[str, Any] = field(default_factory=dict)
@@ -464,6 +471,13 @@ class _Letter:
 
     def body(self, text: str, html: str | None) -> None:
         self.written.update(text=text, html=html)
+
+    def kept(self, row: Outbox) -> dict[str, Any]:
+        """What the row keeps once its mail was delivered, written with its end (issue 46
+        item 5): the subject composed now, if it was, and no body
+        (``outbox.delivered``)."""
+        subject = {"subject": self.written["subject"]} if "subject" in self.written else {}
+        return {**subject, **delivered(self.written.get("headers", row.headers))}
 
 
 def send_due(engine: Engine, backend: MailBackend, now: datetime, *, sender: str,

@@ -1,7 +1,7 @@
 """The operator's use cases behind ``flask --app app ...`` (issue 19 item 5): what is stuck,
-what did not go out, and the few repairs an operator makes by hand (re-send a mail, extend
-a deadline, change a seat's address, back the store up). The dead inbound mail is listed
-by ``app.cli`` itself: the inbox lives above this layer.
+what did not go out, and the few repairs an operator makes by hand (extend a deadline,
+change a seat's address, back the store up; re-sending a mail is ``services.resend``).
+The dead inbound mail is listed by ``app.cli`` itself: the inbox lives above this layer.
 
 Kept here rather than in ``app.cli`` so the queries and the repairs are tested without a
 terminal and the command only prints: every repair is one transaction that refuses, with
@@ -25,17 +25,14 @@ from sqlmodel import col, select
 from app.access import tokens
 from app.clock import deadlines as dl
 from app.clock.time import as_utc
-from app.config import setting
 from app.db import read_session, write_session
 from app.gamelog import store
-from app.mail import bounces, compose, notify
-from app.mail import seat_prefs
+from app.mail import compose, notify
 from app.mail import unsent
-from app.mail.headers import mail_domain
 from app.mail.addresses import BadAddress, normalise
-from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
-from app.mail.outbox import enqueue
+from app.mail.models import FAILED, PENDING, SUPERSEDED, Outbox
 from app.services.errors import BadRequest, Conflict, NotFound
+from app.people.calendar import calendar_of
 
 DAY = timedelta(days=1)
 
@@ -126,67 +123,6 @@ def failed_and_held(game_id: str | None = None, address: str | None = None) -> l
     return found
 
 
-# -- re-sending a mail -----------------------------------------------------------------
-
-def resend_mail(mail_id: int, now: datetime) -> int:
-    """Queue a failed (or sent) mail again, as a new outbox row; returns its id.
-
-    A copy rather than the old row reset: the old row stays as the record of what
-    happened, and the copy gets a Message-ID of its own (a mail client that already
-    holds the old Message-ID, when it was sent, would drop a second one as a
-    duplicate). Never twice: a mail still pending, or whose earlier copy is still
-    pending, is refused, and two operators re-sending at once race on the copy's
-    idempotency key (``resend:<id>:<n>``), so one of them adds nothing and is told.
-    A decision mail keeps what it announces: the sender still drops it if that
-    decision is gone when it leaves (no stale turn mail)."""
-    now = as_utc(now)
-    with write_session() as session:
-        row = session.get(Outbox, mail_id)
-        if row is None:
-            raise NotFound(f"There is no mail {mail_id}.")
-        if row.status == PENDING:
-            when = as_utc(row.held_until or row.next_attempt_at)
-            raise Conflict(f"Mail {mail_id} is still pending: it goes by itself at "
-                           f"{when:%Y-%m-%d %H:%M} UTC or soon after; re-sending it now would "
-                           "send it twice.")
-        if row.status == SUPERSEDED:
-            why = row.last_error or "what it said had changed"
-            raise Conflict(f"Mail {mail_id} was superseded ({why}): it is not re-sent. To give "
-                           "the seat its link, use rotate-link or change-address.")
-        if row.status not in (FAILED, SENT):
-            raise Conflict(f"Mail {mail_id} is {row.status}: only failed or sent mail is re-sent.")
-        bouncing = bounces.bouncing_among(session, {row.to})
-        if bouncing:
-            raise Conflict(f"Mail {mail_id} goes to {row.to}, which bounces "
-                           f"({next(iter(bouncing.values()))}): it would fail again. Once its "
-                           f"owner says it reads mail again, run `flask mail-works {row.to}`, "
-                           "then re-send. Nothing was queued.")
-        if row.game_id is not None and row.seat is not None:
-            seat = session.get(store.Seat, (row.game_id, row.seat))
-            if seat is not None and seat.email.casefold() != row.to.casefold():
-                raise Conflict(f"Mail {mail_id} went to {row.to}, but the seat's address is now "
-                               f"{seat.email}: its links are dead. Nothing was queued.")
-        copies = session.exec(select(Outbox.id, Outbox.status).where(
-            col(Outbox.idempotency).like(f"resend:{mail_id}:%"))).all()
-        waiting = [copy_id for copy_id, status in copies if status == PENDING]
-        if waiting:
-            raise Conflict(f"Mail {mail_id} was already queued again as mail {waiting[0]}, "
-                           "which is still pending.")
-        headers = dict(row.headers or {})
-        unsubscribe = str(headers.get("List-Unsubscribe") or "").strip("<>") or None
-        new_id = enqueue(session, game_id=row.game_id, seat=row.seat, kind=row.kind, to=row.to,
-                         to_name=str(headers.get("to_name", "")),
-                         mail=compose.Mail(row.subject, row.text, row.html or "",
-                                           reply_to=headers.get("Reply-To")),
-                         idempotency=f"resend:{mail_id}:{len(copies) + 1}",
-                         domain=mail_domain(str(setting("MAIL_FROM"))), now=now,
-                         unsubscribe=unsubscribe, announces=row.announces,
-                         conversation=row.conversation)
-        if new_id is None:
-            raise Conflict(f"Mail {mail_id} was queued again by someone else just now.")
-        return int(new_id)
-
-
 # -- extending a deadline --------------------------------------------------------------
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([dhm])\s*$")
@@ -245,7 +181,7 @@ def extend_deadline(game_id: str, by: timedelta, now: datetime,
         for row in rows:
             before = as_utc(row.due_at)
             # counted on the seat's calendar, and never due in its quiet hours (issue 21)
-            calendar = seat_prefs.calendar_of(session, game.id, row.seat, settings)
+            calendar = calendar_of(session, game.id, row.seat, settings)
             after = calendar.settle(max(before, now) + by)
             try:
                 times = dl.move_decision(session, row, after, now, settings, calendar,

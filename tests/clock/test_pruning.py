@@ -1,6 +1,7 @@
 """The clock prunes done bookkeeping; the log, the games and pending mail stay."""
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import sqlalchemy as sa
@@ -87,3 +88,98 @@ def test_old_notices_go_and_pending_ones_and_the_talk_stay(app, db, game_at_t0):
     assert report.deleted["notice_delivery"] == 3
     assert db.count("notice_delivery", status="pending") == 1
     assert db.count("talk", game_id=game.game_id) == 1
+
+
+# -- bounded batches (issue 46 item 5) ------------------------------------------------------
+
+def _mails(app, *born: timedelta, status: str = "sent") -> list[int]:
+    """Outbox rows written (and left) at T0 + each of ``born``, in that order: their ids."""
+    from sqlmodel import Session
+
+    from app.mail.models import Outbox
+
+    rows = [Outbox(kind="turn", to="ann@example.com", subject="s", text="", headers={},
+                   status=status, next_attempt_at=T0 + at, created_at=T0 + at,
+                   sent_at=T0 + at if status != "pending" else None,
+                   message_id=f"<{key}@t>", idempotency=key)
+            for at, key in zip(born, (uuid.uuid4().hex for _ in born))]
+    with Session(get_engine(app)) as session:
+        session.add_all(rows)
+        session.commit()
+        return [int(row.id or 0) for row in rows]
+
+
+def _outbox_statements(app, work) -> list[str]:
+    """The statements on the outbox that ``work()`` ran; on SQLite, each also planned:
+    none may scan the table (PostgreSQL's rows read: tests/store_lived)."""
+    seen: list[str] = []
+    plans: list[tuple[str, str]] = []
+
+    def note(conn, _cursor, statement, parameters, *_rest) -> None:
+        if "outbox" in statement and not statement.startswith("EXPLAIN"):
+            seen.append(statement)
+            if conn.dialect.name == "sqlite":
+                found = conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+                plans.extend((statement, str(row[-1])) for row in found)
+
+    engine = get_engine(app)
+    sa.event.listen(engine, "before_cursor_execute", note)
+    try:
+        work()
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", note)
+    scans = [(statement, step) for statement, step in plans if step.startswith("SCAN outbox")]
+    assert scans == [], f"a prune statement walks the outbox: {scans}"
+    return seen
+
+
+def test_a_pass_costs_the_old_rows_not_the_store(app, db):
+    """Seven old mails, then the young ones: a pass with windows of three ids deletes the
+    seven in three windows, whether 20 or 600 young mails follow, and each statement reads
+    by the primary key from where the last left off (it used to ask for "any old rows"
+    until none came back: each ask a scan of the table from its start, and the last one,
+    which found none, a walk of the whole table)."""
+    costs = []
+    for young in (20, 600):
+        old = _mails(app, *[_days(0)] * 7)
+        _mails(app, *[_days(40)] * young)
+        statements = _outbox_statements(
+            app, lambda: pruning.prune(get_engine(app), T0 + _days(31), batch=3))
+        assert db.count("outbox") == young and not any(db.count("outbox", id=i) for i in old)
+        costs.append(len(statements))
+        with get_engine(app).begin() as conn:
+            conn.execute(sa.text("DELETE FROM outbox"))
+    assert costs[0] == costs[1] == 3 * 2, "a window's ids read, then its old rows deleted"
+
+
+def test_the_batch_is_a_setting_and_a_pass_reads_no_more_than_a_batch_a_statement(app, db):
+    _mails(app, *[_days(0)] * 7)
+    app.config["PRUNE_BATCH"] = 2
+    statements = _outbox_statements(app, lambda: clock.prune(app, T0 + _days(31)))
+    assert db.count("outbox") == 0
+    assert len(statements) == 4 * 2, "windows of 2, 2, 2 and 1 ids"
+    assert all("LIMIT" in s or "id <= " in s for s in statements), statements
+    app.config["PRUNE_BATCH"] = 0
+    try:
+        clock.prune(app, T0 + _days(31))
+    except ValueError as refused:
+        assert "PRUNE_BATCH must be at least 1" in str(refused)
+    else:
+        raise AssertionError("a batch of 0 rows would never end")
+
+
+def test_a_mail_written_out_of_order_is_pruned_by_a_later_pass_never_early(app, db):
+    """Ids follow the order rows are written: a pass stops at the first window holding a
+    row younger than the cutoff. A row older than the rows before it (its transaction
+    committed late) waits for a later pass; nothing young ever goes, nor anything pending."""
+    old, young, late, pending = (_mails(app, _days(0)), _mails(app, _days(10)),
+                                 _mails(app, _days(0)), _mails(app, _days(0), status="pending"))
+
+    first = pruning.prune(get_engine(app), T0 + _days(31), batch=1)
+    assert first.deleted["outbox"] == 1 and not db.count("outbox", id=old[0])
+    assert db.count("outbox", id=young[0]) and db.count("outbox", id=late[0])
+
+    later = pruning.prune(get_engine(app), T0 + _days(41), batch=1)
+    assert later.deleted["outbox"] == 2
+    assert not db.count("outbox", id=young[0]) and not db.count("outbox", id=late[0])
+    assert db.count("outbox", id=pending[0]) == 1, "pending mail is never pruned"

@@ -11,13 +11,16 @@ tuples fetched through an index plus tuples read by sequential scans), and every
 statement of it is planned with ``EXPLAIN (FORMAT JSON)``. Before issue 30 a move's
 read joined the outbox as a merge join over all of ``outbox_pkey`` and the sender's
 trust check scanned the action log: rows read grew with every mail kept. The clock's
-tick after the moves (their mail sent, deadlines, digests) is held to a bound too.
+tick after the moves (their mail sent, deadlines, digests) is held to a bound too, and
+so is the clock's housekeeping outside any move (issue 46: a dead sender's claims given
+back read the whole outbox, and the hourly pruning walked every table it prunes).
 """
 from __future__ import annotations
 
 import json
 import random
 import time
+from datetime import timedelta
 from typing import Any, Callable
 
 import pytest
@@ -25,8 +28,9 @@ import sqlalchemy as sa
 
 from app import engine as rules
 from app import services
+from app.clock import deadlines as dl
 from app.db import get_engine
-from app.runners import clock
+from app.runners import clock, heartbeats, pruning, sending
 from bench import lived_store
 from tests.conftest import TEST_DATABASE_URL
 
@@ -43,6 +47,11 @@ MOST_PER_PAGE = 400
 #: What the clock's tick after those moves may read: their mail sent (about 15 mails),
 #: the open deadlines, the daily digests' addresses.
 MOST_PER_TICK = 1_000
+#: What giving back the claims of a sender that died holding the game's mail may read
+#: (issue 46: it read every row of the outbox), and one pruning pass that finds nothing
+#: old enough (a window of ``PRUNE_BATCH`` ids, twice, in each table it prunes).
+MOST_PER_RELEASE = 200
+MOST_PER_PRUNE = 4 * 2 * 500 + 100
 #: A table of at most this many pages (8 kB each, as of its last VACUUM or ANALYZE)
 #: may be scanned whole.
 SMALL_PAGES = 16
@@ -159,16 +168,41 @@ class Stage:
         trust, caps, quiet hours, still true), the due deadlines, replies, digests."""
         clock.tick(self.app, send_mail=True)
 
+    def a_sender_dies_holding_the_mail(self) -> str:
+        """A sender claims the game's pending mail and goes quiet: its beat is stale."""
+        owner = f"{heartbeats.CLAIMER_PREFIX}dead-{self.game.game_id}"
+        assert sending.claim_due(self.engine, dl.now(), owner=owner), "mail to claim"
+        heartbeats.write(self.engine, owner, every=5.0, detail={},
+                         at=heartbeats.wall_now() - timedelta(hours=1))
+        return owner
+
+    def release(self, owner: str) -> None:
+        """What any clock does when it finds that beat: the claims given back."""
+        released = heartbeats.release_dead_claimers(self.engine, sending.OUTBOX.release_all)
+        assert released.get(owner), released
+
+    def prune(self) -> None:
+        """The hourly pruning on a store whose history is all within its retention."""
+        report = pruning.prune(self.engine, dl.now(), retention_days=3650)
+        assert report.total == 0, report
+
     def measure(self) -> dict[str, Any]:
         sa.event.listen(self.engine, "before_cursor_execute", self._listen)
         try:
             moves = cost(self.engine, self.schema, self.play)
             pages = cost(self.engine, self.schema, self.pages)
+            owner = self.a_sender_dies_holding_the_mail()
+            released = cost(self.engine, self.schema, lambda: self.release(owner))
             ticks = cost(self.engine, self.schema, self.tick)
         finally:
             sa.event.remove(self.engine, "before_cursor_execute", self._listen)
+        # (held by its rows read alone: a table smaller than a window, the small store's
+        # inbox, is rightly read whole, and no plan of it is asked about)
+        pruned = cost(self.engine, self.schema, self.prune)
         return {"move": sum(moves.values()) / MOVES, "page": sum(pages.values()) / PAGES,
                 "tick": sum(ticks.values()), "tick by table": ticks,
+                "release": sum(released.values()), "prune": sum(pruned.values()),
+                "prune by table": pruned,
                 "move by table": moves, "pages by table": pages,
                 "whole scans": sorted(set(whole_scans(self.engine, self.statements)))}
 
@@ -206,4 +240,9 @@ def test_a_move_and_a_seat_page_read_as_many_rows_at_250000_mails_as_at_1000(app
         # and bounded by the game itself: a few rows of each of its tables
         assert big["move"] <= MOST_PER_MOVE and big["page"] <= MOST_PER_PAGE, figures
         assert big["tick"] <= MOST_PER_TICK, f"the clock's tick, {label}: {figures}"
+        # issue 46: the housekeeping outside any move reads what it did at 1,000 mails
+        assert big["release"] <= max(1.5 * small["release"], MOST_PER_RELEASE), \
+            f"a dead sender's claims given back, {label}: {figures}"
+        assert big["prune"] <= max(1.5 * small["prune"], MOST_PER_PRUNE), \
+            f"the hourly pruning, {label}: {figures}"
     assert small["whole scans"] == [], figures
