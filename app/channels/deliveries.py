@@ -130,6 +130,8 @@ def fan_out(session: Session, row: Any, now: datetime, *, link: str | None = Non
     for target in found:
         if target.id in have:
             continue
+        # not a unit write: the notice runner fans one outbox row out to its targets in
+        # the runner's own transaction (no game changes)
         session.add(NoticeDelivery(outbox_id=row.id, target_id=int(target.id or 0),
                                    game_id=row.game_id, seat=int(row.seat), kind=row.kind,
                                    title=title, body=body, next_attempt_at=now,
@@ -152,6 +154,7 @@ def test_notice(session: Session, target: NoticeTarget, game_id: str, seat: int,
                               body=f"This is a test notice: your notices of {name} come "
                                    f"here.\n{link}",
                               next_attempt_at=now, created_at=now)
+    # not a unit write: a test notice asked for on the settings page, no game changes
     session.add(delivery)
     session.flush()
     return delivery

@@ -234,6 +234,8 @@ def add(session: Session, *, url: str, service: str, now: datetime, game_id: str
     target = NoticeTarget(game_id=None if address is not None else game_id,
                           seat=None if address is not None else seat, address=address,
                           url=url, service=service[:40], created_at=now)
+    # not a unit write: a notice target belongs to a seat or an address, outside any
+    # move; one row, checked against the others in this same session
     session.add(target)
     session.flush()
     return target

@@ -1,7 +1,8 @@
 """The answer to a reply that did not become a move, or the seat's next mail after one.
 
-``answer`` is called in the inbox row's transaction (``app.inbound.worker``), so
-the row's final state and its mail commit together. Issue 17 item 4: a re-sent
+``answer`` is called with the inbox row's unit of work (``app.inbound.worker``): it
+queues its mail (``unsent.queue``) and the row's changed outcome on that unit, so the
+row's final state and its mail are written, and commit, together. Issue 17 item 4: a re-sent
 reply (same command, new Message-ID) finds its answer's key taken and adds no
 second copy; over ``INBOUND_ANSWERS_PER_HOUR`` the replies are not dropped but
 answered together by one held answer that leaves when room is free (``_hold``);
@@ -24,6 +25,8 @@ from app import services
 from app.gamelog import store
 from app.access import tokens
 from app.clock.time import as_utc
+from app.db.statements import table_of
+from app.db.unit import Row, Unit
 from app.mail import commands
 from app.mail.menu import build as build_menu
 from app.inbound.models import InboxMessage
@@ -31,8 +34,8 @@ from app.mail import compose, notify
 from app.mail import table_news
 from app.services.left import LEFT_ANSWER
 from app.config import setting
+from app.mail import unsent
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
-from app.mail.outbox import enqueue
 from app.mail.view_words import card_info, village_info
 from app.plans.models import Plan, told_lines
 
@@ -76,9 +79,12 @@ HELD_NOTE = "(answered together: hourly limit)"
 HELD_KEY = "answers-held"
 
 
-def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: Verdict,
-            now: datetime) -> None:
-    """Enqueue the answer (or the seat's next decision) in the row's transaction.
+def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
+           now: datetime) -> None:
+    """Queue the answer (or the seat's next decision) on the row's unit of work.
+
+    ``row``: the inbox row as its unit read it; a change of its outcome (answered
+    together, not answered...) is queued on the unit with the row's other changes.
 
     The seat row is locked first, so the hourly count of answers is exact even
     with several workers. Issue 17 item 4: a re-sent reply (same command, new
@@ -88,13 +94,14 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
     the turn mail after a reply are conversation (issue 17 item 3): the person's
     own replies ask for them, so the per-address flood cap does not hold them.
     """
+    session = unit.session
     seat_row = session.exec(select(store.Seat).where(store.Seat.game_id == ref.game,
                                                      store.Seat.index == ref.seat)
                             .with_for_update()).first()
     game = session.get(store.Game, ref.game)
     if seat_row is None or game is None:
         return
-    if verdict.outcome == RETIRED and _to_earlier_holder(session, row, ref, verdict, game, now):
+    if verdict.outcome == RETIRED and _to_earlier_holder(unit, row, ref, verdict, game, now):
         return  # issue 32: the reply was its earlier holder's, and only they are answered
     snapshot = services.snapshot(ref.game)
     view = rules.view(snapshot.state, ref.seat)
@@ -103,16 +110,15 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
     if to is None:
         return
     if verdict.answer is None:
-        _follow_up(session, ref, verdict, ctx, snapshot.state, view, to, now)
+        _follow_up(unit, ref, verdict, ctx, snapshot.state, view, to, now)
         return
     if verdict.follow_up:
         # a move made with words about what was not done (issue 45 item 5: its talk was
         # refused): the answer says so, and the seat's next decision is mailed as usual
-        _follow_up(session, ref, verdict, ctx, snapshot.state, view, to, now)
+        _follow_up(unit, ref, verdict, ctx, snapshot.state, view, to, now)
     key = _answer_key(ref, verdict, snapshot.seq)
     if session.exec(select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
-        row.outcome = f"{row.outcome} (its answer was sent for the same reply before)"[:300]
-        session.add(row)
+        _outcome(unit, row, " (its answer was sent for the same reply before)")
         return
     limit = max(1, answers_per_hour())   # at least one: a refused move is always told
     recent = _answers_since(session, ref.game, ref.seat, now - timedelta(hours=1))
@@ -120,28 +126,32 @@ def answer(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: V
         # words said at the table by reply (issue 20 item 2) need no held answer saying
         # "nothing was changed": they were said, and the next mails show them; nor does
         # a move that was made (its talk refused): a held answer says nothing changed
-        row.outcome = f"{row.outcome} (not answered: hourly limit)"[:300]
-        session.add(row)
+        _outcome(unit, row, " (not answered: hourly limit)")
         return
     if len(recent) >= limit:
-        _hold(session, row, ref, verdict, ctx, view, to, now, limit=limit,
+        _hold(unit, row, ref, verdict, ctx, view, to, now, limit=limit,
               free_at=recent[len(recent) - limit] + timedelta(hours=1))
         return
     mail = answer_mail(ctx.info, ref.seat, view, link=ctx.link(ref.seat),
                        reply_address=ctx.reply_address(ref.seat, view),
                        unsubscribe=ctx.unsubscribe(ref.seat), why=verdict.answer[0],
                        quoted=verdict.answer[1], show=verdict.answer[2])
-    enqueue(session, game_id=ref.game, seat=ref.seat, kind=ANSWER_KIND, to=to,
-            to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
-            domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
-            conversation=True)
+    unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind=ANSWER_KIND, to=to,
+                 to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
+                 domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
+                 conversation=True)
+
+
+def _outcome(unit: Unit, row: Row, more: str) -> None:
+    """The inbox row's outcome says ``more`` (queued with the row's other changes)."""
+    unit.update(row, outcome=f"{row.outcome}{more}"[:300])
 
 
 #: The outcome of a reply to a retired reply address (``app.inbound.worker.judge``).
 RETIRED = "retired reply address"
 
 
-def _to_earlier_holder(session: Session, row: InboxMessage, ref: tokens.ReplyRef,
+def _to_earlier_holder(unit: Unit, row: Row, ref: tokens.ReplyRef,
                        verdict: Verdict, game: Any, now: datetime) -> bool:
     """Answer a reply to a mail of before a hand-over (issue 32 item 3, R49) to whoever
     held the seat then, at their address, never to the seat's holder now: what happened
@@ -151,21 +161,19 @@ def _to_earlier_holder(session: Session, row: InboxMessage, ref: tokens.ReplyRef
     left = services.handed_over_at(ref.game, ref.seat, ref.step)
     if left is None:
         return False
+    session = unit.session
     key = f"left-{_answer_key(ref, verdict, left.game.seq)}"
     if not left.address or session.exec(
             select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
-        row.outcome = f"{row.outcome}: the seat's earlier holder (answered before, or no "\
-                      "address kept)"[:300]
-        session.add(row)
+        _outcome(unit, row, ": the seat's earlier holder (answered before, or no address "
+                            "kept)")
         return True
     recent = session.exec(select(sa.func.count()).select_from(Outbox).where(
         Outbox.game_id == ref.game, Outbox.kind == LEFT_ANSWER,
         sa.func.lower(col(Outbox.to)) == left.address.lower(),
         col(Outbox.created_at) >= now - timedelta(hours=1))).one()
     if int(recent or 0) >= max(1, answers_per_hour()):
-        row.outcome = f"{row.outcome}: the seat's earlier holder (not answered: hourly "\
-                      "limit)"[:300]
-        session.add(row)
+        _outcome(unit, row, ": the seat's earlier holder (not answered: hourly limit)")
         return True
     ctx = notify.Context.load(session, game)
     title = ctx.info.title
@@ -178,11 +186,10 @@ def _to_earlier_holder(session: Session, row: InboxMessage, ref: tokens.ReplyRef
     mail = compose.people_mail(table_news.as_held_by(ctx, ref.seat, left.was), ref.seat,
                                lead=f"Your seat is now played by {left.now}", lines=lines,
                                link=None, button="", unsubscribe=unsubscribe)
-    enqueue(session, game_id=ref.game, seat=ref.seat, kind=LEFT_ANSWER, to=left.address,
-            to_name=left.was, mail=mail, idempotency=key, domain=ctx.domain, now=now,
-            unsubscribe=unsubscribe, conversation=True)
-    row.outcome = f"{row.outcome}: answered to the seat's earlier holder"[:300]
-    session.add(row)
+    unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind=LEFT_ANSWER, to=left.address,
+                 to_name=left.was, mail=mail, idempotency=key, domain=ctx.domain, now=now,
+                 unsubscribe=unsubscribe, conversation=True)
+    _outcome(unit, row, ": answered to the seat's earlier holder")
     return True
 
 
@@ -195,31 +202,33 @@ def _answer_key(ref: tokens.ReplyRef, verdict: Verdict, step_now: int) -> str:
     return f"answer:{ref.game}:{ref.seat}:{ref.step}:{step_now}:{digest}"
 
 
-def _hold(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: Verdict,
+def _hold(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
           ctx: notify.Context, view: dict[str, Any], to: str, now: datetime, *,
           limit: int, free_at: datetime) -> None:
     """Over ``INBOUND_ANSWERS_PER_HOUR``: answer within the cap, never drop (issue 17 item 4).
 
     The seat's one unsent held answer is rewritten to answer this reply too
     (how many, the last one's words, the position now); without one, a held
-    answer is written, due when the oldest answer of the hour ages out.
+    answer is written, due when the oldest answer of the hour ages out. The replies
+    it answers are the seat's rows noted so since it was written: the others as
+    stored, and this one, whose note is queued with its other changes.
     """
     assert verdict.answer is not None
-    row.outcome = f"{row.outcome} {HELD_NOTE}"[:300]
-    session.add(row)
+    session = unit.session
+    _outcome(unit, row, f" {HELD_NOTE}")
     prefix = f"{HELD_KEY}:{ref.game}:{ref.seat}:"
-    held = session.exec(select(Outbox).where(
-        Outbox.game_id == ref.game, Outbox.seat == ref.seat, Outbox.kind == ANSWER_KIND,
-        Outbox.status == MAIL_PENDING, col(Outbox.idempotency).startswith(prefix),
-        col(Outbox.lease_until).is_(None) | (col(Outbox.lease_until) < as_utc(now)))
-        .order_by(col(Outbox.id).desc())).first()
+    c = _OUTBOX.c
+    held = next(iter(_outbox_rows(unit, sa.select(c.id, c.created_at, c.headers).where(
+        c.game_id == ref.game, c.seat == ref.seat, c.kind == ANSWER_KIND,
+        c.status == MAIL_PENDING, c.idempotency.startswith(prefix),
+        c.lease_until.is_(None) | (c.lease_until < as_utc(now)))
+        .order_by(c.id.desc()).limit(1))), None)
     since = as_utc(held.created_at) if held is not None else as_utc(now)
-    session.flush()
-    count = int(session.exec(select(sa.func.count()).select_from(InboxMessage).where(
+    others = int(session.exec(select(sa.func.count()).select_from(InboxMessage).where(
         InboxMessage.game_id == ref.game, InboxMessage.seat == ref.seat,
-        col(InboxMessage.outcome).contains(HELD_NOTE),
+        col(InboxMessage.id) != row.id, col(InboxMessage.outcome).contains(HELD_NOTE),
         col(InboxMessage.done_at) >= since)).one())
-    count = max(count, 1)
+    count = max(others + (1 if as_utc(now) >= since else 0), 1)  # (this row: done now)
     why = (f"You sent {count} {'reply' if count == 1 else 'replies'} that did not become a "
            f"move while we had already answered {limit} in an hour (the most we send, so "
            f"that two auto-responders cannot write to each other for ever). This one mail "
@@ -233,22 +242,22 @@ def _hold(session: Session, row: InboxMessage, ref: tokens.ReplyRef, verdict: Ve
                        unsubscribe=ctx.unsubscribe(ref.seat), why=why, quoted="",
                        show="view")
     if held is None:
-        enqueue(session, game_id=ref.game, seat=ref.seat, kind=ANSWER_KIND, to=to,
-                to_name=ctx.info.names[ref.seat], mail=mail, idempotency=f"{prefix}{row.id}",
-                domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
-                due=max(as_utc(free_at), as_utc(now)), conversation=True)
+        unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind=ANSWER_KIND, to=to,
+                     to_name=ctx.info.names[ref.seat], mail=mail,
+                     idempotency=f"{prefix}{row.id}", domain=ctx.domain, now=now,
+                     unsubscribe=ctx.unsubscribe(ref.seat),
+                     due=max(as_utc(free_at), as_utc(now)), conversation=True)
         return
-    held.subject, held.text, held.html = mail.subject, mail.text, mail.html
     headers = dict(held.headers or {})
     if mail.reply_to:
         headers["Reply-To"] = mail.reply_to
     else:
         headers.pop("Reply-To", None)
-    held.headers = headers
-    session.add(held)
+    unit.update_id(_OUTBOX, held.id, subject=mail.subject, text=mail.text, html=mail.html,
+                   headers=headers)
 
 
-def _follow_up(session: Session, ref: tokens.ReplyRef, verdict: Verdict,
+def _follow_up(unit: Unit, ref: tokens.ReplyRef, verdict: Verdict,
                ctx: notify.Context, state: Any, view: dict[str, Any], to: str,
                now: datetime) -> None:
     """The applied reply's next mail, when the seat decides again and no mail says so.
@@ -258,23 +267,23 @@ def _follow_up(session: Session, ref: tokens.ReplyRef, verdict: Verdict,
     """
     applied = int(verdict.applied_seq or ref.step + 1)
     key = f"reply-turn:{ref.game}:{ref.seat}:{applied}"
-    if not _needs_follow_up(session, ref, view, applied, key, now):
+    if not _needs_follow_up(unit, ref, view, applied, key, now):
         return
-    plan = session.exec(select(Plan).where(Plan.game_id == ref.game, Plan.seat == ref.seat)).first()
+    plan = unit.session.exec(select(Plan).where(Plan.game_id == ref.game, Plan.seat == ref.seat)).first()
     mail = compose.turn_mail(ctx.info, ref.seat, view, since_step=ref.step, due=None,
                              now=now, link=ctx.link(ref.seat),
                              unsubscribe=ctx.unsubscribe(ref.seat),
                              reply_address=ctx.reply_address(ref.seat, view),
                              plan=told_lines(plan, ref.step))  # issue 35: what it did
-    enqueue(session, game_id=ref.game, seat=ref.seat, kind="turn", to=to,
-            to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key, domain=ctx.domain,
-            now=now, unsubscribe=ctx.unsubscribe(ref.seat),
-            announces=notify.announced_decision(rules.status(state), ref.seat,
-                                                int(view.get("step") or 0)),
-            conversation=True)
+    unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind="turn", to=to,
+                 to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
+                 domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
+                 announces=notify.announced_decision(rules.status(state), ref.seat,
+                                                     int(view.get("step") or 0)),
+                 conversation=True)
 
 
-def _needs_follow_up(session: Session, ref: tokens.ReplyRef, view: dict[str, Any],
+def _needs_follow_up(unit: Unit, ref: tokens.ReplyRef, view: dict[str, Any],
                      applied: int, key: str, now: datetime) -> bool:
     """After an applied reply: does the seat decide again, with no mail about it yet?
 
@@ -289,10 +298,11 @@ def _needs_follow_up(session: Session, ref: tokens.ReplyRef, view: dict[str, Any
     """
     if ref.seat not in (view.get("to_act") or []):
         return False
-    rows = session.exec(select(Outbox).where(
-        Outbox.game_id == ref.game, Outbox.seat == ref.seat,
-        col(Outbox.kind).in_(TURN_KINDS), Outbox.status != SUPERSEDED)
-        .order_by(col(Outbox.id).desc()).limit(20)).all()
+    c = _OUTBOX.c
+    rows = _outbox_rows(unit, sa.select(
+        c.id, c.idempotency, c.announces, c.status, c.lease_until, c.next_attempt_at).where(
+        c.game_id == ref.game, c.seat == ref.seat, c.kind.in_(TURN_KINDS),
+        c.status != SUPERSEDED).order_by(c.id.desc()).limit(20))
     for mail in rows:
         said = mail.announces or {}
         if mail.idempotency != key and not (
@@ -300,8 +310,7 @@ def _needs_follow_up(session: Session, ref: tokens.ReplyRef, view: dict[str, Any
             continue
         if (mail.status == MAIL_PENDING and mail.lease_until is None
                 and as_utc(mail.next_attempt_at) > as_utc(now)):
-            mail.next_attempt_at = as_utc(now)
-            session.add(mail)
+            unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now))
         return False
     return True
 
@@ -326,3 +335,13 @@ def answer_mail(game: compose.MailGame, seat: int, view: dict[str, Any], *, link
         discard_top=card_info(discard[-1]) if discard else None,
         link=link, unsubscribe=unsubscribe)
     return compose.Mail(mail.subject, mail.text, mail.html, reply_to=menu.address or None)
+
+
+def _outbox_rows(unit: Unit, query: Any) -> list[Row]:
+    """The outbox rows ``query`` selects (the columns it names), as a unit holds rows:
+    what a change of them is queued against (``Unit.update_id``)."""
+    return [Row(_OUTBOX, values)
+            for values in unit.session.connection().execute(query).mappings()]
+
+
+_OUTBOX = table_of(Outbox)

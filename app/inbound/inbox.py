@@ -2,7 +2,8 @@
 
 ``store`` commits the raw message before the transport is told "accepted",
 so a crash after that loses nothing; a Message-ID seen before stores
-nothing (the unique constraint decides, also between two racing receivers).
+nothing (the unique constraint decides, also between two racing receivers:
+the insert says ``ON CONFLICT DO NOTHING`` and returns no id).
 
 Before anything parses a message, ``check`` measures its MIME tree with a
 loop over its lines (``mime_shape``), never by recursion: Python's email
@@ -20,13 +21,14 @@ import email.policy
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from app.access import tokens
-from app.inbound.models import IGNORED, STATES, InboxMessage
+from app.db.unit import Insert, Unit
+from app.inbound.models import IGNORED, INBOX, PENDING, STATES, InboxMessage
 from app.mail import bounces
 from app.inbound.reading import message_of
 from app.access.reply_address import token_in
@@ -239,38 +241,44 @@ def check(raw: bytes) -> None:
 
 def store(engine: Engine, raw: bytes, *, via: str, mail_from: str | None, rcpt: list[str],
           now: datetime) -> Received:
-    """Keep one inbound message (once per Message-ID); ``Refused`` if it is not acceptable."""
+    """Keep one inbound message (once per Message-ID); ``Refused`` if it is not acceptable.
+
+    One write through a unit of work sent at once (``Unit(queued=False)``): ``INSERT ...
+    ON CONFLICT (message_id) DO NOTHING RETURNING id``, whose answer says whether the
+    message was new. A bounce is recorded first, in the same transaction, and the row
+    is inserted finished (``_take_bounce``); a bounce seen before rolls that back, so
+    it counts once (and is accepted as a duplicate, never "try again later")."""
     check(raw)
     message_id = message_id_of(raw)
-    row = InboxMessage(message_id=message_id, received_at=now, via=via,
-                       mail_from=None if mail_from is None else str(mail_from)[:320],
-                       rcpt=[str(r)[:320] for r in rcpt][:20], raw=raw)
+    values = {"message_id": message_id, "received_at": now, "via": via,
+              "mail_from": None if mail_from is None else str(mail_from)[:320],
+              "rcpt": [str(r)[:320] for r in rcpt][:20], "raw": raw, "status": PENDING,
+              "attempts": 0}
     bounced = next((found for found in map(bounces.outbox_id_of, rcpt) if found is not None),
                    None)
     with Session(engine) as session:
-        session.add(row)
         if bounced is not None:  # finished here, in the transaction that counts it
-            _take_bounce(session, row, bounced, raw, now)
-        try:
-            session.commit()
-        except IntegrityError:
-            session.rollback()
+            values.update(_take_bounce(session, bounced, raw, now))
+        row_id = Unit(session, queued=False).insert(Insert(
+            INBOX, [values], conflict=("message_id",), key="inbox"))
+        if row_id is None:  # stored before (or by a racing receiver that committed first)
+            session.rollback()  # (a bounce's record with it: it counted the first time)
             existing = session.exec(select(InboxMessage.id)
                                     .where(InboxMessage.message_id == message_id)).first()
             if existing is None:
-                raise
+                raise RuntimeError(f"inbox message {message_id!r} neither stored nor found")
             return Received(int(existing), True)
-        assert row.id is not None
-        return Received(row.id, False, finished=bounced is not None)
+        session.commit()
+        return Received(int(row_id), False, finished=bounced is not None)
 
 
-def _take_bounce(session: Session, row: InboxMessage, outbox_id: int, raw: bytes,
-                 now: datetime) -> None:
+def _take_bounce(session: Session, outbox_id: int, raw: bytes, now: datetime) -> dict[str, Any]:
     """A message to ``bounce+<id>@``: what it says about mail ``outbox_id``'s address is
     recorded at once (``bounces.record``), and the message is never answered (an
-    answer to a bounce is how mail loops start). A delivery report that is no failure
-    (a success notice, an auto-reply) is kept as ignored."""
+    answer to a bounce is how mail loops start): the columns of its row, finished as
+    ignored. A delivery report that is no failure (a success notice, an auto-reply)
+    is kept as ignored."""
     bounce = bounces.classify(raw)
-    row.status, row.done_at, row.raw = IGNORED, now, b""
-    row.outcome = ("not a bounce (no failure in it)" if bounce is None
-                   else bounces.record(session, outbox_id, bounce, now))[:300]
+    outcome = ("not a bounce (no failure in it)" if bounce is None
+               else bounces.record(session, outbox_id, bounce, now))
+    return {"status": IGNORED, "done_at": now, "raw": b"", "outcome": outcome[:300]}

@@ -11,7 +11,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field, Session, SQLModel
+
+from app.db.statements import table_of
+from app.db.unit import Row
 
 #: Row states. ``pending`` rows wait for the worker; every other state is final, and a
 #: row always reaches one (issue 17 item 5): unreadable mail is ignored at once, a
@@ -61,3 +64,17 @@ class InboxMessage(SQLModel, table=True):
     #: The last transient failure in full (issue 17 item 5): kept on a dead row so an
     #: operator (``flask status``) sees why it was given up; None when nothing failed.
     last_error: str | None = Field(default=None, sa_type=sa.Text, nullable=True)
+
+
+#: The inbox as a table: what the unit of work's writes name (``app.db.unit``).
+INBOX = table_of(InboxMessage)
+
+
+def row_of(session: Session, row_id: int, *columns: str) -> Row | None:
+    """Inbox row ``row_id`` as a unit of work holds it: its id, status and lease owner
+    (whether it is still a worker's) and ``columns``; never its raw bytes unless asked."""
+    names = ("id", "status", "lease_owner", *columns)
+    found = session.connection().execute(
+        sa.select(*(INBOX.c[name] for name in names)).where(INBOX.c.id == row_id)
+    ).mappings().first()
+    return None if found is None else Row(INBOX, found)

@@ -23,7 +23,8 @@ query of ``app.runners.base``, and hands each to ``apply_row``, which decides it
   free; a re-sent reply never adds a second copy of a mail.
 
 The move commits in the service's transaction; the row's final state and its
-answer (or the seat's next mail) commit together afterwards. A worker that
+answer (or the seat's next mail) are one unit of work afterwards (``app.db.unit``:
+the row's changes and its mail queued, then written together). A worker that
 dies in between leaves the row leased; the next one submits the same action
 at the same step, finds it already applied, and the row is finished without
 a second action or a second answer.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -45,12 +47,14 @@ from app import services
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
+from app.db.unit import Row, Unit, unit_of_work
 from app.inbound import reading
 from app.inbound import late
 from app.mail import commands
 from app.mail.commands import Parsed
 from app.mail import bounces
-from app.inbound.models import ANSWERED, APPLIED, DEAD, IGNORED, PENDING, InboxMessage
+from app.inbound.models import (ANSWERED, APPLIED, DEAD, IGNORED, INBOX, PENDING,
+                                 InboxMessage, row_of)
 from app.mail import compose
 from app.config import setting
 from app.inbound import answers
@@ -79,20 +83,21 @@ def retry_wait(attempts: int) -> timedelta:
     return min(RETRY_AFTER * (2 ** max(0, attempts - 1)), MAX_RETRY_WAIT)
 
 
-def dead_letter(row: InboxMessage, error: str, now: datetime,
-                session: Session | None = None) -> None:
+def dead_letter(unit: Unit, row: Row, error: str, now: datetime) -> None:
     """Finish ``row`` as dead, its error kept (the raw bytes too: an operator may replay it).
 
-    With a ``session``, the seat the reply was for is told in the same transaction
-    (``_tell_dead``): a move that did not happen is never silent (issue 17 item 4)."""
+    Written at once, before the seat the reply was for is told in the same transaction
+    (``_tell_dead``): a move that did not happen is never silent (issue 17 item 4), and
+    the row is dead even if telling fails."""
     first = " ".join((error.splitlines() or [""])[0].split())
-    row.status = DEAD
-    row.outcome = f"dead after {row.attempts} attempts: {first}"[:300]
-    row.last_error = error[:4000]
-    row.done_at = now
-    row.lease_owner = row.lease_until = None
-    if session is not None:
-        _tell_dead(session, row, now)
+    unit.update(row, status=DEAD, outcome=f"dead after {row.attempts} attempts: {first}"[:300],
+                last_error=error[:4000], done_at=now, lease_owner=None, lease_until=None)
+    unit.write()
+    _tell_dead(unit, row, now)
+
+
+#: What dead-lettering a row reads of it (``dead_letter``, ``_tell_dead``).
+DEAD_COLUMNS = ("attempts", "rcpt", "outcome", "last_error")
 
 
 def give_up_on(session: Session, row: InboxMessage, now: datetime) -> None:
@@ -105,8 +110,10 @@ def give_up_on(session: Session, row: InboxMessage, now: datetime) -> None:
     every time cannot be claimed for ever either.
     """
     error = row.last_error or "its worker stopped before finishing it"
-    dead_letter(row, error, now, session)
-    session.add(row)
+    # the runner read the row; it is written through a unit of its own (the ORM object
+    # is left as read, and the runner only commits)
+    held = Row(INBOX, {name: getattr(row, name) for name in ("id", *DEAD_COLUMNS)})
+    dead_letter(Unit(session), held, error, now)
     log.error("inbox row %s dead after %s attempts: %s", row.id, row.attempts,
               error.splitlines()[0] if error else "")
 
@@ -117,19 +124,21 @@ DEAD_WORDS = ("We received a reply for your seat but could not apply it: somethi
               "changed. Reply again with your command, or use the link to your seat.")
 
 
-def _tell_dead(session: Session, row: InboxMessage, now: datetime) -> None:
+def _tell_dead(unit: Unit, row: Row, now: datetime) -> None:
     """Answer the seat of a dead-lettered reply at its own address, if the reply's
-    address names a current seat. In a savepoint: if the answer cannot be written
-    either (the fault is still there), the row is dead all the same, and only the
-    log and ``flask status`` tell of it."""
+    address names a current seat. In a savepoint, with a unit of its own: if the answer
+    cannot be written either (the fault is still there), the row is dead all the same
+    (its unit wrote that already), and only the log and ``flask status`` tell of it."""
     seat = _seat_of(_token([reading.normalise_address(r) for r in (row.rcpt or [])]))
     if isinstance(seat, Verdict) or seat[2] != seat[0].version:
         return
     verdict = Verdict(DEAD, str(row.outcome or "dead"),
                       answer=(DEAD_WORDS.format(attempts=row.attempts), "", "menu"))
     try:
-        with session.begin_nested():
-            answers.answer(session, row, seat[0], verdict, now)
+        with unit.session.begin_nested():
+            telling = Unit(unit.session)
+            answers.answer(telling, Row(INBOX, row.values), seat[0], verdict, now)
+            telling.write()
     except Exception:  # noqa: BLE001 - the row must end dead even if nobody can be told
         log.exception("could not tell the seat of dead inbox row %s", row.id)
 
@@ -144,18 +153,16 @@ def failed(engine: Engine, row_id: int, owner: str, now: datetime, error: BaseEx
     """
     text = f"{type(error).__name__}: {error}"
     try:
-        with Session(engine) as session:
-            row = session.get(InboxMessage, row_id)
+        with unit_of_work(engine) as unit:
+            row = row_of(unit.session, row_id, *DEAD_COLUMNS)
             if row is None or row.status != PENDING or row.lease_owner != owner:
                 return "error"
             if row.attempts >= max_attempts():
-                dead_letter(row, text, now, session)
+                dead_letter(unit, row, text, now)
             else:
-                row.last_error = text[:4000]
-                row.lease_owner = None
-                row.lease_until = now + retry_wait(row.attempts)
-            session.add(row)
-            session.commit()
+                unit.update(row, last_error=text[:4000], lease_owner=None,
+                            lease_until=now + retry_wait(row.attempts))
+                unit.write()
             return str(row.status) if row.status == DEAD else "error"
     except Exception:  # noqa: BLE001 - the database is gone too: the lease expires instead
         log.exception("could not record the failure of inbox row %s", row_id)
@@ -173,10 +180,10 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
     nobody needs kept (and 40 x 1 MB of strangers' bytes used to stay for ever).
     """
     with Session(engine) as session:
-        row = session.get(InboxMessage, row_id)
-        if row is None or row.status != PENDING or row.lease_owner != owner:
+        stored = row_of(session, row_id, "raw", "rcpt", "mail_from")
+        if stored is None or stored.status != PENDING or stored.lease_owner != owner:
             return "skipped"
-        raw, rcpt, mail_from = bytes(row.raw), list(row.rcpt or []), row.mail_from
+        raw, rcpt, mail_from = bytes(stored.raw), list(stored.rcpt or []), stored.mail_from
     sender: str | None = None
     try:
         read = reading.read(raw, mail_from, rcpt,
@@ -186,25 +193,23 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
     else:
         ref, verdict = judge(read, mail_from)
         sender = read.sender
-    with Session(engine) as session:
-        row = session.get(InboxMessage, row_id)
+    with unit_of_work(engine) as unit:
+        row = row_of(unit.session, row_id)
         assert row is not None
         if row.status != PENDING or row.lease_owner != owner:
             return "skipped"  # our lease ran out and another worker finished it
-        if ref is not None:
-            row.game_id, row.seat, row.step = ref.game, ref.seat, ref.step
-        row.status, row.outcome = verdict.status, verdict.outcome[:300]
-        row.applied_seq, row.done_at = verdict.applied_seq, now
-        row.lease_owner = row.lease_until = None
-        row.raw = b""
-        session.add(row)
+        finished: dict[str, Any] = {} if ref is None else {
+            "game_id": ref.game, "seat": ref.seat, "step": ref.step}
+        unit.update(row, **finished, status=verdict.status, outcome=verdict.outcome[:300],
+                    applied_seq=verdict.applied_seq, done_at=now, lease_owner=None,
+                    lease_until=None, raw=b"")
         if verdict.status == APPLIED and sender:
             # the seat's own address played by mail: it reads its mail, so a bounce
             # mark on it is cleared and mail goes to it again (issue 19 item 3)
-            bounces.clear(session, sender)
+            bounces.clear(unit.session, sender)
         if ref is not None and (verdict.answer or verdict.follow_up):
-            answers.answer(session, row, ref, verdict, now)
-        session.commit()
+            answers.answer(unit, row, ref, verdict, now)
+        unit.write()
     return verdict.status
 
 

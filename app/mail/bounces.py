@@ -120,6 +120,8 @@ def _address_row(session: Session, address: str) -> Person:
     try:
         with session.begin_nested():
             row = Person(address=address)
+            # not a unit write: a bounce comes to the inbound worker outside any move; a
+            # savepoint, so a racing insert of the same address is read back
             session.add(row)
         return row
     except IntegrityError:
@@ -134,7 +136,6 @@ def mark_bouncing(session: Session, address: str, reason: str, now: datetime) ->
     row = _address_row(session, address)
     if row.bouncing_since is None:
         row.bouncing_since, row.bounce_reason = now, reason[:300]
-    session.add(row)
 
 
 def record(session: Session, outbox_id: int, bounce: Bounce, now: datetime) -> str:
@@ -149,7 +150,6 @@ def record(session: Session, outbox_id: int, bounce: Bounce, now: datetime) -> s
     if bounce.kind == SOFT:
         state = _address_row(session, row.to)
         state.soft_bounces = int(state.soft_bounces or 0) + 1
-        session.add(state)
         if state.soft_bounces < int(setting("BOUNCE_SOFT_LIMIT")):
             return f"soft bounce {state.soft_bounces} of {row.to}: {bounce.reason}"
         bounce = Bounce(HARD, f"{state.soft_bounces} mails in a row could not be delivered "

@@ -116,7 +116,7 @@ class Context:
         # issue 32: who held each seat before (one statement, only if a seat changed
         # hands): a mail's words about the past name the holder of that moment
         info = compose.MailGame(id=str(game.id), name=game.name or "",
-                                names=tenures.names_of(unit.session, str(game.id), seats,
+                                names=tenures.held_in(unit, str(game.id), seats,
                                                        names, compose.clean_name),
                                 base_url=base, commitment=game.commitment or "")
         return cls(game=game, seats=seats, info=info,

@@ -85,6 +85,15 @@ def delivered(headers: dict[str, Any] | None) -> dict[str, Any]:
                         if name in KEPT_HEADERS}}
 
 
+def never_sent() -> dict[str, Any]:
+    """The columns a row's end writes when its mail will never leave (superseded: what
+    it announced changed, its address refused, its seat stopped its mail): no body, as
+    for a delivered one (``delivered``). Nobody reads it again: a superseded mail is
+    never re-sent (``services.resend``), and the page and the operator read its status
+    and its reason (``last_error``), which stay; its headers stay too."""
+    return {"text": "", "html": None}
+
+
 def body_dropped(row: Outbox) -> bool:
     """Whether the row's mail was delivered and kept no body (``delivered``); a bounce
     that came after may have marked it failed since."""

@@ -21,7 +21,7 @@ from app.clock import deadlines as dl
 from app.db.statements import Guard, table_of
 from app.db.unit import Insert, Ref, Row, Unit
 from app.mail.models import PENDING, SUPERSEDED, Outbox, SeatMail
-from app.mail.outbox import CHANNEL, row_values
+from app.mail.outbox import CHANNEL, never_sent, row_values
 from app.mail.seat_prefs import mail_row
 from app.mail.view_words import Played
 
@@ -184,7 +184,8 @@ def _supersede(unit: Unit, unsent: Any, now: datetime) -> None:
     superseded, if it is still pending and no sender holds it."""
     now = dl.as_utc(now)
     unit.update_id(_OUTBOX, unsent, _unleased(now), status=SUPERSEDED,
-                   last_error="superseded: the decision it announced changed")
+                   last_error="superseded: the decision it announced changed",
+                   **never_sent())
 
 
 def _unleased(now: datetime) -> tuple[Guard, ...]:

@@ -17,30 +17,35 @@ import sqlalchemy as sa
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from app.db.statements import table_of
+from app.db.statements import Insert, table_of
 from app.db.unit import Unit
 from app.engine.names import SeatNames
 from app.gamelog import store
 from app.people.models import Person, Tenure
 
 
-def begin(session: Session, game_id: str, seat: int, name: str, address: str,
-          at: datetime) -> None:
-    """The seat's first holder, from step 0 (a bot's address is "")."""
-    session.add(Tenure(game_id=game_id, seat=seat, from_step=0, name=name,
-                       address=address, started_at=at))
+def begin(unit: Unit, game_id: str, holders: Sequence[tuple[str, str]], at: datetime) -> None:
+    """Each seat's first holder, from step 0: ``holders`` are the seats' ``(name,
+    address)`` in order (a bot's address is ""). One insert queued on the game's unit."""
+    unit.insert(Insert(_TENURES, [
+        {"game_id": game_id, "seat": seat, "from_step": 0, "to_step": None, "name": name,
+         "address": address, "started_at": at, "ended_at": None}
+        for seat, (name, address) in enumerate(holders)]))
 
 
-def hand(session: Session, game_id: str, seat: int, step: int, name: str, address: str,
+def hand(unit: Unit, game_id: str, seat: int, step: int, name: str, address: str,
          at: datetime) -> None:
     """The seat changed hands at ``step`` (the ``take_over``'s seq): the open tenure ends
-    there and the newcomer's begins."""
-    session.execute(update(Tenure).where(col(Tenure.game_id) == game_id,
-                                         col(Tenure.seat) == seat,
-                                         col(Tenure.to_step).is_(None))
-                    .values(to_step=step, ended_at=at))
-    session.add(Tenure(game_id=game_id, seat=seat, from_step=step, name=name,
-                       address=address, started_at=at))
+    there and the newcomer's begins. Sent now, not queued: the mails the hand-over's unit
+    composes after it name each stretch by these rows (``names_of``)."""
+    unit.facts.pop((HELD, game_id), None)  # (``held_in``: read again after this)
+    connection = unit.session.connection()
+    connection.execute(sa.update(_TENURES).where(
+        _TENURES.c.game_id == game_id, _TENURES.c.seat == seat, _TENURES.c.to_step.is_(None))
+        .values(to_step=step, ended_at=at))
+    connection.execute(sa.insert(_TENURES).values(
+        game_id=game_id, seat=seat, from_step=step, name=name, address=address,
+        started_at=at))
 
 
 @dataclass(frozen=True)
@@ -161,6 +166,23 @@ def names_of(session: Session, game_id: str, seats: Sequence[object],
     if not handed_over(seats):
         return SeatNames(current)
     return of_game(session, game_id).names(current, clean)
+
+
+#: ``Unit.facts`` key of a game's tenures as a unit of work read them (``held_in``).
+HELD = "tenures read by the unit"
+
+
+def held_in(unit: Unit, game_id: str, seats: Sequence[object], current: Sequence[str],
+            clean: Callable[[str], str] = lambda name: name) -> SeatNames:
+    """``names_of`` on a unit of work: the tenures read once a unit (every action of a
+    move builds a mail context, and a hand-over's reactions and its welcome two), read
+    again after ``hand`` changed them."""
+    if not handed_over(seats):
+        return SeatNames(current)
+    held = unit.facts.get((HELD, game_id))
+    if held is None:
+        held = unit.facts[(HELD, game_id)] = of_game(unit.session, game_id)
+    return held.names(current, clean)
 
 
 def of_game(session: Session, game_id: str) -> Holders:

@@ -42,7 +42,6 @@ def send_daily(now: datetime) -> int:
                 entries = waiting_seats(session, address, now)
                 if entries and turn_mails.daily_digest(session, address, entries, now):
                     row.last_digest_at = now
-                    session.add(row)
                     sent += 1
         except IntegrityError:  # a second clock enqueued the same day's digest first
             continue

@@ -255,7 +255,6 @@ class Notices(Runner[NoticeDelivery]):
             row.next_attempt_at = self.now
             row.sent_at = None
             row.headers = {**(row.headers or {}), STAND_IN: "failed"}
-            session.add(row)
             session.commit()
 
 

@@ -49,7 +49,7 @@ from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail
 from app.mail.headers import build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
-from app.mail.outbox import composed_at_send, delivered
+from app.mail.outbox import composed_at_send, delivered, never_sent
 from app.runners import notices  # (issue 20 item 3)
 from app.runners.base import Lease, Runner
 
@@ -290,7 +290,7 @@ class Sending(Runner[Outbox]):
         if refusal is None:
             return False
         self._end(row, "superseded", status=SUPERSEDED, held_until=None,
-                  last_error=refusal[:500])
+                  last_error=refusal[:500], **never_sent())
         seat = (str(row.game_id), int(row.seat or 0))
         if seat not in self.report.refused:
             self.report.refused.append(seat)
@@ -304,7 +304,7 @@ class Sending(Runner[Outbox]):
         if stop is None:
             return False
         self._end(row, "superseded", status=SUPERSEDED, held_until=None, held_untold=False,
-                  last_error=stop[:500])
+                  last_error=stop[:500], **never_sent())
         return True
 
     def _no_longer_true(self, row: Outbox) -> bool:
@@ -313,7 +313,7 @@ class Sending(Runner[Outbox]):
         if not row.announces or self.still_holds is None or self.still_holds(row):
             return False
         self._end(row, "superseded", status=SUPERSEDED, held_until=None,
-                  last_error="superseded: what it announced no longer held at send time")
+                  last_error="superseded: what it announced no longer held at send time", **never_sent())
         return True
 
     def _bouncing(self, row: Outbox) -> bool:

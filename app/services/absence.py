@@ -170,14 +170,12 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
                 row.due_at = dl.as_utc(row.due_at) + timedelta(days=days)
                 if row.budget_seconds is not None:  # (a time bank: the pause is not paid)
                     row.budget_seconds += days * 86400
-                session.add(row)
         else:
             until = now + timedelta(days=days)
             dl.shift_open(session, game_id, seat, now, until,
                           calendar_of(session, game_id, seat, settings))
         clock.vacation_until = until
         clock.vacation_days_used += days
-        session.add(clock)
     return until
 
 
@@ -217,6 +215,8 @@ def _clock_object(session: Session, game_id: str, seat: int) -> dl.SeatClock:
         dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
     if row is None:
         row = dl.SeatClock(game_id=game_id, seat=seat)
+        # not a unit write: a vacation changes the seat's clock outside any move (no
+        # unit holds it); the first one makes its row here
         session.add(row)
         session.flush()
     return row

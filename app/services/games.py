@@ -184,13 +184,15 @@ def create_in(unit: Unit, players: list[dict[str, Any]], options: dict[str, Any]
     if series is not None:  # issue 21 item 6
         game.series_id, game.rematch_of = series.series_id, series.rematch_of
         game.series_no = series.number
+    # not a unit write: a new game is the one row the ORM inserts first (its seats and
+    # every queued write of the unit name it); nothing of it is there to merge with
     session.add(game)
     session.flush()
-    for index, player in enumerate(cleaned):
+    for index, player in enumerate(cleaned):  # (not a unit write: its seats, likewise)
         session.add(store.Seat(game_id=game.id, index=index, **player))
-        tenures.begin(session, game.id, index, player["name"],
-                      player["email"] if player["kind"] == "human" else "", game.created)
     session.flush()
+    tenures.begin(unit, game.id, [(p["name"], p["email"] if p["kind"] == "human" else "")
+                                  for p in cleaned], game.created)
     hooks.after_create(unit, game, state)
     seats = store.load_seats(session, game.id)
     seq, state, applied = _play_automatic(unit, game, 0, state, seats)
@@ -364,7 +366,6 @@ def rotate_link(game_id: str, seat: int) -> str:
         if row is None:
             raise NotFound("There is no such seat in this game.")
         row.token_version += 1
-        session.add(row)
         session.flush()
         return tokens.seat_token(row.game_id, row.index, row.token_version)
 
@@ -397,4 +398,3 @@ def abandon_game(game_id: str) -> None:
         if game.status == "running":
             game.status = "abandoned"
             game.end_reason = "operator"
-            session.add(game)

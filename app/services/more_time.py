@@ -101,6 +101,8 @@ def give_time(game_id: str, giver: int, receiver: int, now: datetime | None = No
         gift = Gift(game_id=game.id, giver=giver, receiver=receiver, round=round_no,
                     step=snap.seq, deadline_id=row.id, seconds=int(MORE_TIME.total_seconds()),
                     at=now, due_before=before, due_after=after)
+        # not a unit write: the time bank's deadline moves through the clock's ORM rows
+        # in this session (dl.move_decision), and the gift names that deadline's row
         session.add(gift)
         session.flush()
         assert gift.id is not None and row.id is not None

@@ -148,4 +148,6 @@ def revoke(address: str, secret: str) -> None:
     with write_session() as session:
         row = session.get(AddressLink, key) or AddressLink(address_hash=key, version=0)
         row.version += 1
+        # not a unit write: one row of the address's links, outside any game; made on
+        # first use
         session.add(row)

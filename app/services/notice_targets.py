@@ -178,7 +178,6 @@ def resume(access: services.SeatAccess, target_id: Any) -> dict[str, Any]:
     with write_session() as session:
         target = _target(session, access, target_id)
         targets.resume(target)
-        session.add(target)
         session.flush()
         return targets.described(target)
 
@@ -205,5 +204,4 @@ def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
         row = seat_prefs.seat_mail(session, access.game_id, access.seat)
         row.by_mail = bool(by_mail)
         row.updated_at = dl.now()
-        session.add(row)
     return bool(by_mail)

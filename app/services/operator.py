@@ -219,7 +219,6 @@ def change_address(game_id: str, seat: int, address: str, now: datetime) -> str:
             raise Conflict(f"Seat {seat} already has the address {new}: nothing changed.")
         old = row.email
         row.email, row.token_version = new, row.token_version + 1
-        session.add(row)
         session.flush()
         session.exec(update(Outbox).where(
             col(Outbox.game_id) == game.id, col(Outbox.seat) == seat,

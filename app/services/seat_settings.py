@@ -76,7 +76,6 @@ def _store_mode(session: Session, game_id: str, seat: int, mode: str) -> None:
     row = _seat_mail_row(session, game_id, seat)
     row.mode = mode
     row.updated_at = dl.now()
-    session.add(row)
     if mode != DIGEST:  # a pending digest would now mail someone who said no
         dl.close_open(Unit(session, queued=False), str(game_id), dl.now(), "cancelled",
                       seat=int(seat), kinds=(dl.DIGEST,))
@@ -96,7 +95,6 @@ def _store_seat(game_id: str, seat: int, **values: Any) -> None:
         for name, value in values.items():
             setattr(row, name, value)
         row.updated_at = dl.now()
-        session.add(row)
 
 
 def mode_of(game_id: str, seat: int) -> str:

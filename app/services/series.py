@@ -30,10 +30,12 @@ from app.services.repository import _load_game
 from app.services.results import Created
 
 
-def rematch(unit: Unit, game: Any, seats: list[store.Seat]) -> "Rematched":
+def rematch(unit: Unit, game: Any) -> "Rematched":
     """The new game of a rematch that everyone accepted, in the caller's unit of work:
-    the same seats (names, addresses, bots) and options, a new seed, and the seat after
-    the old game's first player starts (R50: the ``first`` option)."""
+    the same seats (names, addresses, bots, their lobby preferences) and options, a new
+    seed, and the seat after the old game's first player starts (R50: the ``first``
+    option)."""
+    seats = store.load_seats(unit.session, str(game.id))
     options = dict(game.options or {})
     first = _first_player(game)
     options["first"] = (first + 1) % int(game.seats)
@@ -61,6 +63,8 @@ def _carry_notices(unit: Unit, old_id: str, new_id: str, seats: list[store.Seat]
     for target in session.exec(select(NoticeTarget).where(
             col(NoticeTarget.game_id) == old_id, col(NoticeTarget.seat).is_not(None))):
         if target.seat in people:
+            # not a unit write: the rematch's game is an ORM row of this session, and
+            # its targets must be flushed after it (their foreign key names it)
             session.add(NoticeTarget(game_id=new_id, seat=target.seat, url=target.url,
                                      service=target.service, created_at=now))
     for seat, marks in unsent.marks_of_game(session, old_id).items():

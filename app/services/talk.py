@@ -246,7 +246,6 @@ def set_muted(token: str, muted: bool, check: Callable[[SeatAccess], None] | Non
         row = seat_prefs.seat_mail(session, access.game_id, access.seat)
         row.talk_muted = bool(muted)
         row.updated_at = clock_now()
-        session.add(row)
     return bool(muted)
 
 

@@ -63,17 +63,17 @@ from sqlmodel import Session, col, select
 from app import engine
 from app.clock import deadlines as dl
 from app.config import setting
-from app.db.unit import Unit, unit_of_work
+from app.db.unit import Row, Unit, unit_of_work
 from app.engine.words import and_list
 from app.gamelog import store
 from app.mail import addresses, invitations, notify, trust
 from app.mail import table_news
 from app.mail.models import PENDING
 from app.table.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
-                              VOTE_KINDS, WITHDRAWN, Ballot, Vote)
+                              VOTE_KINDS, WITHDRAWN, Vote)
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
-from app.services.repository import _load_game
-from app.people.calendar import calendar_of
+from app.services.repository import _load_game, move_seats
+from app.table import store as table_store
 
 log = logging.getLogger("app.services")
 
@@ -122,7 +122,7 @@ class Asked:
         """The seats whose yes is needed: everyone asked but the subject."""
         return tuple(seat for seat in self.seats if seat != self.subject)
 
-    def decide(self, vote: Vote, ballots: dict[int, bool], names: list[str],
+    def decide(self, vote: Vote | Row, ballots: dict[int, bool], names: list[str],
                expired: bool = False, heard: bool = True) -> tuple[str, str] | None:
         """``(status, outcome in words)`` once the vote is decided, else None.
         ``heard``: a substitute's subject has had its time to say no (``Heard``); until
@@ -174,26 +174,6 @@ def asked(kind: str, seats: list[Any], state: Any, away: set[int],
     return Asked(tuple(playing))
 
 
-# -- reading ----------------------------------------------------------------------------
-
-def open_vote(session: Session, game_id: str) -> Vote | None:
-    """The game's open vote, if any (one at a time)."""
-    return session.exec(select(Vote).where(Vote.game_id == str(game_id),
-                                           Vote.status == OPEN)).first()
-
-
-def ballots_of(session: Session, vote_id: int) -> dict[int, bool]:
-    """Each seat's answer to a vote so far."""
-    return {row.seat: row.yes for row in session.exec(
-        select(Ballot).where(Ballot.vote_id == vote_id))}
-
-
-def history(session: Session, game_id: str, limit: int = 20) -> list[Vote]:
-    """The game's votes, newest first."""
-    return list(session.exec(select(Vote).where(Vote.game_id == str(game_id))
-                             .order_by(col(Vote.id).desc()).limit(limit)))
-
-
 # -- the use cases -----------------------------------------------------------------------
 
 def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
@@ -206,37 +186,39 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
                          "seat, or a rematch.")
     now = dl.as_utc(now or dl.now())
     with unit_of_work() as unit:
-        session = unit.session
-        game, seats, state, away = _locked(unit, game_id)
-        _end_if_returned(unit, game, seats, state, away, seat, now)
-        _may_start(session, game, seats, state, away, seat, kind, subject, now)
+        held = _locked(unit, game_id, since=now - timedelta(days=1))
+        game, seats = held.game, held.seats
+        _end_if_returned(held, seat, now)
+        _may_start(held, seat, kind, subject)
         if kind == SUBSTITUTE:
-            name, email = _substitute(session, game, seats, subject, name, email, now)
+            name, email = _substitute(unit.session, seats, subject, name, email, now)
         about = subject if kind == SUBSTITUTE and subject is not None else seat
-        vote = Vote(game_id=game.id, kind=kind, seat=seat, subject_seat=subject, name=name,
-                    email=email, status=OPEN, step=int(engine.status(state).get("step") or 0),
-                    started_at=now,
-                    expires_at=_calendar(session, game, about).due(now, LIFETIME[kind]))
-        session.add(vote)
+        step = int(engine.status(held.state).get("step") or 0)
+        unit.write()  # (a vote ended just now: closed before the new one is open)
         try:
-            session.flush()
+            vote = table_store.begin(unit, {
+                "game_id": game.id, "kind": kind, "seat": seat, "subject_seat": subject,
+                "name": name, "email": email, "status": OPEN, "step": step,
+                "started_at": now,
+                "expires_at": held.ctx.calendar(about).due(now, LIFETIME[kind])})
         except IntegrityError:  # (the lock makes this rare: another vote won the race)
             raise Conflict("Another vote of this game is open: answer it first.",
                            reason="vote_open") from None
-        assert vote.id is not None
-        session.add(Ballot(vote_id=vote.id, seat=seat, yes=True, at=now, source="page"))
+        held.votes.open, held.votes.ballots = vote, {seat: True}
+        table_store.answer(unit, vote, seat, True, now, "page")
         # (a substitute's expiry is its subject's row: its return moves it, R51)
-        dl.open_vote_expiry(session, game.id, about, vote.id, vote.step, now, vote.expires_at)
-        who = asked(kind, seats, state, away, subject)
-        if not _settle(unit, game, seats, state, vote, who, now, closer=seat):
-            ctx = notify.Context.load(session, game)
+        expiry = dl._new_row(game.id, about, dl.VOTE, vote.expires_at, step, now)
+        dl.changes(unit).open([{**expiry, "ref_id": vote.id}])
+        who = asked(kind, seats, held.state, held.away, subject)
+        if not _settle(held, vote, who, now, closer=seat):
             hours = notice_time() / timedelta(hours=1) if who.only_away else None
+            told = table_store.as_vote(vote)
             for each in who.seats:
                 if each != seat:
-                    table_news.vote_opened(ctx.unit, ctx, each, vote, now,
-                                            notice_hours=hours)
-        session.flush()
-        return _detached(session, vote)
+                    table_news.vote_opened(unit, held.ctx, each, told, now,
+                                           notice_hours=hours)
+        unit.write()
+        return table_store.as_vote(vote)
 
 
 def answer(game_id: str, seat: int, vote_id: int | None, yes: bool, *, source: str = "page",
@@ -246,49 +228,48 @@ def answer(game_id: str, seat: int, vote_id: int | None, yes: bool, *, source: s
     words. Returns the vote as it stands after."""
     now = dl.as_utc(now or dl.now())
     with unit_of_work() as unit:
-        session = unit.session
-        game, seats, state, away = _locked(unit, game_id)
-        vote = open_vote(session, game.id)
+        held = _locked(unit, game_id)
+        vote, seats = held.votes.open, held.seats
         if vote is None or (vote_id is not None and vote.id != vote_id):
-            closed = session.get(Vote, vote_id) if vote_id is not None else None
-            if closed is not None and closed.game_id == game.id:
+            closed = table_store.vote_row(unit.session, vote_id) if vote_id is not None else None
+            if closed is not None and closed.game_id == held.game.id:
                 raise Conflict(f"This vote is over: {closed.outcome or closed.status}",
                                reason="vote_closed")
             raise NotFound("There is no open vote in this game.", reason="no_vote")
-        assert vote.id is not None
-        who = asked(vote.kind, seats, state, away, vote.subject_seat)
-        gone = returned(session, game, vote, state, away, [s.name for s in seats])
+        who = asked(vote.kind, seats, held.state, held.away, vote.subject_seat)
+        gone = returned(unit.session, held.game, vote, held.state, held.away, held.names)
         if gone is not None:  # R51: checked again at every answer
-            _close(unit, game, seats, vote, who, FAILED, gone, now, closer=seat)
-            return _detached(session, vote)
+            _close(held, vote, who, FAILED, gone, now, closer=seat)
+            unit.write()
+            return table_store.as_vote(vote)
         if seat not in who.seats:
             raise Forbidden(_not_asked(vote, seat, seats), reason="not_asked")
-        if seat in ballots_of(session, vote.id):
+        if seat in held.votes.ballots:
             raise Conflict("You answered this vote already; each person answers once.",
                            reason="answered")
-        session.add(Ballot(vote_id=vote.id, seat=seat, yes=bool(yes), at=now, source=source))
-        session.flush()
-        _settle(unit, game, seats, state, vote, who, now, closer=seat)
-        session.flush()
-        return _detached(session, vote)
+        table_store.answer(unit, vote, seat, bool(yes), now, source)
+        held.votes.ballots[seat] = bool(yes)
+        _settle(held, vote, who, now, closer=seat)
+        unit.write()
+        return table_store.as_vote(vote)
 
 
 def withdraw(game_id: str, seat: int, vote_id: int, now: datetime | None = None) -> Vote:
     """The proposer withdraws its open vote; everyone asked is told."""
     now = dl.as_utc(now or dl.now())
     with unit_of_work() as unit:
-        session = unit.session
-        game, seats, state, away = _locked(unit, game_id)
-        vote = open_vote(session, game.id)
+        held = _locked(unit, game_id)
+        vote, seats = held.votes.open, held.seats
         if vote is None or vote.id != vote_id:
             raise NotFound("There is no such open vote in this game.", reason="no_vote")
         if vote.seat != seat:
             raise Forbidden("Only the player who started a vote can withdraw it.",
                             reason="not_proposer")
-        who = asked(vote.kind, seats, state, away, vote.subject_seat)
-        _close(unit, game, seats, vote, who, WITHDRAWN,
-               f"{seats[seat].name} withdrew it.", now, closer=seat)
-        return _detached(session, vote)
+        who = asked(vote.kind, seats, held.state, held.away, vote.subject_seat)
+        _close(held, vote, who, WITHDRAWN, f"{seats[seat].name} withdrew it.", now,
+               closer=seat)
+        unit.write()
+        return table_store.as_vote(vote)
 
 
 def expire(vote_id: int, now: datetime) -> str:
@@ -300,42 +281,41 @@ def expire(vote_id: int, now: datetime) -> str:
     Returns what happened, for the clock's report."""
     now = dl.as_utc(now)
     with unit_of_work() as unit:
-        session = unit.session
-        found = session.get(Vote, vote_id)
+        found = table_store.vote_row(unit.session, vote_id)
         if found is None:
             return "gone"
-        game, seats, state, away = _locked(unit, found.game_id)
-        vote = session.get(Vote, vote_id, populate_existing=True)
-        if vote is None or vote.status != OPEN:
-            dl.close_vote_expiry(session, vote_id, now, "closed")
+        held = _locked(unit, found.game_id)
+        vote = held.votes.open
+        if vote is None or vote.id != vote_id:
+            dl.close_vote_expiry(unit.session, vote_id, now, "closed")
             return "closed already"
-        assert vote.id is not None
-        who = asked(vote.kind, seats, state, away, vote.subject_seat)
-        names = [s.name for s in seats]
-        gone = returned(session, game, vote, state, away, names)
+        who = asked(vote.kind, held.seats, held.state, held.away, vote.subject_seat)
+        gone = returned(unit.session, held.game, vote, held.state, held.away, held.names)
         if gone is not None:
-            _close(unit, game, seats, vote, who, FAILED, gone, now, closer=None)
+            _close(held, vote, who, FAILED, gone, now, closer=None)
+            unit.write()
             return FAILED
         early = now < dl.as_utc(vote.expires_at)
-        ballots = ballots_of(session, vote.id)
-        heard = _heard(session, game, vote, who, ballots, now)
-        decided = who.decide(vote, ballots, names, expired=not early, heard=heard.enough)
+        ballots = held.votes.ballots
+        heard = _heard(held, vote, who, ballots, now)
+        decided = who.decide(vote, ballots, held.names, expired=not early, heard=heard.enough)
         if decided is None:  # fired early, or its subject's time to say no is not over
             again = dl.as_utc(vote.expires_at) if early else heard.not_before
             if again is None or again <= now:  # (not expected: look again in an hour)
                 again = now + timedelta(hours=1)
             if again > dl.as_utc(vote.expires_at):  # the pages say until when it is open
-                session.exec(update(Vote).where(col(Vote.id) == vote.id)
-                             .values(expires_at=again))
-            session.exec(update(dl.Deadline).where(
+                unit.update(vote, expires_at=again)
+            unit.statement(update(dl.Deadline).where(
                 col(dl.Deadline.kind) == dl.VOTE, col(dl.Deadline.ref_id) == vote.id,
                 col(dl.Deadline.done_at).is_(None)).values(due_at=again))
+            unit.write()
             return "not yet"
-        _close(unit, game, seats, vote, who, *decided, now, closer=None)
+        _close(held, vote, who, *decided, now, closer=None)
+        unit.write()
         return decided[0]
 
 
-def returned(session: Session, game: Any, vote: Vote, state: Any, away: set[int],
+def returned(session: Session, game: Any, vote: Vote | Row, state: Any, away: set[int],
              names: list[str]) -> str | None:
     """R51: why a substitute vote no longer holds, in words, else None: the game stopped,
     or its subject (not resigned) is playing again, or came back since the vote opened
@@ -369,29 +349,57 @@ def came_back_words(who: str) -> str:
 
 # -- inside the vote's transaction --------------------------------------------------------
 
-def _locked(unit: Unit, game_id: str) -> tuple[Any, list[store.Seat], Any, set[int]]:
-    """The game under its vote lock: the game, its seats, its state, the seats away."""
-    session = unit.session
-    if not store.lock_key(session, f"vote:{game_id}"):
+@dataclass
+class _Held:
+    """A game as a vote's transaction holds it, under the game's vote lock: the game,
+    its step, seats and state, the seats away, its votes (``table.store.votes_now``),
+    and the context its mails are composed in (on the same unit: no statement more)."""
+
+    unit: Unit
+    game: Any
+    seq: int
+    seats: list[store.SeatRow]
+    state: Any
+    away: set[int]
+    votes: table_store.Votes
+    _ctx: notify.Context | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def ctx(self) -> notify.Context:
+        if self._ctx is None:
+            self._ctx = notify.Context.load(self.unit, self.game)
+        return self._ctx
+
+
+def _locked(unit: Unit, game_id: str, since: datetime | None = None) -> _Held:
+    """The game under its vote lock, read as a move reads it (its seats with their mail,
+    clock and person rows, and the game, in one statement when this worker holds its
+    state: ``reading.game_with_seats``), and its votes in one more (``since``: with
+    those started since then)."""
+    if not store.lock_key(unit.session, f"vote:{game_id}"):
         raise Conflict("The game is busy with another vote; please try again.", reason="busy")
-    game, _, state = _load_game(unit, str(game_id))
-    seats = store.load_seats(session, game.id)
-    away = {row.seat for row in session.exec(select(dl.SeatClock).where(
-        dl.SeatClock.game_id == game.id, col(dl.SeatClock.absent)))}
-    return game, seats, state, away
+    seats = move_seats(unit, str(game_id))
+    game, seq, state = _load_game(unit, str(game_id))
+    away = {s.index for s in seats
+            if (clock := dl.clock_row(unit, game.id, s.index)) is not None and clock.absent}
+    return _Held(unit, game, seq, seats, state, away,
+                 table_store.votes_now(unit.session, game.id, since))
 
 
-def _may_start(session: Session, game: Any, seats: list[store.Seat], state: Any,
-               away: set[int], seat: int, kind: str, subject: int | None,
-               now: datetime) -> None:
+def _may_start(held: _Held, seat: int, kind: str, subject: int | None) -> None:
     """Refuse, in words, a vote this seat may not start now."""
+    game, seats, away = held.game, held.seats, held.away
     if not 0 <= seat < len(seats) or seats[seat].kind != "human":
         raise Forbidden("Only the game's people can start a vote.", reason="not_a_person")
-    resigned = set(engine.status(state).get("resigned") or ())
+    resigned = set(engine.status(held.state).get("resigned") or ())
     if kind == REMATCH:
         if game.status != "over":
             raise Conflict("A rematch can be offered once the game is over.", reason="running")
-        later = session.exec(select(store.Game.id).where(
+        later = held.unit.session.exec(select(store.Game.id).where(
             col(store.Game.rematch_of) == game.id)).first()
         if later is not None:
             raise Conflict("The rematch of this game has started already.",
@@ -416,19 +424,17 @@ def _may_start(session: Session, game: Any, seats: list[store.Seat], state: Any,
             if seat != subject and (seat in resigned or seat in away):
                 raise Forbidden("Only a player still playing (or the seat itself) can "
                                 "propose a substitute.", reason="not_playing")
-    if open_vote(session, game.id) is not None:
+    if held.votes.open is not None:
         raise Conflict("Another vote of this game is open: answer it first.",
                        reason="vote_open")
-    started = session.exec(select(Vote).where(
-        Vote.game_id == game.id, Vote.seat == seat,
-        col(Vote.started_at) > now - timedelta(days=1))).all()
+    started = [row for row in held.votes.started if row.seat == seat]
     if len(started) >= STARTS_PER_DAY:
         raise TooMany(f"You started {len(started)} votes in this game in the last day, and "
                       "each one mails everyone: please wait before starting another.",
                       reason="votes")
 
 
-def _substitute(session: Session, game: Any, seats: list[store.Seat], subject: int | None,
+def _substitute(session: Session, seats: list[store.SeatRow], subject: int | None,
                 name: str | None, email: str | None, now: datetime) -> tuple[str, str]:
     """The substitute's name and address, checked as the lobby checks a player's."""
     clean = " ".join(str(name or "").split())
@@ -462,70 +468,57 @@ def _substitute(session: Session, game: Any, seats: list[store.Seat], subject: i
     return clean, address
 
 
-def _settle(unit: Unit, game: Any, seats: list[store.Seat], state: Any, vote: Vote,
-            who: Asked, now: datetime, closer: int | None) -> bool:
+def _settle(held: _Held, vote: Row, who: Asked, now: datetime, closer: int | None) -> bool:
     """Close the vote if its answers decide it; returns whether it closed."""
-    assert vote.id is not None
-    ballots = ballots_of(unit.session, vote.id)
-    decided = who.decide(vote, ballots, [s.name for s in seats],
-                         heard=_heard(unit.session, game, vote, who, ballots, now).enough)
+    ballots = held.votes.ballots
+    decided = who.decide(vote, ballots, held.names,
+                         heard=_heard(held, vote, who, ballots, now).enough)
     if decided is None:
         return False
-    _close(unit, game, seats, vote, who, *decided, now, closer=closer)
+    _close(held, vote, who, *decided, now, closer=closer)
     return True
 
 
-def _close(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote, who: Asked,
-           status: str, outcome: str, now: datetime, closer: int | None) -> None:
-    """Close ``vote`` once, do what it decided, tell everyone asked but ``closer``."""
-    session = unit.session
-    won = session.exec(update(Vote).where(col(Vote.id) == vote.id, col(Vote.status) == OPEN)
-                       .values(status=status, outcome=outcome, closed_at=now)).rowcount
-    if won != 1:
-        return
-    session.refresh(vote)
-    assert vote.id is not None
-    dl.close_vote_expiry(session, vote.id, now, status)
+def _close(held: _Held, vote: Row, who: Asked, status: str, outcome: str, now: datetime,
+           closer: int | None) -> None:
+    """Close ``vote`` (read open under the game's vote lock, which every change of a
+    vote takes: so it closes once), do what it decided, tell everyone asked but
+    ``closer``; queued on the vote's unit."""
+    unit = held.unit
+    unit.update(vote, status=status, outcome=outcome, closed_at=now)
+    held.votes.open = None
+    dl.close_open(unit, held.game.id, now, status, kinds=(dl.VOTE,))  # (its expiry row)
     if status == PASSED:
-        _carry_out(unit, game, seats, vote, now)
+        _carry_out(held, vote, now)
     if status == PASSED and vote.kind in (SUBSTITUTE, REMATCH):
         return  # told by what it did: the take-over notices, the rematch's invitations
-    ctx = notify.Context.load(session, game)
-    told = (s.index for s in seats if s.kind == "human") if vote.kind == ABORT \
+    told = (s.index for s in held.seats if s.kind == "human") if vote.kind == ABORT \
         and status == PASSED else (*who.seats, vote.seat)
+    closed = table_store.as_vote(vote)
     for each in sorted(set(told)):
         if each != closer:
-            table_news.vote_closed(ctx.unit, ctx, each, vote, now)
+            table_news.vote_closed(unit, held.ctx, each, closed, now)
 
 
-def _carry_out(unit: Unit, game: Any, seats: list[store.Seat], vote: Vote,
-               now: datetime) -> None:
+def _carry_out(held: _Held, vote: Row, now: datetime) -> None:
     """What a vote that passed decided, in its transaction."""
     from app.services import leaving, series  # (the use cases built on the votes)
 
+    unit, game = held.unit, held.game
     if vote.kind == ABORT:
         store.set_status(unit, game, "abandoned", reason="agreement")
         dl.close_open(unit, game.id, now, "abandoned",
                       kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
-        unit.write()
     elif vote.kind == SUBSTITUTE:
         assert vote.subject_seat is not None and vote.name and vote.email
-        leaving.hand_over(unit, game.id, vote.subject_seat, vote.name, vote.email, now)
+        leaving.hand_over(unit, game.id, vote.subject_seat, vote.name, vote.email, now,
+                          held=(game, held.seq, held.state, held.seats))
     else:
-        created = series.rematch(unit, game, seats)
-        vote.new_game_id = created.game_id
-        unit.session.exec(update(Vote).where(col(Vote.id) == vote.id)
-                          .values(new_game_id=created.game_id))
+        created = series.rematch(unit, game)
+        unit.update(vote, new_game_id=created.game_id)
 
 
-def _calendar(session: Session, game: Any, seat: int) -> Any:
-    """The running time a vote is counted in: the game's running days in the zone (and
-    out of the quiet hours) of the seat it is about."""
-    settings = dl.ClockSettings.from_options(game.options)
-    return calendar_of(session, game.id, seat, settings)
-
-
-def _heard(session: Session, game: Any, vote: Vote, who: Asked, ballots: dict[int, bool],
+def _heard(held: _Held, vote: Row, who: Asked, ballots: dict[int, bool],
            now: datetime) -> Heard:
     """R51, issue 45 item 4: whether a substitute's subject has had its time to say no:
     ``notice_time()`` of running time (the game's running days, the subject's calendar)
@@ -540,12 +533,11 @@ def _heard(session: Session, game: Any, vote: Vote, who: Asked, ballots: dict[in
     if vote.kind != SUBSTITUTE or subject is None or not who.only_away \
             or ballots.get(subject) is True:
         return Heard(True)
-    assert vote.id is not None
     wait = notice_time()
     if wait <= timedelta(0):  # (an operator who set SUBSTITUTE_NOTICE_HOURS to 0)
         return Heard(True)
-    calendar = _calendar(session, game, subject)
-    mail = table_news.vote_mail(session, vote.id, subject)
+    calendar = held.ctx.calendar(subject)
+    mail = table_news.vote_mail(held.unit.session, vote.id, subject)
     if mail is not None and mail.sent_at is None and mail.status == PENDING:
         leaves = max(dl.as_utc(mail.next_attempt_at), now)
         return Heard(False, calendar.due(leaves, wait))
@@ -554,28 +546,21 @@ def _heard(session: Session, game: Any, vote: Vote, who: Asked, ballots: dict[in
     return Heard(calendar.used(since, now) >= wait, calendar.due(since, wait))
 
 
-def _end_if_returned(unit: Unit, game: Any, seats: list[store.Seat], state: Any,
-                     away: set[int], starter: int, now: datetime) -> None:
+def _end_if_returned(held: _Held, starter: int, now: datetime) -> None:
     """Before a new vote: an open substitute vote whose subject came back ends now, in
     words (the clock would end it at its next tick: ``returned``), so that the pages,
     which already show it ended (``table.box``), and a new vote agree."""
-    vote = open_vote(unit.session, game.id)
+    vote = held.votes.open
     if vote is None:
         return
-    gone = returned(unit.session, game, vote, state, away, [s.name for s in seats])
+    gone = returned(held.unit.session, held.game, vote, held.state, held.away, held.names)
     if gone is not None:
-        _close(unit, game, seats, vote, asked(vote.kind, seats, state, away, vote.subject_seat),
+        _close(held, vote, asked(vote.kind, held.seats, held.state, held.away,
+                                 vote.subject_seat),
                FAILED, gone, now, closer=starter)
 
 
-def _not_asked(vote: Vote, seat: int, seats: list[store.Seat]) -> str:
+def _not_asked(vote: Row, seat: int, seats: list[store.SeatRow]) -> str:
     return ("This vote asks the players still playing; you resigned or are away "
             "(press “I'm back” to play again)." if vote.kind != REMATCH
             else "This vote asks the game's people only.")
-
-
-def _detached(session: Session, vote: Vote) -> Vote:
-    session.refresh(vote)
-    session.expunge(vote)
-    return vote
-

@@ -110,6 +110,30 @@ def test_a_mail_given_to_the_seats_notice_targets_instead_keeps_no_body_either(
     assert all(set(row.headers) <= set(KEPT_HEADERS) and row.sent_at for row in notified)
 
 
+def test_a_mail_that_will_never_leave_keeps_no_body_either(mail_app, smtp, new_game):
+    """The mail server is away while the seat to act moves: its turn mail, composed and
+    retried, is superseded (what it announced no longer holds). It will never be sent or
+    re-sent, so its body goes; its status and its reason stay for the page and the
+    operator."""
+    smtp.stop()
+    game = new_game(seats=2)
+    clock.send_mail_due(mail_app, now())
+    turn = rows(mail_app, game_id=game.game_id, kind="turn")[0]
+    assert turn.status == PENDING and turn.text, "composed, waiting to be retried"
+    seat = turn.seat
+    while seat in (services.snapshot(game.game_id).view(None).get("to_act") or []):
+        snap = services.snapshot(game.game_id)
+        services.submit_action(game.game_id, seat, engine.legal_actions(snap.state, seat)[0],
+                               snap.seq)
+    smtp.start()
+    clock.send_mail_due(mail_app, now() + sending.backoff(1) + timedelta(seconds=1))
+
+    [gone] = [row for row in rows(mail_app, id=turn.id)]
+    assert gone.status == "superseded" and gone.last_error
+    assert (gone.text, gone.html) == ("", None)
+    assert not [m for m in smtp.received if m.header("Message-ID") == turn.message_id]
+
+
 # -- resend-mail of a delivered mail -------------------------------------------------------
 
 def test_a_delivered_turn_mail_is_composed_again_for_the_decision_the_seat_faces_now(
