@@ -23,12 +23,9 @@ from app.db.unit import Row, Unit
 from app.gamelog import store
 from app.mail.addresses import checked_or_none
 from app.mail.models import EVERY, MAIL_MODES, SeatMail
-from app.people.calendar import calendar_of, quiet_calendars, zone_of  # noqa: F401
+from app.people.calendar import zone_of
 from app.people.models import PER_GAME, Person
 
-# (issue 46: the person's calendar moved to ``app.people.calendar``; ``quiet_calendars``
-#  and ``calendar_of`` stay reachable here until the sender and the operator's commands,
-#  being changed by another session, import them there)
 
 
 def remember_seats(unit: Unit, game_id: str, seats: list[store.SeatRow]) -> None:

@@ -44,11 +44,11 @@ from sqlmodel import Session, col, select
 from app.clock.time import as_utc
 from app.db.in_flight import InFlight
 from app.mail import bounces, holds, stops, table_talk, trust
-from app.mail import seat_prefs
 from app.mail.backends import MailBackend, PermanentFailure
 from app.mail.compose import Mail
 from app.mail.headers import build_message
 from app.mail.models import FAILED, PENDING, SENT, SUPERSEDED, Outbox
+from app.people import calendar as person_calendar
 from app.mail.outbox import composed_at_send, delivered, never_sent
 from app.runners import notices  # (issue 20 item 3)
 from app.runners.base import Lease, Runner
@@ -232,7 +232,7 @@ class Sending(Runner[Outbox]):
         self.untold = holds.untold_addresses(session, addresses)
         self.bouncing = bounces.bouncing_among(session, addresses)
         # issue 21 item 1: the quiet hours of the batch's seats (one query)
-        self.calendars = seat_prefs.quiet_calendars(
+        self.calendars = person_calendar.quiet_calendars(
             session, {(row.game_id, int(row.seat)) for row in items
                       if row.game_id is not None and row.seat is not None})
         self.talking = table_talk.talking_games(session, {row.game_id for row in items
