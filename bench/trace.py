@@ -17,9 +17,15 @@ measured region, and only the path itself is measured:
   compiled, state held);
 - ``turn mail``: the sender sending the turn mail due after a move (``send_mail_due``);
 - ``deadline``: one clock tick after a decision deadline (``tick``, mail left in the outbox);
-- ``reply``: the inbound worker applying a stored reply to a turn mail (``apply_pending``).
+- ``reply``: the inbound worker applying a stored reply to a turn mail (``apply_pending``);
+- ``vote``: ``POST /api/play/<token>/votes/<id>``, the yes that passes an abort (issue 46).
 
 What is counted, per path:
+
+- *modules*: the app modules whose functions the path calls (an import's module code is
+  not counted), and the same without the engine and the web's per-request hooks (access
+  log, metrics, security headers, input guard, cookie session): the rooms a reader
+  follows the request through (issue 46 item 4);
 
 - *area crossings*: ``sys.setprofile`` sees every Python call and return; each
   frame of app code is mapped to an area (engine, db, gamelog, access, clock,
@@ -68,7 +74,7 @@ DOMAIN = "silver-eye.test"
 ANN, BOB = "ann@example.com", "bob@example.com"
 PG_URL = (os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
           or "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-PATHS = ["move POST", "seat GET", "turn mail", "deadline", "reply"]
+PATHS = ["move POST", "seat GET", "turn mail", "deadline", "reply", "vote"]
 
 #: The areas of the redesigned tree: ``app.<area>.*`` (app/<area>/ is a folder).
 FOLDER_AREAS = {"engine", "db", "gamelog", "access", "clock", "presence", "mail", "services",
@@ -190,6 +196,7 @@ class Tracer:
         self.pairs: Counter[tuple[str, str]] = Counter()
         self.loads: Counter[str] = Counter()
         self.statements: list[str] = []
+        self.modules: set[str] = set()
 
     def _area(self, frame: Any) -> str | None:
         code = frame.f_code
@@ -214,6 +221,8 @@ class Tracer:
             if area is None:
                 return
             self.app_calls += 1
+            if frame.f_code.co_name != "<module>":  # (an import is no step of the path)
+                self.modules.add(frame.f_globals.get("__name__") or "")
             if frame.f_code in self.loader_codes:
                 self.loads[self.loader_codes[frame.f_code]] += 1
             caller = self._above(frame.f_back)
@@ -257,7 +266,13 @@ class Tracer:
         game_reads = sum(1 for text in self.statements
                          if (text.upper().startswith(("SELECT", "WITH")) or " SELECT " in text.upper())
                          and GAME_READ.search(text))
+        outside = {name for name in self.modules
+                   if not name.startswith(("app.engine", "app.web.access_log", "app.web.metrics",
+                                           "app.web.security_headers", "app.web.input_guard",
+                                           "app.web.cookie_session"))}
         return {"app_calls": self.app_calls, "calls_in": self.calls_in,
+                "modules": len(self.modules), "modules_outside_engine": len(outside),
+                "module_names": sorted(self.modules),
                 "crossings": self.calls_in + self.returns_out,
                 "calls_in_no_config": self.calls_in_no_config,
                 "statements": len(self.statements), "game_reads": game_reads,
@@ -466,9 +481,22 @@ def path_reply(tree: Tree, app: Any, tracer: Tracer) -> str:
     return f"{report.outcomes}"
 
 
+def path_vote(tree: Tree, app: Any, tracer: Tracer) -> str:
+    game = new_game(tree)
+    client = app.test_client()
+    asked = client.post(f"/api/play/{game.tokens[0]}/votes", json={"kind": "abort"})
+    assert asked.status_code == 201, asked.get_json()
+    vote = asked.get_json()["vote"]["id"]
+    client.get(f"/play/{game.tokens[1]}")  # (templates compiled, state held)
+    with tracer.measuring():
+        answer = client.post(f"/api/play/{game.tokens[1]}/votes/{vote}", json={"yes": True})
+    assert answer.status_code == 200, answer.get_json()
+    return f"the yes that passes an abort -> {answer.status_code}"
+
+
 PLAYS: dict[str, Callable[[Tree, Any, Tracer], str]] = {
     "move POST": path_move_post, "seat GET": path_seat_get, "turn mail": path_turn_mail,
-    "deadline": path_deadline, "reply": path_reply}
+    "deadline": path_deadline, "reply": path_reply, "vote": path_vote}
 
 
 def run_here(extra_loaders: list[tuple[str, str]], postgresql: str | None = None) -> dict[str, Any]:
@@ -492,7 +520,8 @@ def run_here(extra_loaders: list[tuple[str, str]], postgresql: str | None = None
     return out
 
 
-COLUMNS = [("calls in", "calls_in"), ("crossings", "crossings"), ("in, no cfg", "calls_in_no_config"),
+COLUMNS = [("modules", "modules"), ("mods, no engine/hooks", "modules_outside_engine"),
+           ("calls in", "calls_in"), ("crossings", "crossings"), ("in, no cfg", "calls_in_no_config"),
            ("app calls", "app_calls"), ("SQL", "statements"), ("game reads", "game_reads")]
 
 
