@@ -1,6 +1,12 @@
 """How a unit of work's queued writes become SQL (``app.db.unit``): one statement each
 (SQLite, or a unit that sends as it goes), or every write a CTE of one statement
-(PostgreSQL)."""
+(PostgreSQL). Either way each shape of write is built once and kept (``single``,
+``one_statement``): only the values change from one move to the next.
+
+Long because: the two stores' statements are made from the same parts (a write's shape,
+its guards, a close's conditions: ``_shape``, ``_guard``, ``_guarded``, ``_close``); in
+two modules, SQLite's and PostgreSQL's forms of one write could drift apart unseen.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -335,6 +341,61 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
                 prefix + name, type_=type_)).cte(f"w{number}")
         ctes.append(cte)
     return _final(ctes, woken, ctes[answer] if answer is not None else None)
+
+
+def single(write: Insert | Update | Close, dialect: str,
+           refs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """SQLite (which has no data-modifying CTEs): one write as its own statement, built
+    once for each shape, as ``one_statement`` builds PostgreSQL's, and kept; the values
+    (a ``Ref`` resolved from ``refs``, the ids this unit's keyed inserts got) go as
+    parameters. Built afresh for every write, its expression tree and cache key cost a
+    move more Python than all the rest of the unit (issue 46 item 4)."""
+    if isinstance(write, Update) and any(isinstance(v, Ref) for v in write.values.values()):
+        write = Update(write.table, write.id,
+                       {k: refs.get(v.key) if isinstance(v, Ref) else v
+                        for k, v in write.values.items()}, write.where)
+    shape, params = _shape(write, {})
+    shape_key = (dialect, shape)
+    statement = _SINGLES.get(shape_key)
+    if statement is None:
+        if len(_SINGLES) > 1024:  # (a few dozen shapes in practice)
+            _SINGLES.clear()
+        statement = _SINGLES[shape_key] = _single_template(dialect, shape)
+    return statement, {f"p_{name}": value for name, value in params.items()}
+
+
+#: The statement of each shape of one write on its own (``single``).
+_SINGLES: dict[tuple[Any, ...], Any] = {}
+
+
+def _single_template(dialect: str, shape: tuple[Any, ...]) -> Any:
+    table = _TABLES[shape[1]]
+
+    def bind(name: str, type_: Any) -> Any:  # (a column's own name is SQLAlchemy's)
+        return sa.bindparam(f"p_{name}", type_=type_)
+
+    if shape[0] == "insert":
+        _, _, columns, conflict, replace, keyed, _wake = shape
+        statement = dialect_insert(table, dialect).values(
+            {c: bind(c, table.c[c].type) for c in columns})
+        if conflict and replace:
+            statement = statement.on_conflict_do_update(
+                index_elements=list(conflict),
+                set_={c: statement.excluded[c] for c in replace})
+        elif conflict:
+            statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
+        return statement.returning(table.c.id) if keyed else statement
+    if shape[0] == "update":
+        _, _, columns, guards = shape
+        values = {k: bind(f"v_{k}", table.c[k].type) for k, _ in columns}
+        holds = [_guard(table, column, op, bind(f"g{n}", table.c[column].type))
+                 for n, (column, op) in enumerate(guards)]
+        return _guarded(table, bind("id", table.c.id.type), values, holds)
+    assert shape[0] == "close", shape
+    _, _, one_seat, kinds, apart_kinds, skips = shape
+    like = Close(table, "", None, "", 0 if one_seat else None, kinds,
+                 tuple((0, kind) for kind in apart_kinds), tuple(range(skips)))
+    return _close(like, lambda name, _value, type_: bind(name, type_))
 
 
 def _final(ctes: list[Any], woken: list[tuple[str, Any]], answer: Any) -> Any:

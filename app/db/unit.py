@@ -265,19 +265,14 @@ class Unit:
         for write in ordered:
             if isinstance(write, Statement):
                 connection.execute(write.statement)
-            elif isinstance(write, Close):
-                connection.execute(statements.close(write))
-            elif isinstance(write, Insert):
-                if len(write.rows) > 1:  # (never keyed: a key names one row)
-                    connection.execute(statements.insert(write, self.dialect, {}), write.rows)
-                    continue
-                result = connection.execute(statements.insert(write, self.dialect))
-                if write.key is not None:
+            elif isinstance(write, Insert) and len(write.rows) > 1:
+                # (never keyed: a key names one row)
+                connection.execute(statements.insert(write, self.dialect, {}), write.rows)
+            else:  # (each shape's statement built once: ``statements.single``)
+                statement, params = statements.single(write, self.dialect, refs)
+                result = connection.execute(statement, params)
+                if isinstance(write, Insert) and write.key is not None:
                     refs[write.key] = result.scalar()
-            else:
-                connection.execute(statements.update(write, {
-                    k: refs.get(v.key) if isinstance(v, Ref) else v
-                    for k, v in write.values.items()}))
         del inserts
         return len(ordered)
 
