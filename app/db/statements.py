@@ -9,6 +9,7 @@ two modules, SQLite's and PostgreSQL's forms of one write could drift apart unse
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +21,11 @@ from sqlmodel import SQLModel
 from app.db.wake import notify, woken_returning
 
 
+@functools.cache
 def table_of(model: type[SQLModel]) -> sa.Table:
     """The table a SQLModel table model maps (what ``model.__table__`` is at run time,
-    an attribute SQLModel does not declare to a type checker)."""
+    an attribute SQLModel does not declare to a type checker); looked up once a model
+    (a move's read asks it a dozen times)."""
     table = sa.inspect(model).local_table
     if not isinstance(table, sa.Table):  # pragma: no cover - every model here has a table
         raise TypeError(f"{model.__name__} maps no table")
