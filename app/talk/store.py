@@ -10,10 +10,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from app.db.statements import table_of
+from app.db.statements import Insert, table_of
+from app.db.unit import Unit
 from app.talk.models import Talk
 
 _TALK = table_of(Talk)
@@ -46,18 +46,13 @@ def add(session: Session, *, game_id: str, seat: int, text: str, step: int, at: 
         source: str, key: str | None) -> tuple[int, bool]:
     """Write one message; ``(id, True)``, or ``(id of the earlier one, False)`` when a
     message with the same ``key`` was said already (a form posted twice, a reply
-    delivered twice): nothing is doubled."""
+    delivered twice): nothing is doubled. Written through a unit of work that sends as
+    it goes (``Unit(queued=False)``: the message's id names the talk mails queued after
+    it), one ``INSERT ... ON CONFLICT (key) DO NOTHING RETURNING id``."""
     values = {"game_id": game_id, "seat": seat, "text": text, "step": step, "at": at,
               "source": source, "key": key, "hidden_at": None, "hidden_by": None}
-    dialect = session.get_bind().dialect.name
-    if key is None:
-        new = session.connection().execute(_TALK.insert().values(values)
-                                           .returning(_TALK.c.id)).scalar_one()
-        return int(new), True
-    insert = (postgresql.insert(_TALK) if dialect == "postgresql" else sqlite.insert(_TALK))
-    new = session.connection().execute(
-        insert.values(values).on_conflict_do_nothing(index_elements=["key"])
-        .returning(_TALK.c.id)).scalar()
+    new = Unit(session, queued=False).insert(Insert(
+        _TALK, [values], conflict=("key",) if key is not None else (), key="talk"))
     if new is not None:
         return int(new), True
     earlier = session.connection().execute(
