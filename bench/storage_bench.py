@@ -13,7 +13,6 @@ action log, which is kept for ever (replays).
 """
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import tempfile
@@ -24,15 +23,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bench.prune_bench import _pg_url  # (the same store as the prune benchmark's)
+
 PLAYED = 4
 SEATS = 3
 GAMES = 1_000_000
 TABLES = ("action", "outbox", "deadline")
-
-
-def _pg_url() -> str:
-    return (os.environ.get("BENCH_DATABASE_URL") or os.environ.get("TEST_DATABASE_URL")
-            or "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 def _play(keep_bodies: bool) -> dict[str, Any]:

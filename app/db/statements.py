@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -289,6 +289,39 @@ def _shape(write: Write, keyed: dict[str, int]) -> tuple[tuple[Any, ...], dict[s
              tuple(kind for _, kind in write.apart), len(write.skip)), values)
 
 
+def _shaped(dialect: str, shape: tuple[Any, ...], bind: Callable[[str, Any], Any],
+            ref: Callable[[int], Any] = lambda _n: None) -> Any:
+    """The statement of one write's ``shape`` (an ``insert``'s without its RETURNING, an
+    ``update``, a ``close``), its values ``bind(name, type)`` parameters: what
+    PostgreSQL's CTEs (``_template``) and SQLite's single statements (``single``) are
+    both made of. ``ref(n)``: the id written by the unit's ``n``-th write (an update's
+    value that names a row inserted before it; PostgreSQL only)."""
+    table = _TABLES[shape[1]]
+    if shape[0] == "insert":
+        _, _, columns, conflict, replace, _keyed, _wake = shape
+        statement = dialect_insert(table, dialect).values(
+            {c: bind(c, table.c[c].type) for c in columns})
+        if conflict and replace:
+            return statement.on_conflict_do_update(
+                index_elements=list(conflict),
+                set_={c: statement.excluded[c] for c in replace})
+        if conflict:
+            return statement.on_conflict_do_nothing(index_elements=list(conflict))
+        return statement
+    if shape[0] == "update":
+        _, _, columns, guards = shape
+        values = {k: (ref(number) if number is not None
+                      else bind(f"v_{k}", table.c[k].type)) for k, number in columns}
+        holds = [_guard(table, column, op, bind(f"g{n}", table.c[column].type))
+                 for n, (column, op) in enumerate(guards)]
+        return _guarded(table, bind("id", table.c.id.type), values, holds)
+    assert shape[0] == "close", shape
+    _, _, one_seat, kinds, apart_kinds, skips = shape
+    like = Close(table, "", None, "", 0 if one_seat else None, kinds,
+                 tuple((0, kind) for kind in apart_kinds), tuple(range(skips)))
+    return _close(like, lambda name, _value, type_: bind(name, type_))
+
+
 def _template(shape_key: tuple[Any, ...]) -> Any:
     shapes, answer = shape_key
     ctes: list[Any] = []
@@ -297,27 +330,12 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
         prefix = f"w{number}_"
         table = _TABLES[shape[1]]
 
-        def bind(name: str, _value: Any = None, type_: Any = None, prefix: str = prefix) -> Any:
+        def bind(name: str, type_: Any, prefix: str = prefix) -> Any:
             return sa.bindparam(prefix + name, type_=type_)
 
-        if shape[0] == "insert":
-            _, _, columns, conflict, replace, keyed, wake = shape
-            statement = dialect_insert(table, "postgresql").values(
-                {c: bind(c, type_=table.c[c].type) for c in columns})
-            if conflict and replace:
-                statement = statement.on_conflict_do_update(
-                    index_elements=list(conflict),
-                    set_={c: statement.excluded[c] for c in replace})
-            elif conflict:
-                statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
-            cte = (statement.returning(*woken_returning(table)) if wake
-                   else statement.returning(table.c.id) if keyed else statement).cte(
-                f"w{number}")
-            if wake:
-                woken.append((wake, cte))
-        elif shape[0] == "rows":
+        if shape[0] == "rows":
             _, _, names, conflict, wake = shape
-            arrays = [sa.cast(bind(n, type_=ARRAY(table.c[n].type)), ARRAY(table.c[n].type))
+            arrays = [sa.cast(bind(n, ARRAY(table.c[n].type)), ARRAY(table.c[n].type))
                       for n in names]
             each = sa.func.unnest(*arrays).table_valued(*names).render_derived(name="each")
             statement = dialect_insert(table, "postgresql").from_select(
@@ -328,20 +346,16 @@ def _template(shape_key: tuple[Any, ...]) -> Any:
                    else statement).cte(f"w{number}")
             if wake:
                 woken.append((wake, cte))
-        elif shape[0] == "update":
-            _, _, columns, guards = shape
-            values = {k: (sa.select(ctes[ref].c.id).scalar_subquery() if ref is not None
-                          else bind(f"v_{k}", type_=table.c[k].type)) for k, ref in columns}
-            holds = [_guard(table, column, op, bind(f"g{n}", type_=table.c[column].type))
-                     for n, (column, op) in enumerate(guards)]
-            cte = _guarded(table, bind("id", type_=table.c.id.type), values, holds).cte(
-                f"w{number}")
         else:
-            _, _, one_seat, kinds, apart_kinds, skips = shape
-            like = Close(table, "", None, "", 0 if one_seat else None, kinds,
-                         tuple((0, kind) for kind in apart_kinds), tuple(range(skips)))
-            cte = _close(like, lambda name, _value, type_, prefix=prefix: sa.bindparam(
-                prefix + name, type_=type_)).cte(f"w{number}")
+            statement = _shaped("postgresql", shape, bind,
+                                lambda n: sa.select(ctes[n].c.id).scalar_subquery())
+            if shape[0] == "insert":
+                _, _, _, _, _, keyed, wake = shape
+                statement = (statement.returning(*woken_returning(table)) if wake
+                             else statement.returning(table.c.id) if keyed else statement)
+            cte = statement.cte(f"w{number}")
+            if shape[0] == "insert" and wake:
+                woken.append((wake, cte))
         ctes.append(cte)
     return _final(ctes, woken, ctes[answer] if answer is not None else None)
 
@@ -372,33 +386,10 @@ _SINGLES: dict[tuple[Any, ...], Any] = {}
 
 
 def _single_template(dialect: str, shape: tuple[Any, ...]) -> Any:
-    table = _TABLES[shape[1]]
-
-    def bind(name: str, type_: Any) -> Any:  # (a column's own name is SQLAlchemy's)
-        return sa.bindparam(f"p_{name}", type_=type_)
-
-    if shape[0] == "insert":
-        _, _, columns, conflict, replace, keyed, _wake = shape
-        statement = dialect_insert(table, dialect).values(
-            {c: bind(c, table.c[c].type) for c in columns})
-        if conflict and replace:
-            statement = statement.on_conflict_do_update(
-                index_elements=list(conflict),
-                set_={c: statement.excluded[c] for c in replace})
-        elif conflict:
-            statement = statement.on_conflict_do_nothing(index_elements=list(conflict))
-        return statement.returning(table.c.id) if keyed else statement
-    if shape[0] == "update":
-        _, _, columns, guards = shape
-        values = {k: bind(f"v_{k}", table.c[k].type) for k, _ in columns}
-        holds = [_guard(table, column, op, bind(f"g{n}", table.c[column].type))
-                 for n, (column, op) in enumerate(guards)]
-        return _guarded(table, bind("id", table.c.id.type), values, holds)
-    assert shape[0] == "close", shape
-    _, _, one_seat, kinds, apart_kinds, skips = shape
-    like = Close(table, "", None, "", 0 if one_seat else None, kinds,
-                 tuple((0, kind) for kind in apart_kinds), tuple(range(skips)))
-    return _close(like, lambda name, _value, type_: bind(name, type_))
+    statement = _shaped(dialect, shape,  # (a column's own name is SQLAlchemy's: p_ before)
+                        lambda name, type_: sa.bindparam(f"p_{name}", type_=type_))
+    keyed = shape[0] == "insert" and shape[5]
+    return statement.returning(_TABLES[shape[1]].c.id) if keyed else statement
 
 
 def _final(ctes: list[Any], woken: list[tuple[str, Any]], answer: Any) -> Any:
