@@ -388,6 +388,19 @@ def change_address_command(game_id: str, seat: int, address: str) -> None:
     click.echo(tokens.seat_url(token))
 
 
+@click.command("rerate")
+@click.option("--from-log", is_flag=True,
+              help="First give every ended game without results its results, from its log "
+                   "(the games that ended before standing existed).")
+@with_appcontext
+def rerate_command(from_log: bool) -> None:
+    """Rate every rated game again in the order they ended and sum every record again;
+    correct and count what differs (issue 47). Safe to run at any time."""
+    from app.services import standing
+
+    click.echo(standing.rerate(from_log).words())
+
+
 @click.command("backup")
 @click.argument("dest", type=click.Path(file_okay=False))
 @with_appcontext
@@ -444,7 +457,7 @@ COMMANDS = (db_upgrade_command, doors_command, create_game_command, rotate_link_
             show_game_command, abandon_game_command, check_games_command, status_command,
             stuck_games_command, failed_mails_command, dead_inbound_command,
             resend_mail_command, extend_deadline_command, change_address_command,
-            backup_command, mail_works_command)
+            backup_command, mail_works_command, rerate_command)
 
 
 def init_app(app: Any) -> None:

@@ -12,6 +12,8 @@ import sys
 SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench",
           "abuse": "bench.abuse_bench",
           "reply": "bench.reply_bench", "talk": "bench.talk_bench", "prune": "bench.prune_bench", "storage": "bench.storage_bench", "peer": "bench.peer_bench",
+          # issue 47: every rated game again, on 10,000 of them
+          "rerate": "bench.rerate_bench",
           # a store that has lived beside a fresh one (issue 30); builds bench_lived_v1 once
           "lived": "bench.lived_bench",
           # restarts PostgreSQL itself only with BENCH_FAULT_RESTART_POSTGRES=1 (see bench/fault.py)

@@ -211,6 +211,13 @@ class Unit:
         pending = self._inserts.get(key)
         return pending.rows[0] if pending is not None else None
 
+    def queued_rows(self, table: sa.Table) -> list[dict[str, Any]]:
+        """The rows this unit will insert into ``table`` and has not sent yet: what a
+        step that reads the table in the same transaction must add to what it reads
+        (a game's end reads its whole log, the last move of which is still queued)."""
+        return [row for write in self._writes if isinstance(write, Insert)
+                and write.table is table for row in write.rows]
+
     def part(self, kind: type[_Part]) -> _Part:
         """This transaction's accumulator of ``kind`` (made on first use)."""
         held = self.parts.get(kind)

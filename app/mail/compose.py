@@ -316,8 +316,9 @@ def round_mail(game: MailGame, seat: int, view: dict[str, Any], round_no: int, *
 
 
 def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str,
-                   replay: str, unsubscribe: str) -> Mail:
-    """The last round explained (no round mail is sent for it), the winner and why."""
+                   replay: str, unsubscribe: str, rating: str | None = None) -> Mail:
+    """The last round explained (no round mail is sent for it), the winner and why;
+    ``rating``: how a rated game moved the reader's rating, in words (issue 47)."""
     winner = view.get("winner")
     who = ("you won" if winner == seat else
            f"{game.names[winner]} won" if isinstance(winner, int) else "the final scores")
@@ -325,7 +326,7 @@ def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str
                   game=game, seat=seat, name=game.names[seat],
                   winner=game.names[winner] if isinstance(winner, int) else None,
                   you_won=winner == seat, scores=scores_info(view, game.names),
-                  summary=summary_words(view, game.names),
+                  summary=summary_words(view, game.names), rating=rating,
                   link=link, replay=replay, unsubscribe=unsubscribe)
 
 

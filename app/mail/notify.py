@@ -54,6 +54,8 @@ from app.mail.seat_prefs import (_address_row, _read_people, _seats, address_mod
 from app.people.calendar import person_calendar, zone_of
 from app.mail.unsent import did_since, played_steps, queue
 from app.mail.view_words import played_lines
+from app.standing.rating import moved
+from app.standing.settle import Change
 
 DEFAULT_MAIL_FROM = str(DEFAULTS["MAIL_FROM"])  # (for the sender, until it reads setting())
 #: The game option ``turn_mail_delay_seconds`` is bounded to this (one hour).
@@ -269,11 +271,15 @@ def round_end(unit: Unit, ctx: Context, seat: int, state: Any, round_no: int,
     _send(unit, ctx, seat, "round", mail, f"round:{ctx.id}:{seat}:{round_no}", now)
 
 
-def game_over(unit: Unit, ctx: Context, seat: int, state: Any, now: datetime) -> None:
+def game_over(unit: Unit, ctx: Context, seat: int, state: Any, now: datetime, *,
+              rating: "Change | None" = None) -> None:
+    """The result mail; ``rating``: what the game did to the seat's person's rating."""
     if chosen_mode(unit, ctx, seat) == NONE:
         return
     mail = compose.game_over_mail(ctx.info, seat, engine.view(state, seat), link=ctx.link(seat),
-                                  replay=ctx.replay(), unsubscribe=ctx.unsubscribe(seat))
+                                  replay=ctx.replay(), unsubscribe=ctx.unsubscribe(seat),
+                                  rating=moved(rating.before, rating.after, rating.games)
+                                  if rating is not None else None)
     _send(unit, ctx, seat, "over", mail, f"over:{ctx.id}:{seat}", now)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy import DateTime, Index, UniqueConstraint, column, func, text
 from sqlmodel import Field, SQLModel
 
@@ -52,6 +53,9 @@ class Person(SQLModel, table=True):
     #: The name the person chose to be shown by (None: the name each game's creator
     #: typed for the seat).
     name: str | None = Field(default=None, max_length=100)
+    #: The person's standing page (issue 47) is shown to others only as a tier ("new",
+    #: "reliable") when True; its owner still sees it whole.
+    standing_hidden: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     #: The person's time zone (an IANA name; None: not chosen yet, shown as UTC) and
     #: quiet hours in minutes after local midnight (both None: none), for every game.
     time_zone: str | None = Field(default=None, max_length=64)

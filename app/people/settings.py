@@ -166,7 +166,20 @@ def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
     return "allowed" if form["invitations"] == "allow" else "refused"
 
 
+def _standing_read(form: Mapping[str, Any], _: Any) -> Any:
+    if not form.get("standing"):
+        return KEEP
+    if form["standing"] not in ("show", "hide"):
+        raise Refused("Choose to show your record and rating to others, or to hide them.")
+    return form["standing"] == "hide"
+
+
 FIELDS: tuple[Field, ...] = (
+    Field("standing", ("standing",), _standing_read, lambda row: bool(row.standing_hidden),
+          lambda hidden, now: {"standing_hidden": bool(hidden)},
+          lambda hidden: ("your record and rating hidden from others (tables see only "
+                          "whether you are new, reliable or not)" if hidden
+                          else "your record and rating shown on your page")),
     Field("name", ("name",), _name_read, lambda row: row.name,
           lambda name, now: {"name": name},
           lambda name: (f"shown as {name} at your tables" if name
@@ -268,7 +281,8 @@ def status(row: Person | Any | None, address: str) -> dict[str, Any]:
             "address_mode": row.mode if row is not None else PER_GAME,
             "address_modes": ADDRESS_MODE_WORDS,
             "by_mail": bool(row.by_mail) if row is not None else True,
-            "invitations_refused_at": row.no_invitations_at if row is not None else None}
+            "invitations_refused_at": row.no_invitations_at if row is not None else None,
+            "standing_hidden": bool(row.standing_hidden) if row is not None else False}
 
 
 # -- the person's open decisions after a change of their clock ---------------------------

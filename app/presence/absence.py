@@ -26,6 +26,7 @@ from app.clock import deadlines as dl
 from app.gamelog import store
 from app.db.unit import Row, Unit
 from app.mail import notify
+from app.standing import settle
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,7 @@ def nobody_left(unit: Unit, ctx: "notify.Context", game: Any, now: datetime, *, 
     store.set_status(unit, game, "abandoned",
                      reason="resigned" if all(h in gone for h in humans) else reason)
     dl.close_open(unit, ctx.id, now, "abandoned", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+    settle.settle(unit, game, ctx.seats, state, now, over=False)  # who left (issue 47)
     for each in humans:
         notify.notice(unit, ctx, each, "abandoned", None, now, step=step, state=state)
     return True

@@ -39,7 +39,7 @@ SIMON_CHOICES = ("auto", "off")
 #: Every option a game may carry; anything else is refused (it would be stored forever).
 KNOWN = ("memory", "simon", "deadline_hours", "deadline_days", "reminders", "absent_after",
          "vacation_days", "turn_mail_delay_seconds", "clock_days", "bank_days",
-         "allowance_hours", "more_time_per_round", "first")
+         "allowance_hours", "more_time_per_round", "first", "rated")
 #: A time bank (issue 21 item 2): each seat's bank in days, each decision's allowance in
 #: hours (the bank runs once the allowance is used).
 BANK_MIN_DAYS, BANK_MAX_DAYS = 0.0, 30.0
@@ -179,6 +179,8 @@ def validate(options: Any, seats: int) -> dict[str, Any]:
                           f"{', '.join(KNOWN)}.")
     if "memory" in options and not isinstance(options["memory"], bool):
         raise OptionError("The memory variant is on (true) or off (false).")
+    if "rated" in options and not isinstance(options["rated"], bool):
+        raise OptionError("A game is rated (true) or friendly (false; issue 47).")
     if "simon" in options:
         simon = options["simon"]
         if (not isinstance(simon, list) or len(simon) != seats

@@ -46,6 +46,7 @@ from app.engine.describe import AWAY, TIMED_OUT
 from app.gamelog import store
 from app.presence.leaving import RESIGNED
 from app.mail.models import DIGEST as DIGEST_MODE
+from app.standing import settle
 
 #: Action sources of a move a person made: on their page, or by replying to a mail.
 OWN_SOURCES = store.OWN_SOURCES
@@ -198,10 +199,12 @@ def round_ended(unit: Unit, ctx: "notify.Context", state: Any, round_no: int,
 
 
 def game_over(unit: Unit, ctx: "notify.Context", state: Any, now: datetime) -> None:
-    """The game ended: every deadline closes, the result mail to every person."""
+    """The game ended: every deadline closes, its people's standing moves (issue 47, in
+    this unit: once a game, never on another move), the result mail to every person."""
     dl.close_open(unit, ctx.id, now, "over", kinds=(dl.DECISION, dl.REMINDER, dl.DIGEST))
+    changes = settle.settle(unit, ctx.game, ctx.seats, state, now, over=True)
     for each in ctx.human_seats():
-        notify.game_over(unit, ctx, each, state, now)
+        notify.game_over(unit, ctx, each, state, now, rating=changes.get(each))
 
 
 def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,

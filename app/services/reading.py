@@ -16,6 +16,7 @@ from app.db.unit import Unit
 from app.engine.names import SeatNames
 from app.mail.models import SeatMail
 from app.people.models import Person
+from app.standing.models import Standing
 from app.people import tenures
 from app.services.errors import Forbidden, NotFound
 from app.services.results import GameInfo, Snapshot, SeatAccess, StepLine
@@ -103,14 +104,15 @@ class Holder:
     lobby_mail: str | None
     person: Any
     mail: Any
+    standing: Any = None  # their standing row (issue 47; None: no game of theirs ended)
 
 
 def holders(session: Session, game_id: str) -> tuple[list[Holder], bool]:
-    """Every seat of the game with its person and its mail row, and whether spectators
-    read the talk: one statement (the seat, person and seat_mail tables joined)."""
+    """Every seat of the game with its person, mail row and standing (issue 47), and
+    whether spectators read the talk: one statement (the four tables joined)."""
     seat = store.Seat
     query: Any = select(col(seat.index), col(seat.kind), col(seat.email), col(seat.preferences),
-                        col(store.Game.talk_spectators), Person, SeatMail)
+                        col(store.Game.talk_spectators), Person, SeatMail, Standing)
     found = session.execute(
         query
         .join(store.Game, col(store.Game.id) == col(seat.game_id))
@@ -118,9 +120,11 @@ def holders(session: Session, game_id: str) -> tuple[list[Holder], bool]:
                    & (col(seat.kind) == "human"))
         .outerjoin(SeatMail, and_(col(SeatMail.game_id) == col(seat.game_id),
                                   col(SeatMail.seat) == col(seat.index)))
+        .outerjoin(Standing, col(Standing.person_id) == col(Person.id))
         .where(seat.game_id == str(game_id)).order_by(col(seat.index))).all()
-    rows = [Holder(int(index), str(kind), email, (preferences or {}).get("mail"), person, mail)
-            for index, kind, email, preferences, _, person, mail in found]
+    rows = [Holder(int(index), str(kind), email, (preferences or {}).get("mail"), person, mail,
+                   standing)
+            for index, kind, email, preferences, _, person, mail, standing in found]
     return rows, bool(found and found[0][4])
 
 

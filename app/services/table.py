@@ -145,11 +145,13 @@ class _Seen:
 
 
 def box(rows: Rows, info: Any, seat: int | None, state: Any, zone: str = "UTC",
-        now: datetime | None = None, session: Session | None = None) -> dict[str, Any]:
+        now: datetime | None = None, session: Session | None = None,
+        standing: dict[int, Any] | None = None) -> dict[str, Any]:
     """The people box from ``rows``: each seat's deadline and bank (everyone sees them),
     the days given, the open vote and the past ones, what this seat may do about them
     (resign, give time, start or answer a vote, offer a rematch) and the series score
-    (``session``: read only in a series or after a rematch)."""
+    (``session``: read only in a series or after a rematch); ``standing``: each seated
+    person's standing line (``services.standing.line``, issue 47), by seat."""
     seen = _Seen(info, seat, state, rows, engine.status(state),
                  dl.ClockSettings.from_options(info.options), zone_of(zone),
                  dl.as_utc(now or dl.now()))
@@ -163,7 +165,9 @@ def box(rows: Rows, info: Any, seat: int | None, state: Any, zone: str = "UTC",
     return {
         "clock": {"words": seen.settings.words(), "banked": seen.settings.banked,
                   "more_time_per_round": seen.settings.more_time_per_round},
-        "seats": [_seat_row(seen, each) for each in info.seats],
+        "seats": [{**_seat_row(seen, each),
+                   "standing": (standing or {})[each.index].public()
+                   if each.index in (standing or {}) else None} for each in info.seats],
         "gifts": [_gift(seen, g) for g in rows.gifts],
         "more_time": _more_time(seen),
         "may_resign": bool(seen.playing and seen.status.get("phase") != "over"),

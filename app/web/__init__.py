@@ -44,6 +44,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(table.bp)
     from app.web import plan_forms  # deciding ahead on the seat page (issue 35)
     app.register_blueprint(plan_forms.bp)
+    from app.web import standing  # people's pages and the leaderboard (issue 47)
+    app.register_blueprint(standing.bp)
     if app.config["BENCH_ENDPOINTS"]:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)

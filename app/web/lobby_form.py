@@ -37,6 +37,8 @@ class LobbyForm:
     days: list[int] = field(default_factory=lambda: list(range(7)))
     more_time: str = "1"
     memory: bool = False
+    #: A rated game (issue 47): off unless ticked, so friends' games stay friendly.
+    rated: bool = False
     #: Spectators may read the table talk (issue 20 item 1): on unless unticked.
     talk_spectators: bool = True
 
@@ -63,6 +65,7 @@ class LobbyForm:
                          if form.get("days_shown") else list(range(7))),
                    more_time=form.get("more_time", "1").strip(),
                    memory=form.get("memory") in ("1", "on", "true"),
+                   rated=form.get("rated") in ("1", "on", "true"),
                    # an unticked box sends nothing: only a form that showed it can say no
                    talk_spectators=(form.get("talk_spectators") in ("1", "on", "true")
                                     if form.get("talk_shown") else True))
@@ -91,6 +94,8 @@ class LobbyForm:
         are ``app.services.options``' (the same for every way a game is made)."""
         options: dict[str, Any] = {"memory": self.memory,
                                    "simon": [p["simon"] for p in players]}
+        if self.rated:
+            options["rated"] = True
         if self.clock_kind == "bank":  # issue 21 item 2
             bank, allowance = _number(self.bank_days), _number(self.allowance_hours)
             if bank is None or allowance is None:

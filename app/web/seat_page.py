@@ -25,7 +25,7 @@ from app.mail import unsent
 from app.mail.addresses import checked_or_none
 from app.people.calendar import zone_of
 from app.services import (absence, notice_targets, plans, reading, seat_lines, seat_settings,
-                          table)
+                          standing, table)
 from app.services import talk as talk_service
 from app.talk import store as talk_store
 from app.web import table_clock
@@ -84,7 +84,20 @@ def read_table(session: Session, access: services.SeatAccess, snap: services.Sna
         seat_lines.lines(session, game_id, me, info.names, [s.kind for s in seats],
                          snap.view(me), marks, zone_of(zone)), clock)
     return TableBoxes(seats, spectators, decisions, zone, mail,
-                      table.box(rows, info, me, snap.state, zone, now, session))
+                      table.box(rows, info, me, snap.state, zone, now, session, _lines(
+                          session, info, seats)))
+
+
+def _lines(session: Session, info: Any, seats: list[reading.Holder]) -> dict[int, Any]:
+    """Each seated person's standing line (issue 47), read with the seats; once the game
+    is over, with what it did to their ratings (one statement more, only then)."""
+    lines = {s.index: standing.line(s.standing, bool(
+        s.person is not None and s.person.standing_hidden)) for s in seats if s.kind == "human"}
+    if info.status == "over":
+        for seat, change in standing.changes_of(session, info.id).items():
+            if seat in lines:
+                lines[seat] = standing.with_change(lines[seat], change)
+    return lines
 
 
 def read(session: Session, access: services.SeatAccess, snap: services.Snapshot) -> SeatPage:

@@ -80,7 +80,20 @@ def argument_values(games: dict[str, Any]) -> dict[str, list[Callable[[str], str
         # a settings link (issue 45): a live one, a seat link (another purpose), garbage
         "key": [lambda endpoint, k=k: k for k in (games["settings"], running.tokens[0], "garbage")],
         "name": [lambda endpoint, n=n: n for n in mailbox_names() + ["000000001-nope.eml", "x"]],
+        # a person's standing page (issue 47): someone of the ended game, and nobody
+        "public_id": [lambda endpoint, p=p: p for p in (*public_ids(), "nobody")],
     }
+
+
+def public_ids() -> list[str]:
+    """The public ids of the people whose game ended above (issue 47)."""
+    import sqlalchemy as sa
+
+    from app.db import get_engine
+    from app.standing.models import Standing
+
+    with get_engine().connect() as connection:
+        return [str(p) for p in connection.execute(sa.select(Standing.__table__.c.public_id))]
 
 
 def mailbox_names() -> list[str]:

@@ -1,0 +1,153 @@
+"""What one ended game says about each person who held a seat in it (issue 47): the
+facts a reliability record and a rating are made of, read from the log and the tenures
+only (no votes, no thumbs), as a pure function so the game's end and ``rerate`` reach
+exactly the same answer.
+
+Each **stretch** at a seat (a tenure, issue 32) that a person played themselves at least
+once gets one outcome:
+
+- ``finished``: held the seat when the game ended, without resigning and not away;
+- ``resigned``: held it at the end, having resigned (R48);
+- ``timed_out``: held it at the end while marked away (R29), never back;
+- ``handed_over``: the seat was handed to someone else (R49, only ever a seat whose
+  player was away or had resigned: R51): the *abandoned* mark, no rating change.
+
+A stretch played only by the clock from its first move, and a bot's, count for nobody:
+a person who never sat down is unknown, not unreliable ("beginners are not unreliable,
+they are unknown").
+
+The **place** of each seat at the end (R54, docs/rules.md) is R28 with R48: the winner
+first (R28's tie-break decides it), the other seats that did not resign by total,
+lowest first, *equal* where their totals are equal (the rules break a tie only for the
+win), then the resigned seats, the last to resign ranking highest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+#: Outcomes, as stored (``app.standing.models.Result.outcome``).
+FINISHED, RESIGNED, TIMED_OUT, HANDED_OVER = "finished", "resigned", "timed_out", "handed_over"
+#: Outcomes that count as having left a game (reliability).
+LEFT = (RESIGNED, TIMED_OUT, HANDED_OVER)
+#: A person's own move (not the clock, not the server): ``app.gamelog.store.OWN_SOURCES``.
+OWN_SOURCES = ("player", "mail")
+#: A decision the clock played because a deadline passed (R29).
+CLOCK_SOURCE = "timeout"
+#: Log entries that are about presence, not a decision of the game.
+PRESENCE = ("away", "back", "resign", "take_over")
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A tenure as the outcome reads it: who held ``seat`` from ``from_step`` until
+    ``to_step`` (None: to the end)."""
+
+    seat: int
+    from_step: int
+    to_step: int | None
+    address: str
+    name: str
+
+    def holds(self, step: int) -> bool:
+        return self.from_step <= step and (self.to_step is None or step < self.to_step)
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One row of the action log as the outcome reads it."""
+
+    seq: int
+    seat: int
+    kind: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Final:
+    """How the game ended: ``order`` every seat best first (``engine.scoring.ranking``),
+    ``totals`` and ``resigned`` (in the order they resigned); ``over`` False for a game
+    abandoned because nobody was left (R29), which has no order."""
+
+    over: bool
+    order: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    resigned: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One stretch's result: the person (``address``), the seat, what became of it, how
+    many of its decisions the person made and the clock made, and the seat's ``place``
+    when its holder at the end takes the result (None otherwise)."""
+
+    seat: int
+    from_step: int
+    address: str
+    name: str
+    outcome: str
+    own_moves: int
+    clock_moves: int
+    place: int | None
+
+
+def places(final: Final) -> dict[int, int]:
+    """Each seat's place, 1 best (R54): equal totals share a place, except the winner's
+    (R28 breaks that tie) and the resigned seats' (R48 orders them)."""
+    resigned = set(final.resigned)
+    result: dict[int, int] = {}
+    previous: int | None = None
+    for index, seat in enumerate(final.order):
+        if index == 0 or seat in resigned:
+            result[seat] = index + 1
+        elif previous is not None and previous != final.order[0] \
+                and previous not in resigned and final.totals[seat] == final.totals[previous]:
+            result[seat] = result[previous]
+        else:
+            result[seat] = index + 1
+        previous = seat
+    return result
+
+
+def outcomes(stretches: Sequence[Stretch], log: Sequence[Logged], final: Final,
+             humans: Sequence[int]) -> list[Outcome]:
+    """Every counted stretch of the game's people (``humans``: the seats people hold;
+    a bot's seat and an address-less stretch count for nobody), in seat order."""
+    placed = places(final) if final.over else {}
+    away = _away_at_end(log)
+    result: list[Outcome] = []
+    for stretch in sorted(stretches, key=lambda s: (s.seat, s.from_step)):
+        if stretch.seat not in humans or not stretch.address:
+            continue
+        mine = [row for row in log if row.seat == stretch.seat and stretch.holds(row.seq - 1)]
+        own = sum(1 for row in mine if row.source in OWN_SOURCES and row.kind not in PRESENCE)
+        if own == 0:
+            continue  # played only by the clock from the first move: unknown, not unreliable
+        clock = sum(1 for row in mine if row.source == CLOCK_SOURCE)
+        if stretch.to_step is not None:
+            outcome = HANDED_OVER
+        elif stretch.seat in final.resigned:
+            outcome = RESIGNED
+        elif stretch.seat in away:
+            outcome = TIMED_OUT
+        else:
+            outcome = FINISHED
+        place = placed.get(stretch.seat) if stretch.to_step is None else None
+        result.append(Outcome(stretch.seat, stretch.from_step, stretch.address, stretch.name,
+                              outcome, own, clock, place))
+    return result
+
+
+def _away_at_end(log: Sequence[Logged]) -> set[int]:
+    """The seats whose last word on presence was ``away`` (R29; a ``back`` or a
+    ``take_over`` after it ends it)."""
+    last: dict[int, str] = {}
+    for row in sorted(log, key=lambda r: r.seq):
+        if row.kind in ("away", "back", "take_over"):
+            last[row.seat] = row.kind
+    return {seat for seat, kind in last.items() if kind == "away"}
+
+
+def counts_for_rating(found: Sequence[Outcome]) -> bool:
+    """A rated game counts only when at least two people each made a move themselves."""
+    return len({o.address.casefold() for o in found}) >= 2
