@@ -20,18 +20,19 @@ branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
 
+#: Plain ALTERs (SQLite 3.35+ has DROP COLUMN): a batch copy of the table would lose the
+#: expression index ix_person_lower, which SQLite cannot reflect (as 0023 does for outbox).
+COLUMNS = ("away_until", "away_since", "away_days_used", "away_year")
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("person") as batch:
-        batch.add_column(sa.Column("away_until", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("away_since", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("away_days_used", sa.Integer(), nullable=False,
-                                   server_default="0"))
-        batch.add_column(sa.Column("away_year", sa.Integer(), nullable=True))
+    op.add_column("person", sa.Column("away_until", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("person", sa.Column("away_since", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("person", sa.Column("away_days_used", sa.Integer(), nullable=False,
+                                      server_default="0"))
+    op.add_column("person", sa.Column("away_year", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("person") as batch:
-        batch.drop_column("away_year")
-        batch.drop_column("away_days_used")
-        batch.drop_column("away_since")
-        batch.drop_column("away_until")
+    for name in reversed(COLUMNS):
+        op.execute(f"ALTER TABLE person DROP COLUMN {name}")
