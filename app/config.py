@@ -49,6 +49,10 @@ DEFAULTS: dict[str, Any] = {
     # R51 (issue 45 item 4): a seat only away is not handed to a substitute sooner than
     # this many running hours after the vote's mail to its player left, whatever the yes.
     "SUBSTITUTE_NOTICE_HOURS": 12,
+    # Issue 47 item 5: the days a person may be away from all their games in a calendar
+    # year (UTC) with their deadlines paused in every game that allows vacation
+    # (app.people.away); beyond them the clock runs as usual (R29).
+    "AWAY_DAYS_PER_YEAR": 30,
     # -- the lobby -------------------------------------------------------------------
     # Games one address may start per hour.
     "LOBBY_GAMES_PER_HOUR": 10,
@@ -167,7 +171,7 @@ ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "SETTINGS_LINK_MINUTES",
                "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX",
-               "SUBSTITUTE_NOTICE_HOURS",
+               "SUBSTITUTE_NOTICE_HOURS", "AWAY_DAYS_PER_YEAR",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",
                "TURN_MAIL_DELAY_SECONDS", "MAIL_PER_ADDRESS_PER_HOUR", "MAIL_RETENTION_DAYS",

@@ -220,7 +220,8 @@ def changes(unit: Unit) -> Changes:
 
 def open_decision(unit: Unit, game_id: str, seat: int, step: int, now: datetime,
                   settings: ClockSettings, *, remind: bool = True,
-                  calendar: Calendar | None = None) -> Opened:
+                  calendar: Calendar | None = None,
+                  paused_until: datetime | None = None) -> Opened:
     """Queue the deadline (and its reminders) of a decision that just opened.
 
     Its time is counted on the seat's ``calendar`` (issue 21 item 1: only on the game's
@@ -228,7 +229,9 @@ def open_decision(unit: Unit, game_id: str, seat: int, step: int, now: datetime,
     the game's fixed deadline, or, in a time-bank game, the allowance plus what is left
     of the seat's bank (item 2; the allowance and any pause are the row's
     ``budget_seconds``, what is taken past them comes off the bank: ``charge_bank``).
-    A seat on vacation gets its window counted from the end of the vacation.
+    A seat on vacation gets its window counted from the end of the vacation, and so
+    does a seat whose person is away from all their games (``paused_until``: issue 47
+    item 5, ``app.people.away.pause_of``).
     """
     now = as_utc(now)
     cal = calendar or settings.calendar()
@@ -236,6 +239,8 @@ def open_decision(unit: Unit, game_id: str, seat: int, step: int, now: datetime,
     start = now
     if clock.vacation_until is not None and as_utc(clock.vacation_until) > now:
         start = as_utc(clock.vacation_until)
+    if paused_until is not None and as_utc(paused_until) > start:
+        start = as_utc(paused_until)
     budget: int | None = None
     if settings.banked:
         assert settings.allowance is not None

@@ -87,6 +87,16 @@ class Person(SQLModel, table=True):
     #: False: the address takes the notices of all its games on its targets instead of
     #: by mail (issue 20 item 3), as ``SeatMail.by_mail`` for one seat.
     by_mail: bool = True
+    # -- away until a date (issue 47 item 5) --
+    #: The person is away from all their games until ``away_until`` (None: not away):
+    #: their deadlines in every running game that allows vacation do not run meanwhile
+    #: (``app.people.away``). Set from ``away_since``; the days it took are counted in
+    #: ``away_days_used`` against the yearly allowance (``AWAY_DAYS_PER_YEAR``) of the
+    #: calendar year ``away_year`` (UTC), charged when set and refunded when it ends early.
+    away_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    away_since: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    away_days_used: int = Field(default=0)
+    away_year: int | None = None
 
 
 class Tenure(SQLModel, table=True):

@@ -2,6 +2,10 @@
 settings form means, how it is checked, what it changes on the person's row, and how
 that change is said in words (on the page and in the mail that tells the person).
 
+Long because: every person-wide setting is one ``Field`` here, with its reading, its
+checks and its words, so that adding one opens one file (issue 46); split by setting,
+the fields would scatter again.
+
 A new person-wide setting is added here (its column on ``people.models.Person``, a
 ``Field`` below, its words), in ``templates/person.html`` and in a migration; nothing
 else changes: the doors (``app.web.person``) hand the whole form on, and the use case
@@ -17,7 +21,7 @@ eight (issue 46 item 2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Callable, Mapping
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -28,6 +32,7 @@ from app.clock.calendar import Quiet
 from app.db.statements import table_of
 from app.db.unit import Unit
 from app.gamelog import store
+from app.people import away
 from app.people.calendar import person_calendar, quiet_of
 from app.people.models import ADDRESS_MODES, DAILY, NONE, PER_GAME, Person
 
@@ -111,6 +116,10 @@ class Field:
     #: The person's seats: a change renames them in their running games
     #: (``people.tenures.rename``).
     seats: bool = False
+    #: Away until a date (issue 47 item 5): what it writes depends on the year's
+    #: allowance and moves deadlines, so ``columns`` writes nothing and the use case asks
+    #: ``people.away`` (``plan``, ``shift``).
+    away: bool = False
 
 
 def _zone_read(form: Mapping[str, Any], _: Any) -> Any:
@@ -174,6 +183,23 @@ def _standing_read(form: Mapping[str, Any], _: Any) -> Any:
     return form["standing"] == "hide"
 
 
+def _away_read(form: Mapping[str, Any], _: Any) -> Any:
+    if form.get("away_back"):  # "I'm back" in all my games
+        return None
+    if "away_until" not in form:
+        return KEEP
+    raw = str(form.get("away_until") or "").strip()
+    if not raw:
+        return None
+    try:
+        day = away.check_date(raw, "UTC")
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    if day < (dl.now() - timedelta(days=1)).date().isoformat():
+        raise Refused("That day has passed: give the day you will be back.")
+    return day
+
+
 FIELDS: tuple[Field, ...] = (
     Field("standing", ("standing",), _standing_read, lambda row: bool(row.standing_hidden),
           lambda hidden, now: {"standing_hidden": bool(hidden)},
@@ -206,6 +232,11 @@ FIELDS: tuple[Field, ...] = (
           lambda what, now: {"no_invitations_at": now if what == "refused" else None},
           lambda what: ("creators here may invite you to games" if what == "allowed"
                         else "nobody can invite you to a game here any more")),
+    Field("away", ("away_until", "away_back"), _away_read,
+          lambda row: away.local_date(row, dl.now()),
+          lambda day, now: {},
+          lambda day: (f"away from all your games until {day}" if day
+                       else "back in all your games"), away=True),
 )
 BY_NAME = {each.name: each for each in FIELDS}
 
@@ -249,6 +280,7 @@ class Applied:
     after: dict[str, Any] = field(default_factory=dict)
     clock: bool = False
     seats: bool = False
+    away: bool = False
 
 
 def apply(row: Any, wanted: Wanted, now: datetime) -> Applied:
@@ -263,6 +295,7 @@ def apply(row: Any, wanted: Wanted, now: datetime) -> Applied:
         done.columns.update(each.columns(value, now))
         done.clock = done.clock or each.clock
         done.seats = done.seats or each.seats
+        done.away = done.away or each.away
     if done.columns:
         done.columns["updated_at"] = now
     return done
@@ -282,7 +315,20 @@ def status(row: Person | Any | None, address: str) -> dict[str, Any]:
             "address_modes": ADDRESS_MODE_WORDS,
             "by_mail": bool(row.by_mail) if row is not None else True,
             "invitations_refused_at": row.no_invitations_at if row is not None else None,
-            "standing_hidden": bool(row.standing_hidden) if row is not None else False}
+            "standing_hidden": bool(row.standing_hidden) if row is not None else False,
+            **away_status(row)}
+
+
+def away_status(row: Any) -> dict[str, Any]:
+    """The settings page's "away until a date" (issue 47 item 5): the day back (in the
+    person's zone), when it ends in words, the allowance and what is left of it."""
+    now = dl.now()
+    until = away.until_of(row, now)
+    zone = getattr(row, "time_zone", None) if row is not None else None
+    return {"away_until": away.local_date(row, now) or "",
+            "away_until_words": away.when(until, zone) if until is not None else "",
+            "away_days_left": away.days_left(row, now),
+            "away_allowance": away.allowance()}
 
 
 # -- the person's open decisions after a change of their clock ---------------------------

@@ -33,7 +33,7 @@ from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.statements import dialect_insert, table_of
 from app.db.unit import Row, Unit, unit_of_work
-from app.people import keys
+from app.people import away, keys
 from app.people import settings as fields
 from app.people import tenures
 from app.people.models import PER_GAME, Person
@@ -153,6 +153,7 @@ def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
         unit.update(row, **done.columns)
     if done.clock:
         fields.settle(unit, row.address, row, now)
+    said = _away(unit, row, after["away"], now) if done.away else []
     if done.seats:
         before["seat_names"] = _rename(unit, row.address, row.name, asked.seat_names)
     if asked.remove_target is not None:
@@ -163,10 +164,21 @@ def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
         after["target_added"] = _add_target(unit.session, row.address, *asked.add_target, now)
     if not after:
         return []
-    lines = [_words(name, value) for name, value in after.items()]
+    lines = [_words(name, value) for name, value in after.items()] + said
     change = keys.record(unit, row.address, via, before, after, "; ".join(lines), now)
     settings_keys.told(unit, change, row.address, now, via, lines, name=row.name, undo=undo)
     return lines
+
+
+def _away(unit: Unit, row: Row, day: str | None, now: datetime) -> list[str]:
+    """Away until ``day`` in all the person's games (None: back now), issue 47 item 5:
+    the person's row takes the stretch within the year's allowance, and the open
+    deadlines of every running game of theirs that allows vacation move with it (one
+    read, one UPDATE: ``people.away``); what it paused, in words."""
+    done = away.plan(row, day, now)
+    unit.update(row, **done.columns, updated_at=now)
+    said = away.shift(unit, row.address, row, done.before, done.after, now)
+    return away.lines(done, said, row.time_zone)
 
 
 def _rename(unit: Unit, address: str, name: str | None,

@@ -45,6 +45,7 @@ from app.mail import unsent
 from app.engine.describe import AWAY, TIMED_OUT
 from app.gamelog import store
 from app.presence.leaving import RESIGNED
+from app.people import away
 from app.mail.models import DIGEST as DIGEST_MODE
 from app.standing import settle
 
@@ -216,7 +217,8 @@ def decision_opened(unit: Unit, ctx: "notify.Context", seat: int, state: Any,
     if not ctx.is_human(seat) or plays_by_default(unit, ctx.game, seat, state):
         return
     deadline = dl.open_decision(unit, ctx.id, seat, step, now, ctx.settings,
-                                calendar=ctx.calendar(seat))
+                                calendar=ctx.calendar(seat),
+                                paused_until=away.pause_of(ctx.person(seat), ctx.settings, now))
     if not mail:
         return
     mode = notify.mode_of(unit, ctx, seat)

@@ -20,6 +20,7 @@ from app import services
 from app.services import absence, seat_lines
 from app.gamelog import store
 from app.clock import deadlines as dl
+from app.people import away
 from app.db.unit import Unit, unit_of_work
 from app.db import read_session, write_session
 from app.mail import bounces, invitations
@@ -210,6 +211,11 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
     # issue 32: zone and quiet hours are the person's, the same in all their games
     zone = (across.time_zone if across is not None else None) or "UTC"
     tz = zone_of(zone)
+    # issue 47 item 5: the person away from all their games pauses this seat too
+    paused = away.pause_of(across, dl.ClockSettings.from_options(options), dl.now())
+    if paused is not None and (clock.get("vacation_until") is None
+                               or paused > clock["vacation_until"]):
+        clock = {**clock, "vacation_until": paused}
     for key in ("deadline", "vacation_until"):
         if clock.get(key) is not None:
             clock[key] = clock[key].astimezone(tz)

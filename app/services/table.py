@@ -21,6 +21,7 @@ from app.clock.time import iso_in
 from app.engine.names import SeatNames
 from app.gamelog import store
 from app.mail import table_news
+from app.people import away
 from app.people.models import Person
 from app.table.models import Ballot, Gift, Vote
 from app.services import more_time, votes
@@ -197,7 +198,21 @@ def _seat_row(seen: _Seen, each: Any) -> dict[str, Any]:
     return {"seat": each.index, "name": each.name, "kind": each.kind,
             "due": iso_in(due, seen.zone) if due else None, "due_words": seen.when(due),
             "bank": _bank(seen, each.index) if seen.settings.banked else None,
-            "resigned": each.index in seen.resigned, "away": each.index in seen.away}
+            "resigned": each.index in seen.resigned, "away": each.index in seen.away,
+            **_travelling(seen, each)}
+
+
+def _travelling(seen: _Seen, each: Any) -> dict[str, Any]:
+    """Issue 47 item 5: until when the seat's clock stands still (its own vacation in
+    this game, or its person away from all their games), in the viewer's zone; never
+    who they are beyond the seat's name."""
+    until = away.seat_paused_until(seen.rows.clocks.get(each.index),
+                                   seen.rows.persons.get(each.index), seen.settings,
+                                   seen.now)
+    if until is None:
+        return {"travelling_until": None, "travelling_words": None}
+    return {"travelling_until": iso_in(until, seen.zone),
+            "travelling_words": f"{each.name} is travelling until {seen.when(until)}"}
 
 
 def _gift(seen: _Seen, gift: Gift) -> dict[str, Any]:

@@ -40,7 +40,8 @@ bp = Blueprint("person", __name__)
 
 #: The fields of the settings form: posted to a seat's door, they are refused.
 SETTINGS_FIELDS = ("time_zone", "quiet_start", "quiet_end", "address_mode", "by_mail",
-                   "target_url", "remove_target", "invitations", "standing")
+                   "target_url", "remove_target", "invitations", "away_until", "away_back",
+                   "standing")
 
 
 def _page(address: str, *, action: str, back: tuple[str, str] | None) -> Any:
@@ -106,7 +107,8 @@ def key_show(key: str) -> Any:
 
 @bp.post("/settings/<key>")
 @door("settings link", "the settings of the address it was mailed to: zone, quiet hours, "
-      "mail across games, notices by mail, targets for all games, invitations")
+      "mail across games, notices by mail, targets for all games, invitations, away until "
+      "a date")
 def key_save(key: str) -> Any:
     opened = keys.open_settings_key(key)
     return _save(opened.address, "settings", url_for("person.key_show", key=key),

@@ -341,7 +341,13 @@ OPENAPI_SCHEMAS: dict[str, Any] = {
             "seat": {"type": "integer"}, "name": {"type": "string"},
             "due": {"type": ["string", "null"], "format": "date-time"},
             "bank": {"type": ["object", "null"]}, "resigned": {"type": "boolean"},
-            "away": {"type": "boolean"}}, "additionalProperties": True}},
+            "away": {"type": "boolean"},
+            "travelling_until": {"type": ["string", "null"], "format": "date-time",
+                                 "description": "until when its clock stands still (its "
+                                                "vacation, or its person away from all "
+                                                "their games), in the reader's zone"},
+            "travelling_words": {"type": ["string", "null"]}},
+            "additionalProperties": True}},
         "gifts": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
         "vote": {"type": ["object", "null"], "additionalProperties": True},
         "votes": {"type": "array", "items": {"type": "object", "additionalProperties": True}},
