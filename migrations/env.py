@@ -31,6 +31,7 @@ import app.people.models  # noqa: F401  (the person and their tenures, issues 32
 import app.table.models  # noqa: F401  (votes, ballots and time given, issue 21)
 import app.plans.models  # noqa: F401  (plans and standing orders, issue 35)
 import app.people.keys  # noqa: F401  (settings links and person-wide changes, issue 45)
+import app.people.moves  # noqa: F401  (moving to a new address, issue 47 item 5)
 
 config = context.config
 target_metadata = SQLModel.metadata

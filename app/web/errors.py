@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app import services
 from app.access import tokens
+from app.services import address_move
 from app.web import input_guard
 from app.web.doors import door
 
@@ -79,6 +80,13 @@ def error_response(status: int, code: str, message: str, details: dict[str, Any]
 @bp.app_errorhandler(services.ServiceError)
 def service_error(exc: services.ServiceError) -> Any:
     token = (request.view_args or {}).get("token")
+    details = exc.details
+    if details.get("reason") == "revoked" and "version" in details and \
+            address_move.seat_moved(details["game_id"], details["seat"], details["version"]):
+        # an old address's link after its person moved (issue 47 item 5): said in words,
+        # the new address never named, and no offer to mail the current link there
+        return error_response(exc.status, exc.code, address_move.SEAT_MOVED,
+                              {"reason": "moved"}, token=token)
     return error_response(exc.status, exc.code, exc.message, exc.details, token=token)
 
 

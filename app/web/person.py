@@ -40,7 +40,7 @@ bp = Blueprint("person", __name__)
 
 #: The fields of the settings form: posted to a seat's door, they are refused.
 SETTINGS_FIELDS = ("time_zone", "quiet_start", "quiet_end", "address_mode", "by_mail",
-                   "target_url", "remove_target", "invitations")
+                   "target_url", "remove_target", "invitations", "new_address")
 
 
 def _page(address: str, *, action: str, back: tuple[str, str] | None) -> Any:
