@@ -185,7 +185,7 @@ def test_vic_moves_with_his_settings_and_three_games_and_his_old_links_say_so(
 
 
 def test_a_default_row_of_the_new_address_gives_way_and_a_bouncing_one_is_warned(
-        app, client):
+        app, client, tick, mailbox):
     running = [game("Only table")]
     person_settings.set_time_zone(NEW, "Asia/Tokyo")  # the lobby's link: settings, no seat
     from app.mail import bounces
@@ -201,6 +201,9 @@ def test_a_default_row_of_the_new_address_gives_way_and_a_bouncing_one_is_warned
         told = client.get(asked.headers["Location"]).get_data(as_text=True)
     assert "bounced" in told
     confirm = link_in("move_confirm", NEW, MOVE_LINK)
+    # the confirmation is tried all the same (the one mail a bouncing address gets)
+    tick(T0 + hours(1))
+    assert [m for m in mailbox.sent if NEW in str(m[1]["To"])], "the move link was not sent"
     page = client.get(confirm).get_data(as_text=True)
     assert "yours replace them" in page
     vics_id = person(VIC).id  # type: ignore[union-attr]
@@ -294,3 +297,21 @@ def test_a_confirm_link_alone_expired_cancelled_or_forged_moves_nothing(app, cli
     # the forwarded old seat link shows neither address
     words = client.get(f"/play/{table.tokens[0]}").get_data(as_text=True)
     assert NEW not in words and VIC not in words and "moved to another address" in words
+
+
+def test_the_games_link_asks_too_and_is_revoked_by_the_move(app, client):
+    (table,) = [game("Games-link table")]
+    from app.services import my_games
+    secret = str(app.config["SECRET_KEY"])
+    with read_session() as session:
+        games_link = f"/my-games/{my_games.make_link_token(session, VIC, secret)}"
+    assert client.get(f"{games_link}/settings").status_code == 200
+    with dl.at(T0):
+        assert ask_move(client, f"{games_link}/settings", NEW).status_code == 303
+        assert client.post(link_in("move_confirm", NEW, MOVE_LINK)).status_code == 200
+    with dl.at(T0 + hours(1)):
+        for path in (games_link, f"{games_link}/settings"):
+            refused = client.get(path)
+            words = refused.get_data(as_text=True)
+            assert refused.status_code == 403 and "moved" in words and NEW not in words
+    assert seats_of(table.game_id)[0] == (NEW, 2)
