@@ -201,8 +201,7 @@ def _checked_seat(ref: tokens.SeatRef, token: str, seats: list[Any]) -> SeatAcce
     if seat.token_version != ref.version:
         raise Forbidden("This link was replaced by a newer one and no longer opens your "
                         "seat. We can email the current link to the seat's address.",
-                        reason="revoked", game_id=ref.game, seat=ref.seat,
-                        version=ref.version)
+                        reason="revoked", game_id=ref.game, seat=ref.seat)
     return SeatAccess(ref.game, ref.seat, ref.version, token)
 
 
