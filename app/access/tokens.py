@@ -34,8 +34,10 @@ REPLY_ADDRESS = "reply-address"  # play+<token>@MAIL_DOMAIN (app.access.reply_ad
 BOUNCE = "bounce-address"  # bounce+<token>@MAIL_DOMAIN, the envelope sender (issue 19 item 3)
 PERSON_KEY = "person-key"  # /settings/<token>: a settings link mailed to an address (issue 45)
 SETTINGS_UNDO = "settings-undo"  # /settings/undo/<token>: undo one person-wide change (issue 45)
+MOVE_CONFIRM = "move-confirm"  # /move/<token>: mailed to a new address, confirms a move (47.5)
+MOVE_CANCEL = "move-cancel"  # /move/cancel/<token>: mailed to the old address, cancels it
 PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS, BOUNCE, PERSON_KEY,
-            SETTINGS_UNDO)
+            SETTINGS_UNDO, MOVE_CONFIRM, MOVE_CANCEL)
 
 
 class BadToken(Exception):

@@ -40,6 +40,9 @@ HARD, SOFT = "hard", "soft"
 #: The failure of a mail the sender did not try, its address bouncing (the creator's
 #: page reads "Bob's mail bounces: <this> (<why>)").
 NOT_TRIED = "no mail is tried to this address any more, since an earlier one bounced"
+#: Mail tried even to a bouncing address: the link that confirms a move to it (issue 47
+#: item 5), the one way for its owner to show it reads its mail again.
+TRIED_ANYWAY = ("move_confirm",)
 
 
 def envelope_sender(outbox_id: int) -> str:

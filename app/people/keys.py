@@ -36,6 +36,7 @@ from app.access import tokens
 from app.clock.time import as_utc
 from app.db.statements import Insert, table_of
 from app.db.unit import Unit
+from app.people import moves
 
 #: How long a mailed settings link opens the settings page, unused.
 SETTINGS_LINK_HOURS = 24
@@ -169,6 +170,11 @@ def open_key(session: Session, token: str, now: datetime) -> Opened:
     if key is None:
         raise KeyRefused("This settings link is not valid. Ask for a new one: it is mailed "
                          "to your address.", "invalid")
+    if now >= as_utc(key.expires_at) or key.used_at is not None and now >= as_utc(
+            key.used_at) + timedelta(minutes=SITTING_MINUTES):
+        moved = moves.moved_away(session, key.address, as_utc(key.made_at))
+        if moved is not None:  # (issue 47 item 5: the move revoked it)
+            raise KeyRefused(moves.MOVED_WORDS.format(at=moved), "moved")
     if key.used_at is not None and now >= as_utc(key.used_at) + timedelta(
             minutes=SITTING_MINUTES):
         raise KeyRefused(f"This settings link was used more than {SITTING_MINUTES} minutes "
@@ -225,6 +231,9 @@ def open_change(session: Session, token: str, now: datetime) -> PersonChange:
     change = session.get(PersonChange, _id_of(tokens.SETTINGS_UNDO, token))
     if change is None:
         raise KeyRefused("This undo link is not valid.", "invalid")
+    moved = moves.moved_away(session, change.address, as_utc(change.at))
+    if moved is not None:  # its person lives at another address now (issue 47 item 5)
+        raise KeyRefused(moves.MOVED_WORDS.format(at=moved), "moved")
     if change.undone_at is not None:
         raise KeyRefused(f"This change was undone already, on "
                          f"{as_utc(change.undone_at):%d %B %Y at %H:%M} UTC.", "undone")

@@ -2,7 +2,8 @@
 
 A seat's first holder is written when the game is created (``begin``); a hand-over
 (R49, ``app.services.leaving.hand_over``) closes the open tenure at the ``take_over``'s
-seq and opens the newcomer's (``hand``). Both run in the caller's unit of work, so a
+seq and opens the newcomer's (``hand``); a person moving to a new address takes their
+open tenures with them (``follow``, issue 47 item 5). All run in the caller's unit of work, so a
 tenure exists exactly when the seat it describes does. Readers ask ``of_game``: one
 statement for a game's whole history, from which ``Holders`` names whoever held a seat
 at a step or at a time.
@@ -94,6 +95,24 @@ def rename(unit: Unit, address: str, names: dict[str, str]) -> None:
         _TENURES.c.game_id.in_(sorted(names)), _TENURES.c.to_step.is_(None),
         sa.func.lower(_TENURES.c.address) == address.strip().lower())
         .values(name=sa.case(names, value=_TENURES.c.game_id)))
+
+
+def follow(unit: Unit, old: str, new: str, game_ids: Sequence[str]) -> None:
+    """The person moved from address ``old`` to ``new`` (issue 47 item 5): the stretches
+    they hold now in those games (open tenures) take the new address, on the caller's
+    unit, one statement; closed tenures keep the address of their time."""
+    if not game_ids:
+        return
+    unit.statement(sa.update(_TENURES).where(
+        _TENURES.c.game_id.in_(sorted(game_ids)), _TENURES.c.to_step.is_(None),
+        sa.func.lower(_TENURES.c.address) == old.strip().lower()).values(address=new))
+
+
+def has_history(session: Session, address: str) -> bool:
+    """Whether ``address`` ever held a seat (a tenure of any game, open or closed)."""
+    return session.connection().execute(sa.select(_TENURES.c.id).where(
+        sa.func.lower(_TENURES.c.address) == address.strip().lower()).limit(1)).first() \
+        is not None
 
 
 def as_chosen(session: Session, players: list[dict[str, object]]) -> None:

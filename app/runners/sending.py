@@ -319,7 +319,7 @@ class Sending(Runner[Outbox]):
     def _bouncing(self, row: Outbox) -> bool:
         """Its address bounces (issue 19 item 3): never tried, and the creator is told."""
         bounced = self.bouncing.get(row.to)
-        if bounced is None:
+        if bounced is None or row.kind in bounces.TRIED_ANYWAY:
             return False
         self._end(row, "failed", attempts=row.attempts, status=FAILED,
                   last_error=f"{bounces.NOT_TRIED} ({bounced})"[:500])

@@ -22,6 +22,7 @@ from app import engine, services
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session, write_session
+from app.people import moves
 
 LINK_DAYS = 7
 SALT = "silver-eye:my-games"
@@ -76,7 +77,8 @@ def make_link_token(session: Session, address: str, secret: str) -> str:
 def read_link(token: str, secret: str) -> str:
     """The address a current link was made for; ``Forbidden`` with words otherwise."""
     try:
-        payload = _serializer(secret).loads(token, max_age=LINK_DAYS * 86400)
+        payload, made = _serializer(secret).loads(token, max_age=LINK_DAYS * 86400,
+                                                   return_timestamp=True)
     except SignatureExpired:
         raise services.Forbidden(f"This link is more than {LINK_DAYS} days old. Ask for a new "
                                  "one below: it is mailed to your address.", reason="expired")
@@ -86,6 +88,9 @@ def read_link(token: str, secret: str) -> str:
     address = str(payload.get("a") or "")
     with read_session() as session:
         if payload.get("v") != _version(session, address_hash(address, secret)):
+            moved = moves.moved_away(session, address, made)
+            if moved is not None:  # its person moved to another address (issue 47 item 5)
+                raise services.Forbidden(moves.MOVED_WORDS.format(at=moved), reason="moved")
             raise services.Forbidden("This link was revoked. Ask for a new one below.",
                                      reason="revoked")
     return address

@@ -30,6 +30,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(my_games.bp)
     from app.web import person  # a person's settings for all their games (issue 32)
     app.register_blueprint(person.bp)
+    from app.web import address_move  # moving to a new address, by oneself (issue 47 item 5)
+    app.register_blueprint(address_move.bp)
     from app.web import mail_routes  # mail and clock: unsubscribe, seat mail/clock, /dev/mail
     app.register_blueprint(mail_routes.bp)
     from app.web import inbound  # play by replying: POST /inbound/mail, /help/mail

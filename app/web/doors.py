@@ -21,6 +21,8 @@ KEYS: dict[str, str] = {
     "settings link": "an address: mailed to it on request, a day, one sitting",
     "games link": "an address: the games page's link mailed to it, a week, revocable",
     "undo link": "one person-wide change, mailed to its address",
+    "move link": "a new address: mailed to it when its person asked to move there, a day, once",
+    "move cancel link": "the old address of a move asked for, mailed to it: ending the move",
     "created page": "a game's creator, in the creating browser, for an hour",
     "lobby form": "one game's creation",
     "unsubscribe link": "one seat's mail (or, the digest's, an address's game mail), to stop it",

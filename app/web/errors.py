@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from app import services
 from app.access import tokens
+from app.services import address_move
 from app.web import input_guard
 from app.web.doors import door
 
@@ -79,7 +80,21 @@ def error_response(status: int, code: str, message: str, details: dict[str, Any]
 @bp.app_errorhandler(services.ServiceError)
 def service_error(exc: services.ServiceError) -> Any:
     token = (request.view_args or {}).get("token")
+    if exc.details.get("reason") == "revoked" and token and _moved_seat(token):
+        # an old address's link after its person moved (issue 47 item 5): said in words,
+        # the new address never named, and no offer to mail the current link there
+        return error_response(exc.status, exc.code, address_move.SEAT_MOVED,
+                              {"reason": "moved"}, token=token)
     return error_response(exc.status, exc.code, exc.message, exc.details, token=token)
+
+
+def _moved_seat(token: str) -> bool:
+    """Whether a replaced seat link was an old address's, replaced by its person's move."""
+    try:
+        ref = tokens.read_seat_token(token)
+    except tokens.BadToken:
+        return False
+    return address_move.seat_moved(ref.game, ref.seat, ref.version)
 
 
 @bp.app_errorhandler(input_guard.InputRefused)
