@@ -126,9 +126,10 @@ def record(unit: Unit, game_id: str, seat_count: int, found: Sequence[oc.Outcome
             "sigma": skill.after.sigma if skill else person["sigma"],
             "rated_games": skill.games if skill else int(person["rated_games"] or 0),
             "rated_by": game_id if skill else person["rated_by"], "updated_at": now})
-    unit.insert(Insert(_STANDING, standing, conflict=("person_id",), replace=(
-        "name", "ended", "recent", "recent_left", "recent_moves", "recent_clock", "mu", "sigma",
-        "rated_games", "rated_by", "updated_at")))
+    for row in standing:  # (one upsert a person: a many-row insert only skips conflicts)
+        unit.insert(Insert(_STANDING, [row], conflict=("person_id",), replace=(
+            "name", "ended", "recent", "recent_left", "recent_moves", "recent_clock", "mu",
+            "sigma", "rated_games", "rated_by", "updated_at")))
     return {seat: change for seat, change in by_person.items()}
 
 
