@@ -35,8 +35,6 @@ _GAMES = table_of(store.Game)
 LEADERBOARD_MIN_GAMES = 3
 #: How many of a person's ended games their page lists.
 PAGE_GAMES = 10
-#: A public id as made (``settle.new_public_id``): 12 URL-safe characters.
-PUBLIC_ID_LENGTH = 12
 
 OUTCOME_WORDS = {
     "finished": "finished", RESIGNED: "resigned", TIMED_OUT: "timed out to the end",
@@ -109,11 +107,10 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
             .select_from(_RESULTS.join(_GAMES, _GAMES.c.id == _RESULTS.c.game_id))
             .where(_RESULTS.c.person_id == found.person_id)
             .order_by(_RESULTS.c.ended_at.desc(), _RESULTS.c.id.desc()).limit(PAGE_GAMES)))
-        last_name = games[0].name if games else None
     shown = line(found, bool(found.standing_hidden))
     skill = _skill(found)
     page: dict[str, Any] = {
-        "public_id": public_id, "name": found.chosen or found.name or last_name or "A player",
+        "public_id": public_id, "name": found.chosen or found.name or "A player",
         "hidden": bool(found.standing_hidden), "tier": shown.tier, "record": shown.words}
     if found.standing_hidden:
         return page

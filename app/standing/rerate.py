@@ -25,15 +25,13 @@ from sqlmodel import Session
 from app import engine
 from app.db.statements import table_of
 from app.db.unit import Unit
-from app.engine.scoring import ranking
 from app.gamelog import store
 from app.gamelog.states import engine_int_seed, engine_options
-from app.people.tenures import of_game
 from app.standing import outcome as oc
 from app.standing.models import Result, Standing
 from app.standing.rating import Skill, rate
 from app.standing.record import summed
-from app.standing.settle import history, is_rated, record
+from app.standing.settle import history, is_rated, logged, outcomes_of, record
 
 _RESULTS = table_of(Result)
 _STANDING = table_of(Standing)
@@ -87,15 +85,8 @@ def _backfill_one(unit: Unit, game_id: str, ended: datetime) -> bool:
                           options=engine_options(game.options or {}),
                           rules=game.rules_version)
     over = game.status == "over"
-    final = (oc.Final(over=True, order=tuple(ranking(state)),
-                      totals=tuple(state.totals), resigned=tuple(state.resigned))
-             if over else oc.Final(over=False, resigned=tuple(state.resigned)))
-    log = [oc.Logged(int(a.seq), int(a.seat), str((a.action or {}).get("type")), a.source)
-           for a in actions]
-    stretches = [oc.Stretch(t.seat, t.from_step, t.to_step, t.address, t.name)
-                 for t in of_game(session, game_id).rows]
-    found = oc.outcomes(stretches, log, final,
-                        [int(s.index) for s in seats if s.kind == "human"])
+    found = outcomes_of(session, game_id, seats, state, over,
+                        logged((a.seq, a.seat, a.action, a.source) for a in actions))
     if not found:
         return False
     rated = over and is_rated(game.options) and oc.counts_for_rating(found)

@@ -67,22 +67,35 @@ def log_of(unit: Unit, game_id: str) -> list[oc.Logged]:
         .where(_ACTIONS.c.game_id == game_id))]
     rows += [(q["seq"], q["seat"], q["action"], q["source"]) for q in unit.queued_rows(_ACTIONS)
              if q["game_id"] == game_id]
-    return [oc.Logged(int(seq), int(seat), str((action or {}).get("type")), str(source))
-            for seq, seat, action, source in rows]
+    return logged(rows)
 
 
 def settle(unit: Unit, game: Any, seats: Sequence[Any], state: Any, now: datetime, *,
            over: bool) -> dict[int, Change]:
     """Record the end of ``game`` (``over``: played to its end; False: abandoned because
     nobody was left, R29). Returns each rated seat's change of rating."""
-    humans = [int(seat.index) for seat in seats if seat.kind == "human"]
-    stretches = [oc.Stretch(t.seat, t.from_step, t.to_step, t.address, t.name)
-                 for t in of_game(unit.session, str(game.id)).rows]
-    found = oc.outcomes(stretches, log_of(unit, str(game.id)), final_of(state, over), humans)
+    found = outcomes_of(unit.session, str(game.id), seats, state, over,
+                        log_of(unit, str(game.id)))
     if not found:
         return {}
     rated = over and is_rated(getattr(game, "options", None)) and oc.counts_for_rating(found)
     return record(unit, str(game.id), len(seats), found, rated, now)
+
+
+def outcomes_of(session: Any, game_id: str, seats: Sequence[Any], state: Any, over: bool,
+                log: Sequence[oc.Logged]) -> list[oc.Outcome]:
+    """The game's outcomes (``outcome.outcomes``) from its tenures, seats, final state and
+    ``log``: what the game's end and ``rerate --from-log`` both read."""
+    stretches = [oc.Stretch(t.seat, t.from_step, t.to_step, t.address, t.name)
+                 for t in of_game(session, game_id).rows]
+    humans = [int(seat.index) for seat in seats if seat.kind == "human"]
+    return oc.outcomes(stretches, log, final_of(state, over), humans)
+
+
+def logged(rows: Iterable[tuple[Any, Any, Any, Any]]) -> list[oc.Logged]:
+    """Log rows ``(seq, seat, action, source)`` as the outcome reads them."""
+    return [oc.Logged(int(seq), int(seat), str((action or {}).get("type")), str(source))
+            for seq, seat, action, source in rows]
 
 
 def record(unit: Unit, game_id: str, seat_count: int, found: Sequence[oc.Outcome],
@@ -107,7 +120,7 @@ def record(unit: Unit, game_id: str, seat_count: int, found: Sequence[oc.Outcome
     ids = sorted({person["person_id"] for person in people.values()})
     earlier = _recent(unit, ids)
     unit.insert(Insert(_RESULTS, rows, conflict=("game_id", "seat", "from_step")))
-    by_person = {c.seat: c for c in ratings.values()}
+    by_seat = {c.seat: c for c in ratings.values()}
     standing = []
     for person in {p["person_id"]: p for p in people.values()}.values():
         pid = person["person_id"]
@@ -115,8 +128,8 @@ def record(unit: Unit, game_id: str, seat_count: int, found: Sequence[oc.Outcome
         rows_before, games_before = earlier.get(pid, ([], 0))
         rec = summed([(o.outcome, o.own_moves, o.clock_moves) for o in mine] + rows_before,
                      games_before + 1)
-        skill = next((by_person[o.seat] for o in mine
-                      if o.place is not None and o.seat in by_person), None)
+        skill = next((by_seat[o.seat] for o in mine
+                      if o.place is not None and o.seat in by_seat), None)
         standing.append({
             "person_id": pid, "public_id": person["public_id"] or new_public_id(),
             "name": mine[-1].name[:100],
@@ -130,7 +143,7 @@ def record(unit: Unit, game_id: str, seat_count: int, found: Sequence[oc.Outcome
         unit.insert(Insert(_STANDING, [row], conflict=("person_id",), replace=(
             "name", "ended", "recent", "recent_left", "recent_moves", "recent_clock", "mu",
             "sigma", "rated_games", "rated_by", "updated_at")))
-    return {seat: change for seat, change in by_person.items()}
+    return by_seat
 
 
 def _rated(found: Sequence[oc.Outcome], people: dict[str, dict[str, Any]]

@@ -7,9 +7,10 @@ import random
 from openskill.models import PlackettLuce
 
 from app import services
+from app.services import votes
 from app.standing.rating import START_MU, START_SIGMA
 
-from .conftest import T0, play_out, results, standing_of
+from .conftest import T0, hours, play_out, results, standing_of
 
 ADDRESSES = ["ann@example.com", "bob@example.com", "cid@example.com", "dee@example.com"]
 
@@ -52,7 +53,17 @@ def test_a_game_where_only_one_person_moved_themselves_is_unrated(new_game):
     assert standing_of(ADDRESSES[0]).mu is None
 
 
-def test_a_rematch_keeps_the_choice(new_game):
+def test_a_rematch_keeps_the_choice_and_rates_again(new_game):
+    """Ann and Bob finish a rated game and agree to a rematch: it is rated too, and its
+    end moves the ratings the first game left."""
     game = new_game(seats=2, rated=True)
-    assert services.game_info(game.game_id).options["rated"] is True
-    assert T0  # (the clock's start: play_out runs there)
+    play_out(game.game_id, random.Random(6))
+    first = {r.seat: r for r in results(game.game_id)}
+    votes.start(game.game_id, 0, "rematch", now=T0 + hours(2))
+    again = votes.answer(game.game_id, 1, None, True, now=T0 + hours(2)).new_game_id
+    assert services.game_info(again).options["rated"] is True
+    play_out(again, random.Random(7), at=T0 + hours(2))
+    second = {r.seat: r for r in results(again)}
+    assert {(r.mu_before, r.sigma_before) for r in second.values()} == {
+        (r.mu_after, r.sigma_after) for r in first.values()}
+    assert standing_of(ADDRESSES[0]).rated_games == 2
