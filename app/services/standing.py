@@ -150,7 +150,9 @@ def leaderboard(min_games: int = LEADERBOARD_MIN_GAMES, limit: int = 100) -> lis
             .select_from(_STANDING.join(_PERSONS, _PERSONS.c.id == _STANDING.c.person_id))
             .where(_STANDING.c.mu.is_not(None), _STANDING.c.rated_games >= min_games,
                    _PERSONS.c.standing_hidden.is_(sa.false()))
-            .order_by((_STANDING.c.mu - 3 * _STANDING.c.sigma).desc(), _STANDING.c.person_id)
+            # (the expression of ix_standing_board, 3 written out: a bound 3 would not match it)
+            .order_by((_STANDING.c.mu - sa.literal_column("3") * _STANDING.c.sigma).desc(),
+                      _STANDING.c.person_id)
             .limit(limit)).all()
     board = []
     for place, row in enumerate(rows, start=1):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, Index, UniqueConstraint
+from sqlalchemy import DateTime, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -55,7 +55,13 @@ class Standing(SQLModel, table=True):
     their last ten games (``app.standing.record`` says them in words)."""
 
     __tablename__ = "standing"
-    __table_args__ = (UniqueConstraint("public_id", name="uq_standing_public_id"),)
+    __table_args__ = (
+        UniqueConstraint("public_id", name="uq_standing_public_id"),
+        #: the leaderboard, best shown rating first: its first hundred without reading
+        #: every rated person (``services.standing.leaderboard``)
+        Index("ix_standing_board", text("(mu - 3 * sigma) DESC"), "person_id",
+              postgresql_where=text("mu IS NOT NULL"), sqlite_where=text("mu IS NOT NULL")),
+    )
 
     person_id: int = Field(primary_key=True)
     #: How the person's page is addressed (random; never the address).

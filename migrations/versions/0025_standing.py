@@ -62,6 +62,10 @@ def upgrade() -> None:
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=True),
         sa.UniqueConstraint("public_id", name="uq_standing_public_id"),
     )
+    op.create_index("ix_standing_board", "standing",
+                    [sa.text("(mu - 3 * sigma) DESC"), "person_id"],
+                    postgresql_where=sa.text("mu IS NOT NULL"),
+                    sqlite_where=sa.text("mu IS NOT NULL"))
     # (no batch: SQLite adds a column in place; a batch would copy the table and lose
     # its expression index ix_person_lower, which reflection cannot see)
     op.add_column("person", sa.Column("standing_hidden", sa.Boolean(), nullable=False,
@@ -70,6 +74,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_column("person", "standing_hidden")
+    op.drop_index("ix_standing_board", table_name="standing")
     op.drop_table("standing")
     op.drop_index("ix_standing_result_person", table_name="standing_result")
     op.drop_table("standing_result")
