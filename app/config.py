@@ -62,6 +62,17 @@ DEFAULTS: dict[str, Any] = {
     # Seconds the links page lives: long enough to hand out the links, short enough
     # not to be a standing key to every seat.
     "CREATED_PAGE_SECONDS": 3600,
+    # -- open tables (issue 48: app.services.open_tables) ---------------------------------
+    # Hours a stranger's seat is held for them after they asked to sit down (the mailed
+    # link's click seats them), and hours that link still seats them if a seat is free.
+    "OPEN_TABLE_HOLD_HOURS": 4,
+    "OPEN_TABLE_LINK_HOURS": 12,
+    # Asks to sit down per hour from one network address, and for one address.
+    "OPEN_TABLE_ASKS_PER_IP_HOUR": 10,
+    "OPEN_TABLE_ASKS_PER_ADDRESS_HOUR": 3,
+    # The most open-table games (waiting or running) one person may be in at once
+    # (3 while new, one more for each game finished: app.seating.rules.cap).
+    "OPEN_TABLE_CAP_MAX": 12,
     # -- mail out --------------------------------------------------------------------
     "MAIL_BACKEND": "file",
     # Needed by MAIL_BACKEND=smtp: smtp://user:pass@host:587?starttls=1 or smtps://...
@@ -171,6 +182,8 @@ ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "SETTINGS_LINK_MINUTES",
                "LOBBY_GAMES_PER_HOUR", "LOBBY_FORM_MAX_AGE", "PROXY_FIX",
+               "OPEN_TABLE_HOLD_HOURS", "OPEN_TABLE_LINK_HOURS", "OPEN_TABLE_ASKS_PER_IP_HOUR",
+               "OPEN_TABLE_ASKS_PER_ADDRESS_HOUR", "OPEN_TABLE_CAP_MAX",
                "SUBSTITUTE_NOTICE_HOURS", "AWAY_DAYS_PER_YEAR",
                "INBOUND_ANSWERS_PER_HOUR", "INBOUND_MAX_ATTEMPTS",
                "INBOUND_CONNECTIONS_PER_CLIENT", "INBOUND_IDLE_SECONDS",

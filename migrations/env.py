@@ -33,6 +33,7 @@ import app.plans.models  # noqa: F401  (plans and standing orders, issue 35)
 import app.people.keys  # noqa: F401  (settings links and person-wide changes, issue 45)
 import app.standing.models  # noqa: F401  (results, records and ratings, issue 47)
 import app.people.moves  # noqa: F401  (moving to a new address, issue 47 item 5)
+import app.seating.models  # noqa: F401  (open tables, issue 48)
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -50,10 +50,15 @@ def settings_link(client: Any, seat_token: str, to: str) -> str:
         return found.group(1)
 
 
-def undo_link(to: str) -> str:
-    """The undo link of the newest "your settings were changed" mail to ``to``."""
-    sent = mails("settings_changed", to)
-    assert sent, f"no change was mailed to {to}"
-    found = UNDO_LINK.search(sent[-1].text)
+def link_in(kind: str, to: str, pattern: Any) -> str:
+    """The link ``pattern`` finds in the newest ``kind`` mail to ``to``."""
+    sent = mails(kind, to)
+    assert sent, f"no {kind} mail to {to}"
+    found = pattern.search(sent[-1].text)
     assert found, sent[-1].text
     return found.group(1)
+
+
+def undo_link(to: str) -> str:
+    """The undo link of the newest "your settings were changed" mail to ``to``."""
+    return link_in("settings_changed", to, UNDO_LINK)

@@ -36,8 +36,9 @@ PERSON_KEY = "person-key"  # /settings/<token>: a settings link mailed to an add
 SETTINGS_UNDO = "settings-undo"  # /settings/undo/<token>: undo one person-wide change (issue 45)
 MOVE_CONFIRM = "move-confirm"  # /move/<token>: mailed to a new address, confirms a move (47.5)
 MOVE_CANCEL = "move-cancel"  # /move/cancel/<token>: mailed to the old address, cancels it
+TABLE_SEAT = "table-seat"  # /tables/seat/<token>: a hold at an open table, mailed (issue 48)
 PURPOSES = (SEAT_LINK, CSRF, UNSUBSCRIBE, LOBBY_FORM, REPLY_ADDRESS, BOUNCE, PERSON_KEY,
-            SETTINGS_UNDO, MOVE_CONFIRM, MOVE_CANCEL)
+            SETTINGS_UNDO, MOVE_CONFIRM, MOVE_CANCEL, TABLE_SEAT)
 
 
 class BadToken(Exception):

@@ -40,6 +40,7 @@ from app.runners import sender
 from app.runners import sending
 from app.runners import supervisor as supervision
 from app.runners import timeouts
+from app.services import table_seats
 from app.runners.waker import Waker
 from app.runners.base import Lease, Runner
 from app.db import get_engine
@@ -150,6 +151,7 @@ def tick(app: Any, now: datetime | None = None, *, owner: str | None = None,
         report.fired = deadlines.fired
         inbound.apply_pending(app, now)  # replies the receiver stored (issue 11)
         digests.send_daily(now)
+        table_seats.expire_due(now)  # open tables whose wait is over (issue 48)
         if send_mail is None:
             beat = heartbeats.read(engine).get(heartbeats.SENDER)
             send_mail = beat is None or not beat.fresh

@@ -66,7 +66,7 @@ from app.config import setting
 from app.db.unit import Row, Unit, unit_of_work
 from app.engine.words import and_list
 from app.gamelog import store
-from app.mail import addresses, invitations, notify, trust
+from app.mail import addresses, invitations, notify
 from app.mail import table_news
 from app.mail.models import PENDING
 from app.table.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
@@ -458,11 +458,11 @@ def _substitute(session: Session, seats: list[store.SeatRow], subject: int | Non
         raise BadRequest(f"{address} is the address of someone who already holds a seat of "
                          "this game, written another way (a +tag or capitals reach the same "
                          "inbox): one person holds one seat.")
-    if invitations.refused_at(session, address) is not None:
+    why = invitations.why_not_mailed(session, address, now)
+    if why == invitations.REFUSED:
         raise BadRequest(f"{address} asked for no more invitations, so it cannot be handed "
                          "a seat.")
-    if not trust.has_acted(session, address) and \
-            trust.mails_in_day(session, address, now) >= trust.STRANGER_MAILS_PER_DAY:
+    if why == invitations.STRANGER_DAY:
         raise BadRequest(f"{address} has not played here yet and had as much mail from us "
                          "today as we send to a new address: try again tomorrow.")
     return clean, address

@@ -48,6 +48,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(plan_forms.bp)
     from app.web import standing  # people's pages and the leaderboard (issue 47)
     app.register_blueprint(standing.bp)
+    from app.web import tables  # open tables: the list, sitting down, the mailed link (48)
+    app.register_blueprint(tables.bp)
     if app.config["BENCH_ENDPOINTS"]:
         app.register_blueprint(api.bench_bp)
         app.before_request(api.start_cpu_clock)

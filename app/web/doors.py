@@ -23,6 +23,8 @@ KEYS: dict[str, str] = {
     "undo link": "one person-wide change, mailed to its address",
     "move link": "a new address: mailed to it when its person asked to move there, a day, once",
     "move cancel link": "the old address of a move asked for, mailed to it: ending the move",
+    "table link": "an address at one open table: its hold, mailed to it (a few hours; a "
+                  "named seat's for the table's wait); the creator's also starts or closes it",
     "created page": "a game's creator, in the creating browser, for an hour",
     "lobby form": "one game's creation",
     "unsubscribe link": "one seat's mail (or, the digest's, an address's game mail), to stop it",

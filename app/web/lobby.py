@@ -31,12 +31,13 @@ from flask import (Blueprint, current_app, flash, make_response, redirect, rende
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from app.services import options as game_options
-from app.services import settings_keys
+from app.services import open_tables, settings_keys
 from app import services
 from app.access import tokens
 from app.mail import trust
 from app.web import view_helpers
 from app.web.doors import door
+from app.seating.rules import GATE_WORDS
 from app.web.lobby_form import DAY_WORDS, LobbyForm
 
 bp = Blueprint("lobby", __name__)
@@ -112,7 +113,7 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
     """The form (again), always with a fresh token so the next press can succeed."""
     return render_template("lobby.html", form=form, errors=errors or [],
                            form_token=tokens.lobby_form_token(),
-                           day_names=DAY_WORDS,
+                           day_names=DAY_WORDS, gates=GATE_WORDS,
                            limits={"deadline_max": game_options.DEADLINE_MAX_HOURS,
                                    "bank_max": game_options.BANK_MAX_DAYS,
                                    "allowance_max": game_options.ALLOWANCE_MAX_HOURS,
@@ -186,6 +187,8 @@ def create() -> Any:
     if errors:
         return _render_form(form, errors, 400)
     per_hour = int(current_app.config["LOBBY_GAMES_PER_HOUR"])
+    if form.open_table:  # issue 48: a seat left open makes an open table, not a game
+        return _open_table(form, players, options, form_token_id, per_hour)
     try:
         created = services.create_game(
             players, options=options, name=form.name, creator=creator_key(request.remote_addr),
@@ -201,6 +204,24 @@ def create() -> Any:
     answer.set_cookie(_cookie_name(created.game_id), nonce, max_age=max_age, path="/created/",
                       secure=request.is_secure, httponly=True, samesite="Lax")
     return answer
+
+
+def _open_table(form: LobbyForm, players: list[dict[str, str]], options: dict[str, Any],
+                form_token_id: str, per_hour: int) -> Any:
+    """Open the table; its page in the list says the creator's link is on its way (the
+    creator holds no link here: their seat is confirmed from their mail, like anyone's)."""
+    try:
+        opened = open_tables.open_table(
+            players, options, name=form.name, gate=form.gate, wait_days=form.wait_days,
+            creator=creator_key(request.remote_addr), per_hour=per_hour,
+            form_token_id=form_token_id, form_max_age=_form_max_age(),
+            talk_spectators=form.talk_spectators)
+    except (services.BadRequest, services.TooMany) as exc:
+        return _render_form(form, [exc.message], exc.status)
+    flash(f"Your table is open and listed below. We mailed a link to each named seat "
+          f"({', '.join(opened.mailed)}): click yours to confirm your seat. The game starts "
+          "when every seat is confirmed.", "success")
+    return redirect(url_for("tables.index", _anchor=f"table-{opened.table_id}"), code=303)
 
 
 def _creator_link(token: str) -> CreatorLink:

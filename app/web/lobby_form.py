@@ -41,6 +41,9 @@ class LobbyForm:
     rated: bool = False
     #: Spectators may read the table talk (issue 20 item 1): on unless unticked.
     talk_spectators: bool = True
+    #: An open table's (issue 48): who may sit down, and how many days it waits.
+    gate: str = "open"
+    wait_days: str = "3"
 
     @classmethod
     def from_request(cls, form: Any) -> "LobbyForm":
@@ -50,7 +53,8 @@ class LobbyForm:
             simon = form.get(f"seat{i}_simon", "auto")
             seats.append({"name": form.get(f"seat{i}_name", "").strip(),
                           "email": form.get(f"seat{i}_email", "").strip(),
-                          "kind": kind if kind in ("human", "bot") else "human",
+                          # issue 48: "open" leaves the seat for a stranger to sit down in
+                          "kind": kind if kind in ("human", "bot", "open") else "human",
                           "simon": simon if simon in SIMON_CHOICES else "auto"})
         return cls(name=form.get("name", "").strip(), seats=seats,
                    deadline=form.get("deadline", "").strip(),
@@ -68,16 +72,25 @@ class LobbyForm:
                    rated=form.get("rated") in ("1", "on", "true"),
                    # an unticked box sends nothing: only a form that showed it can say no
                    talk_spectators=(form.get("talk_spectators") in ("1", "on", "true")
-                                    if form.get("talk_shown") else True))
+                                    if form.get("talk_shown") else True),
+                   gate=str(form.get("gate", "open")), wait_days=form.get("wait_days", "3").strip())
+
+    @property
+    def open_table(self) -> bool:
+        """Whether a seat is left open: the form opens a table instead of a game."""
+        return any(seat["kind"] == "open" for seat in self.seats)
 
     def players(self, errors: list[str]) -> list[dict[str, str]]:
         """The filled-in seats: a row counts if it has a name or email, or is a bot."""
         players = []
         for i, seat in enumerate(self.seats):
-            if not (seat["name"] or seat["email"] or seat["kind"] == "bot"):
+            if not (seat["name"] or seat["email"] or seat["kind"] in ("bot", "open")):
                 continue
             if seat["kind"] == "human" and not seat["name"]:
                 errors.append(f"Seat {i + 1} needs a name (or choose the bot).")
+            if seat["kind"] == "open":
+                players.append({"name": "", "email": "", "kind": "open", "simon": "auto"})
+                continue
             players.append({"name": seat["name"], "email": seat["email"] if seat["kind"] == "human" else "",
                             "kind": seat["kind"],
                             # a bot never claims by hand: its Simon discards are automatic

@@ -80,6 +80,17 @@ def current_304() -> Any:
     return Response(status=304)
 
 
+@bp.get("/help")
+@door("none", "the help page")
+def help_page() -> Any:
+    """How the server works for a newcomer: games by link and by mail, open tables and
+    their gates (issue 48 item 6)."""
+    from app.seating import rules as seating_rules
+    return render_template("help.html", gates=seating_rules.GATE_MEANING,
+                           gate_words=seating_rules.GATE_WORDS,
+                           new_cap=seating_rules.NEW_CAP)
+
+
 @bp.get("/rules")
 @door("none", "the rules")
 def rules() -> Any:
