@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.clock import deadlines as dl
-from tests.clock.conftest import T0, hours, mailbox  # noqa: F401  (fixtures)
+from tests.clock.conftest import T0, hours, mailbox, tick  # noqa: F401  (fixtures)
 from tests.person_keys import link_in
 
 TABLE_LINK = re.compile(r"https?://[^\s/]+(/tables/seat/[A-Za-z0-9_.\-]+)")
