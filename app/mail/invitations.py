@@ -95,17 +95,20 @@ ASKED_FOR_KINDS = frozenset({"link", "answer", "handed_over"})
 REFUSED, STRANGER_DAY = "refused", "stranger_day"
 
 
-def why_not_mailed(session: Session, address: str, now: datetime) -> str | None:
+def why_not_mailed(session: Session, address: str, now: datetime,
+                   also: int = 0) -> str | None:
     """Why ``address`` may not be mailed an invitation now: ``REFUSED`` (it asked for no
     invitations), ``STRANGER_DAY`` (it never played and had a stranger's day of mail),
     or None. One home for the two checks made before any mail that hands an address a
-    seat (a substitute, an open table's seat); each caller says it in its own words."""
+    seat (a substitute, an open table's seat); each caller says it in its own words.
+    ``also``: mails of the last day that reached the same inbox at another spelling of
+    the address (its ``+tag``s), which the outbox's count of ``address`` cannot see."""
     from app.mail import trust
 
     if refused_at(session, address) is not None:
         return REFUSED
     if not trust.has_acted(session, address) and \
-            trust.mails_in_day(session, address, now) >= trust.STRANGER_MAILS_PER_DAY:
+            trust.mails_in_day(session, address, now) + also >= trust.STRANGER_MAILS_PER_DAY:
         return STRANGER_DAY
     return None
 

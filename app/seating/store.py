@@ -115,6 +115,17 @@ def asks_since(session: Session, since: datetime, *, person_key: str | None = No
                                                    HOLDS.c.seat.is_(None))).scalar() or 0)
 
 
+def asks_at_other_spellings(session: Session, since: datetime, person_key: str,
+                            address: str) -> int:
+    """Join mails since ``since`` to ``person_key``'s inbox at another spelling than
+    ``address`` (its other ``+tag``s): mail that the outbox's count of ``address`` does not
+    see, though it lands in the same inbox (``ix_table_hold_person``)."""
+    return int(session.connection().execute(
+        sa.select(sa.func.count()).select_from(HOLDS).where(
+            HOLDS.c.person_key == person_key, HOLDS.c.asked_at > since, HOLDS.c.seat.is_(None),
+            sa.func.lower(HOLDS.c.email) != address.lower())).scalar() or 0)
+
+
 def tables_created_by(session: Session, creator: str, since: datetime) -> int:
     """Tables opened by the lobby's key of one network address since ``since``."""
     return int(session.connection().execute(sa.select(sa.func.count()).select_from(TABLES)

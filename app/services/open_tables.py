@@ -165,7 +165,8 @@ def open_table(players: list[dict[str, Any]], options: dict[str, Any], *, name: 
             raise BadRequest(refused)
         for seat in seats:
             if seat["kind"] == HUMAN:
-                _may_mail(session, seat["email"], seat["name"], now)
+                _may_mail(session, seat["email"], f"The address given for {seat['name']}",
+                          now)
         table_id = store.new_id()
         wait_until = now + timedelta(days=days)
         store.open_table(unit, {
@@ -193,15 +194,16 @@ def open_table(players: list[dict[str, Any]], options: dict[str, Any], *, name: 
                   [shown_address(s["email"]) for s in seats if s["kind"] == HUMAN])
 
 
-def _may_mail(session: Any, email: str, who: str, now: datetime) -> None:
+def _may_mail(session: Any, email: str, who: str, now: datetime, also: int = 0) -> None:
     """Refuse, in words and before any mail, an address that refused invitations or that
-    is past a stranger's mail for the day (issue 17 item 7)."""
-    why = invitations.why_not_mailed(session, email, now)
+    is past a stranger's mail for the day (issue 17 item 7; ``also``: the day's join mails
+    to its other ``+tag``s, the same inbox)."""
+    why = invitations.why_not_mailed(session, email, now, also)
     if why == invitations.REFUSED:
-        raise BadRequest(f"The address given for {who} asked for no invitations from this "
-                         "server, so it gets none: nothing was sent.")
+        raise BadRequest(f"{who} asked for no invitations from this server, so it gets "
+                         "none: nothing was sent.")
     if why == invitations.STRANGER_DAY:
-        raise BadRequest(f"The address given for {who} has had as many mails from us today "
+        raise BadRequest(f"{who} has had as many mails from us today (counting its +tags) "
                          "as an address that never played here may get. Try again tomorrow.")
 
 
@@ -272,7 +274,8 @@ def sit_down(table_id: str, name: Any, email: Any, network: str | None,
             raise BadRequest("Every open seat is taken or held for someone confirming by "
                              f"mail. A held seat opens again if its link is not clicked "
                              f"within {hold_hours:g} hours: try again later.")
-        _may_mail(session, address, "you", now)
+        _may_mail(session, address, "That address", now, also=store.asks_at_other_spellings(
+            session, now - timedelta(days=1), key, address))
         record = store.record_of(session, address)
         refused = rules.refusal(table.gate, record)
         if refused:

@@ -101,8 +101,11 @@ def _state(at: store.AtTable, hold: Row, now: datetime) -> tuple[str, tuple[str,
     if hold.seat is not None:
         return ("Your seat at this table waits for you: confirm it to play.",
                 ("sit", "leave") if not host else ("sit", "close"))
-    if dl.as_utc(hold.held_until) > now or at.free(now, but=hold.id) > 0:
+    if dl.as_utc(hold.held_until) > now:
         return "A seat is held for you: sit down to take it.", ("sit",)
+    if at.free(now, but=hold.id) > 0:
+        return ("Your hold lapsed, but a seat is still free: sit down now to take it (the "
+                "first to press gets it)."), ("sit",)
     return ("Your hold lapsed and the table is full now. Other open tables are listed at "
             "/tables."), ()
 

@@ -58,7 +58,7 @@ def two_live_links(client: Any, day: int) -> tuple[str, str, str, str, str, date
     for link_path in (link_of(bea), link_of(cai)):
         with dl.at(both):
             page = client.get(link_path).get_data(as_text=True)
-        assert "sit down to take it" in page, page  # each sees a free seat, and its button
+        assert "a seat is still free" in page, page  # each sees a free seat, and its button
     return table_id, bea, link_of(bea), cai, link_of(cai), both
 
 
@@ -134,4 +134,4 @@ def test_the_second_click_for_the_last_seat_is_told_it_is_full(client: Any,
     # the loser's link now only says so: no button, nothing to press
     with dl.at(moment):
         page = client.get(order[1][1]).get_data(as_text=True)
-    assert TOLD_FULL.search(page) and "sit down to take it" not in page
+    assert TOLD_FULL.search(page) and "still free" not in page
