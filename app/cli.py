@@ -27,11 +27,10 @@ from app.access import tokens
 @click.command("db-upgrade")
 @with_appcontext
 def db_upgrade_command() -> None:
-    """Create or update the tables (Alembic upgrade head)."""
-    from app.db import upgrade
+    """Create or update the tables (Alembic upgrade head), and say which it did."""
+    from app.db import upgrade_words
 
-    upgrade(current_app.config["DATABASE_URL"])
-    click.echo("database is up to date")
+    click.echo(upgrade_words(current_app.config["DATABASE_URL"]))
 
 
 def _parse_player(text: str) -> dict[str, Any]:

@@ -46,23 +46,38 @@ def _stop(children: dict[str, subprocess.Popen]) -> None:
             child.wait()
 
 
+#: The inbound receiver's port when ``PORT`` is the default 5000 (``INBOUND_SMTP``'s default).
+INBOUND_BASE = 2525
+
+
+def inbound_port(port: int) -> int:
+    """The receiver's port for a web port (issue 51 item 5): 2525 beside 5000, and as far
+    from 2525 as ``port`` is from 5000 (5500: 3025), so that two servers started side by
+    side with their own ``PORT`` each get their own inbound port. Set ``INBOUND_SMTP`` to
+    choose it yourself."""
+    chosen = INBOUND_BASE + (port - 5000)
+    return chosen if 1024 < chosen < 65536 and chosen != port else port + 1
+
+
 def main() -> int:
     from app import create_app
-    from app.db import upgrade
+    from app.db import upgrade_words
 
     port = int(os.environ.get("PORT", "5000"))
     os.environ.setdefault("BASE_URL", f"http://{HOST}:{port}")
+    os.environ.setdefault("INBOUND_SMTP", f"{HOST}:{inbound_port(port)}")
     # the embedded defaults: mail lands in the file mailbox, readable at /dev/mail
     os.environ.setdefault("DEBUG", "1")
     app = create_app()  # creates instance/ and its secret key before the workers start
-    upgrade(app.config["DATABASE_URL"])
-    print(f"database ready: {app.config['DATABASE_URL']}", flush=True)
+    print(upgrade_words(app.config["DATABASE_URL"]), flush=True)
 
     children = {name: subprocess.Popen(cmd) for name, cmd in _commands(port)}
     print(f"\nSilver Eye Post is running. Open the lobby at http://{HOST}:{port}/ "
           f"(Ctrl-C stops everything)\n", flush=True)
     if app.config.get("DEBUG"):
         print(f"Mail is written to the file mailbox: http://{HOST}:{port}/dev/mail\n", flush=True)
+    print(f"Replies by mail are received on {os.environ['INBOUND_SMTP']} (INBOUND_SMTP)\n",
+          flush=True)
 
     def on_signal(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
@@ -73,6 +88,8 @@ def main() -> int:
         while True:
             for name, child in children.items():
                 if child.poll() is not None:
+                    if child.returncode in (-signal.SIGINT, 128 + signal.SIGINT):
+                        raise KeyboardInterrupt  # the terminal's Ctrl-C reached it first
                     print(f"{name} exited with code {child.returncode}; stopping", flush=True)
                     code = child.returncode or 1
                     raise KeyboardInterrupt
@@ -80,6 +97,10 @@ def main() -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # a Ctrl-C reaches every process of the terminal's group at once: the children
+        # stop on it themselves, and a second one while they do must not end this one
+        # half-way (make would then say "Error 1" after a clean stop)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         _stop(children)
     return code
 

@@ -191,3 +191,30 @@ def upgrade(url: str | None = None, connection: Any = None, revision: str = "hea
     from alembic import command
 
     command.upgrade(alembic_config(url, connection), revision)
+
+
+def revision_of(url: str) -> str | None:
+    """The migration the database at ``url`` stands at (None: no tables of ours yet)."""
+    from alembic.runtime.migration import MigrationContext
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+def upgrade_words(url: str) -> str:
+    """Migrate the database at ``url`` to the newest revision and say what that did, in
+    words for whoever started the server (issue 51 item 5: a fresh machine's first run
+    said "database is up to date" although it had just created every table)."""
+    before = revision_of(url)
+    upgrade(url)
+    after = revision_of(url)
+    shown = url.split("@", 1)[-1] if "@" in url else url
+    if before is None:
+        return f"created the database at {shown} (every table, migration {after})"
+    if before != after:
+        return f"updated the database at {shown} from migration {before} to {after}"
+    return f"the database at {shown} is up to date (migration {after})"

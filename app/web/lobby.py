@@ -120,6 +120,8 @@ def _render_form(form: LobbyForm, errors: list[str] | None = None, status: int =
                                    "more_time_max": game_options.MORE_TIME_MAX_PER_ROUND,
                                    "absent_max": game_options.ABSENT_AFTER_MAX,
                                    "max_reminders": game_options.MAX_REMINDERS,
+                                   "turn_mail_max": game_options.TURN_MAIL_DELAY_MAX_SECONDS // 60,
+                                   "turn_mail_default": f"{float(current_app.config['TURN_MAIL_DELAY_SECONDS']) / 60:g}",
                                    # issue 17 item 7: what a never-played address may get
                                    "stranger_mails": trust.STRANGER_MAILS_PER_DAY}), status
 

@@ -44,6 +44,9 @@ class LobbyForm:
     #: An open table's (issue 48): who may sit down, and how many days it waits.
     gate: str = "open"
     wait_days: str = "3"
+    #: Minutes a turn mail waits for the player to act from an open page (issue 51 item
+    #: 5; empty: the server's ``TURN_MAIL_DELAY_SECONDS``).
+    turn_mail_minutes: str = ""
 
     @classmethod
     def from_request(cls, form: Any) -> "LobbyForm":
@@ -73,7 +76,8 @@ class LobbyForm:
                    # an unticked box sends nothing: only a form that showed it can say no
                    talk_spectators=(form.get("talk_spectators") in ("1", "on", "true")
                                     if form.get("talk_shown") else True),
-                   gate=str(form.get("gate", "open")), wait_days=form.get("wait_days", "3").strip())
+                   gate=str(form.get("gate", "open")), wait_days=form.get("wait_days", "3").strip(),
+                   turn_mail_minutes=form.get("turn_mail_minutes", "").strip())
 
     @property
     def open_table(self) -> bool:
@@ -149,6 +153,13 @@ class LobbyForm:
             pass  # the form's default is for a fixed time: a bank's are its own (24, 2)
         else:
             options["reminders"] = leads
+        if self.turn_mail_minutes:
+            wait = _number(self.turn_mail_minutes)
+            most = game_options.TURN_MAIL_DELAY_MAX_SECONDS // 60
+            if wait is None or not 0 <= wait <= most:
+                errors.append(f"Wait before mailing a turn: 0 to {most} minutes, in digits.")
+            else:
+                options["turn_mail_delay_seconds"] = int(round(wait * 60))
         absent = _number(self.absent_after)
         if absent is None:
             errors.append(f"Missed deadlines before a player counts as away: a whole number "
