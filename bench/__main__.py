@@ -14,6 +14,8 @@ SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "b
           "reply": "bench.reply_bench", "talk": "bench.talk_bench", "prune": "bench.prune_bench", "storage": "bench.storage_bench", "peer": "bench.peer_bench",
           # issue 47: every rated game again, on 10,000 of them
           "rerate": "bench.rerate_bench",
+          # issue 48: /tables and /api/tables with 10,000 open tables
+          "tables": "bench.tables_bench",
           # a store that has lived beside a fresh one (issue 30); builds bench_lived_v1 once
           "lived": "bench.lived_bench",
           # restarts PostgreSQL itself only with BENCH_FAULT_RESTART_POSTGRES=1 (see bench/fault.py)
