@@ -41,7 +41,11 @@ class ScoredCard:
             return f"a Nelly is tucked under it: {self.points}"
         if self.value == cards.ILLUSIONIST:
             if self.faceup_at_scoring:
-                return f"faceup at scoring: minus the {-self.points} cards left in the deck"
+                left = -self.points
+                if left == 0:  # (issue 51 item 4: "minus the 0 cards" read like a slip)
+                    return "faceup at scoring, but the deck was empty: 0"
+                return (f"faceup at scoring: minus the {left} card{'s' if left != 1 else ''} "
+                        "left in the deck")
             return "facedown at scoring: 0"
         if self.value == cards.NELLY:
             return "facedown at scoring: -1" if not self.faceup_at_scoring else "not tucked: -1"
@@ -183,9 +187,12 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
             return "nobody"
         return names[seat] if 0 <= seat < len(names) else f"Seat {seat + 1}"
 
+    # The sentences say the rulings R24 (all faceup), R25 (the call), R26-R27 (the silver
+    # eye), R28 (the winner) and R48 (resigned, last) in words; the ids stay here, never in
+    # what a player reads (issue 51 item 4).
     ending = (f"{who(s.caller)} called for a vote; everyone else had one more turn."
               if s.reason == "call" else "The deck ran out.")
-    lines = [f"Round {s.round} is over. {ending} All cards were turned faceup (R24)."]
+    lines = [f"Round {s.round} is over. {ending} All cards were turned faceup."]
     lines += [describe(e, names) for e in s.choices]
     call = ""
     if s.caller is not None:
@@ -195,11 +202,11 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
         if s.successful:
             tie = " (a tie counts)" if low == me.sum else ""
             call = (f"{who(s.caller)} called and had the lowest sum{tie}: {me.sum} against "
-                    f"{low}, so {who(s.caller)} scores 0 (R25).")
+                    f"{low}, so {who(s.caller)} scores 0.")
         else:
             lower = [who(r.seat) for r in others if r.sum < me.sum]
             call = (f"{who(s.caller)} called but {_join(lower)} had a lower sum ({low} against "
-                    f"{me.sum}), so {who(s.caller)} scores {me.sum} + 10 = {me.score} (R25).")
+                    f"{me.sum}), so {who(s.caller)} scores {me.sum} + 10 = {me.score}.")
         lines.append(call)
     best = s.seats[s.fewest[0]].score if s.seats else 0
     if len(s.fewest) == 1:
@@ -210,13 +217,13 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
     holder = who(s.eye_holder)
     eye = {
         "caller": f"{holder} takes the silver eye open: a successful call with the fewest "
-                  f"points (R26)." + ("" if s.winner is not None else
+                  f"points." + ("" if s.winner is not None else
                                       f" Next round {holder} may search the deck once "
-                                      f"instead of drawing (R27)."),
-        "fewest": f"{holder} takes the silver eye, closed: the fewest points this round (R26).",
-        "kept": f"{holder} keeps the silver eye, closed: tied for the fewest and already holding it (R26).",
+                                      f"instead of drawing."),
+        "fewest": f"{holder} takes the silver eye, closed: the fewest points this round.",
+        "kept": f"{holder} keeps the silver eye, closed: tied for the fewest and already holding it.",
         "clockwise": f"{holder} takes the silver eye, closed: of the tied players, the first "
-                     f"clockwise from the left of the start player, {who(s.start_player)} (R26).",
+                     f"clockwise from the left of the start player, {who(s.start_player)}.",
     }[s.eye_reason]
     lines.append(eye)
     winner = ""
@@ -226,16 +233,16 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
         fewest_of = " of the players who did not resign" if s.resigned else ""
         winner = {
             "fewest": f"{who(s.winner)} wins the game with {total} points, the fewest"
-                      f"{fewest_of} (R28).",
+                      f"{fewest_of}.",
             "eye": f"{_join([who(x) for x in tied])} tie on {total} points; {who(s.winner)} holds "
-                   f"the silver eye and wins the game (R28).",
+                   f"the silver eye and wins the game.",
             "clockwise": f"{_join([who(x) for x in tied])} tie on {total} points; {who(s.winner)}, "
                          f"the first of them clockwise from the silver eye holder "
-                         f"{holder}, wins the game (R28).",
+                         f"{holder}, wins the game.",
         }[s.winner_reason or "fewest"]
         if s.resigned:
             gone = _join([who(x) for x in s.resigned])
-            winner += f" {gone} resigned and {'ranks' if len(s.resigned) == 1 else 'rank'} last (R48)."
+            winner += f" {gone} resigned and {'ranks' if len(s.resigned) == 1 else 'rank'} last."
         lines.append(winner)
     seats = []
     for r in s.seats:

@@ -150,7 +150,7 @@ PENDING_WORDS = {
     "gamble_win": "discard a card after a right guess",
     "nelly": "tuck a Nelly under a card",
     "bomb": "use a Mad Bomber",
-    "simon_claims": "discard your matching card with Simon before the round is scored (R47)",
+    "simon_claims": "discard your matching card with Simon before the round is scored",  # R47
 }
 
 #: What a seat must decide, as a mail addressed to it says it (subjects and first lines).

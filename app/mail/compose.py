@@ -22,6 +22,7 @@ from typing import Any, Iterable
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from app.clock.time import as_utc
+from app.standing.outcome import place_words
 from app.engine import words
 from app.engine.summary import last_summary
 from app.mail.layout import inline_styles
@@ -322,8 +323,11 @@ def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str
     winner = view.get("winner")
     who = ("you won" if winner == seat else
            f"{game.names[winner]} won" if isinstance(winner, int) else "the final scores")
-    return render("game_over", thread_subject(game), lead=f"The game is over: {who}",
-                  game=game, seat=seat, name=game.names[seat],
+    place = place_words(view, seat)  # first, in the inbox line and the mail (issue 51)
+    return render("game_over", thread_subject(game),
+                  lead=(f"The game is over: {place[0].lower()}{place[1:]}" if place
+                        else f"The game is over: {who}"),
+                  place=place, game=game, seat=seat, name=game.names[seat],
                   winner=game.names[winner] if isinstance(winner, int) else None,
                   you_won=winner == seat, scores=scores_info(view, game.names),
                   summary=summary_words(view, game.names), rating=rating,

@@ -251,15 +251,15 @@ def lines(done: Planned, said: Shifted, zone_name: str | None) -> list[str]:
                    + (f" in {listed}" if listed else " (no running game of yours now)"))
         if done.shortened:
             out.append("that is as far as this year's away days go: after it your clock "
-                       "runs as usual, and missed deadlines count (R29)")
+                       "runs as usual, and missed deadlines count")  # R29
     elif done.before is not None:
         out.append("your deadlines run again" + (f" in {listed}" if listed else "")
                    + (f"; {done.refunded} unused days given back" if done.refunded else ""))
     elif done.shortened:
-        out.append("no away days left this year: your clock runs as usual (R29)")
+        out.append("no away days left this year: your clock runs as usual")  # R29
     if said.not_paused and (done.after is not None or done.shortened):
         out.append(f"not paused in {', '.join(said.not_paused)}: "
-                   "those games allow no vacation, so missed deadlines count there (R29)")
+                   "those games allow no vacation, so missed deadlines count there")  # R29
     out.append(f"{done.left} of {allowance()} away days left this year")
     return out
 

@@ -24,7 +24,7 @@ win), then the resigned seats, the last to resign ranking highest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 #: Outcomes, as stored (``app.standing.models.Result.outcome``).
 FINISHED, RESIGNED, TIMED_OUT, HANDED_OVER = "finished", "resigned", "timed_out", "handed_over"
@@ -151,3 +151,31 @@ def _away_at_end(log: Sequence[Logged]) -> set[int]:
 def counts_for_rating(found: Sequence[Outcome]) -> bool:
     """A rated game counts only when at least two people each made a move themselves."""
     return len({o.address.casefold() for o in found}) >= 2
+
+
+_ORDINALS = ("first", "second", "third", "fourth")
+_COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def place_words(view: Mapping[str, Any], seat: int) -> str | None:
+    """The reader's place at the end, first thing in the game-over mail and page (issue
+    51 item 4): "You finished second of three (135 points)." R54's places: a tie shares
+    a place ("second of four, tied"), the winner's tie is broken (R28), a resigned seat
+    is last (R48). None while the game runs or for a spectator."""
+    ranking = view.get("ranking")
+    if not ranking or seat not in ranking:
+        return None
+    totals = list(view.get("totals") or [])
+    final = Final(True, tuple(ranking), tuple(totals), tuple(view.get("resigned") or ()))
+    placed = places(final)
+    place = placed[seat]
+    of = _COUNTS.get(len(ranking), str(len(ranking)))
+    points = totals[seat] if seat < len(totals) else 0
+    said = f"({points} point{'s' if points != 1 else ''})"
+    ordinal = _ORDINALS[place - 1] if 0 < place <= len(_ORDINALS) else f"#{place}"
+    if seat in final.resigned:
+        return f"You resigned, so you finished last: {ordinal} of {of} {said}."
+    if place == 1 and ranking[0] == seat:
+        return f"You won: first of {of} {said}."
+    tied = sum(1 for other in placed.values() if other == place) > 1
+    return f"You finished {ordinal} of {of}{', tied' if tied else ''} {said}."

@@ -19,6 +19,7 @@ from flask.blueprints import BlueprintSetupState
 from zoneinfo import ZoneInfo
 
 from app.clock.time import as_utc, iso_in
+from app.standing.outcome import place_words
 from app.engine import ROUNDS
 from app.engine import cards as card_info
 from app.engine import words
@@ -332,5 +333,7 @@ def table_context(view: View, names: Sequence[str], kinds: Sequence[str] | None,
         "log": log_entries(log, names, me),
         "deck_cards": deck_known(view),
         "pending": words.pending_sentence(view, me, names),
+        # the reader's place, first on the page once the game is over (issue 51 item 4)
+        "place": place_words(view, me) if me is not None else None,
         "pile_picks": pile_picks(view, choice),
     }

@@ -34,4 +34,6 @@ def test_a_round_summary_is_inlined_too():
 def test_the_game_over_mail_says_who_won_and_why_on_lines_of_their_own():
     text = MAILS["game_over"].text
     said = next(line for line in text.splitlines() if " is over." in line)
-    assert said.endswith(("won.", "won!")), said  # the reason follows on its own line
+    # the reader's place first (issue 51 item 4), then who won; the reason on its own line
+    assert re.search(r"is over\. You (won: first|finished \w+|resigned)", said), said
+    assert said.endswith(("won.", "points).")), said
