@@ -223,7 +223,10 @@ def listed(session: Session, now: datetime, limit: int, offset: int = 0,
            only: str | None = None) -> Listed:
     """A page of the open tables, newest first (``only``: that one table, if open)."""
     connection = session.connection()
-    where = [TABLES.c.status == OPEN, TABLES.c.wait_until > now]
+    # the status as a literal, as the partial indexes say it: a bound parameter keeps
+    # SQLite from proving the index's WHERE, and it then read every open table's row to
+    # count them (5.6 ms at 10,000 tables; 0.29 ms so: bench tables)
+    where = [TABLES.c.status == sa.literal_column(f"'{OPEN}'"), TABLES.c.wait_until > now]
     if only is not None:
         where.append(TABLES.c.id == only)
     tables = [dict(t) for t in connection.execute(

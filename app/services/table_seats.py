@@ -71,6 +71,8 @@ class SeatLink:
     words: str
     can: tuple[str, ...]
     host: bool
+    #: Whether one of the table's held seats is this link's (the list says "held for you").
+    holding: bool = False
 
 
 def _state(at: store.AtTable, hold: Row, now: datetime) -> tuple[str, tuple[str, ...]]:
@@ -131,8 +133,9 @@ def page(token: str, now: datetime | None = None) -> SeatLink:
         at, hold = _read(session, token)
     words, can = _state(at, hold, now)
     shown, _ = listing(now=now, only=at.table.id)
+    holding = any(h.id == hold.id for h in at.live_holds(now))
     return SeatLink(at.table.id, at.table.name, shown[0] if shown else None, hold.name,
-                    words, can, "start" in can or "close" in can)
+                    words, can, "start" in can or "close" in can, holding)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ def test_two_strangers_sit_down_and_the_last_click_starts_the_game(client: Any) 
     assert "Bea" not in [p["name"] for p in table["seated"]]
     bea = link_of(BEA)
     page = client.get(bea).get_data(as_text=True)
-    assert "Sit down" in page and "Friday table" in page
+    assert "Sit down" in page and "Friday table" in page and "Held for you" in page
+    assert "Held for you" not in client.get("/tables").get_data(as_text=True)
     assert [p["name"] for p in listed(client)[0]["seated"]] == ["Ann"]  # (a GET seats nobody)
     assert client.post(bea).status_code == 200
     [table] = listed(client)
