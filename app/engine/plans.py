@@ -199,6 +199,42 @@ class Order:
         return {"on": self.on, **self.step.to_json()}
 
 
+#: Actions whose ``positions`` are the seat's own cards, and those whose ``seat`` and
+#: ``position`` name a card of a village (the target's).
+_OWN_POSITIONS = frozenset({"peek", "exchange"})
+_TARGET_POSITION = frozenset({"twist", "ghost", "see", "undermine", "nelly", "bomb"})
+
+
+def missing_card(steps: "Sequence[Step]", view: Mapping[str, Any], seat: int) -> str | None:
+    """Why a plan or order names a card that is not there, in a player's numbers (from 1),
+    as it arrives (issue 51 item 3: "X 9" for a six-card village was kept without a word
+    and failed at its turn); None when every card it names exists now."""
+    villages = list(view.get("villages") or [])
+    for step in steps:
+        for choice in step.choices:
+            action = choice.action
+            kind = action.get("type")
+            if kind in _OWN_POSITIONS:
+                size = len(villages[seat]) if 0 <= seat < len(villages) else 0
+                named = [int(p) for p in action.get("positions") or []]
+                whose = "your village"
+            elif kind in _TARGET_POSITION and isinstance(action.get("seat"), int) \
+                    and "position" in action:
+                target = int(action["seat"])
+                if not 0 <= target < len(villages):
+                    return (f"“{step.text}” names player {target + 1}: players are numbered "
+                            f"1 to {len(villages)}.")
+                size, named, whose = len(villages[target]), [int(action["position"])], \
+                    "that village"
+            else:
+                continue
+            for position in named:
+                if not 0 <= position < size:
+                    return (f"“{step.text}” names card #{position + 1}, and {whose} has "
+                            f"{size} cards (#1 to #{size}).")
+    return None
+
+
 # -- what a plan does next -----------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ def judge(ref: tokens.ReplyRef, parsed: Parsed,
     payload: dict[str, Any] = dict(parsed.plan or {})
     key = plans.key_of(ref.step, parsed.line)
     try:
+        plans.check_cards(ref.game, ref.seat, payload)
         if payload.get("plan") is None:
             sent = plans.store(ref.game, ref.seat, payload, "mail", key)
             said = " ".join(sent.words) or "You have no standing orders now."

@@ -182,9 +182,10 @@ def command_of(message: EmailMessage) -> Parsed:
     """
     text, shown = read_body(message)
     reply = newest_reply(text)
-    talk = commands.say_reply(_seen(own_words.own_text(reply), shown))
+    own = _seen(own_words.own_text(reply), shown)
+    talk = commands.say_reply(own)
     if talk is not None:
-        return talk
+        return _say_then_command(own, talk)
     lines = reply.split("\n")
     looked_at = 0
     first: Parsed | None = None
@@ -211,6 +212,21 @@ def command_of(message: EmailMessage) -> Parsed:
             return from_subject  # "D" typed into the subject of an empty mail
         return Parsed("", problem="The reply has no text we could read.")
     return first
+
+
+def _say_then_command(own: str, talk: Parsed) -> Parsed:
+    """A ``SAY`` line with a command on a line under it (issue 51 item 3: "SAY gl" then
+    "D" said "gl D" at the table and drew nothing): the talk ends at the end of the SAY
+    line, and the command is played with it (``also_say``), as a command with a SAY line
+    under it is. Only a line that reads whole as a command ends the talk; any other line
+    under SAY is still talk."""
+    lines = [line.strip() for line in own.split("\n") if line.strip()]
+    for line in lines[1:]:
+        parsed = parse(line)
+        if parsed.limit or parsed.readable:
+            first = commands.say_reply(lines[0])
+            return replace(parsed, also_say=first.say if first is not None else None)
+    return talk
 
 
 def _seen(text: str, shown: Callable[[str], bool]) -> str:

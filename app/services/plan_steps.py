@@ -22,6 +22,7 @@ from typing import Any
 
 from app import engine
 from app.clock import deadlines as dl
+from app.mail import commands
 from app.db.unit import Row, Unit
 from app.engine import plans as ep
 from app.mail import notify
@@ -168,9 +169,13 @@ def _finish(unit: Unit, game: Any, seat: int, row: Row, plan: ep.Plan, progress:
             line += f" ({got.unused} was not needed.)"
     else:
         at = f" at “{got.step.text}”" if got.step is not None else ""
-        line = (f"Your plan “{text}” stopped{at}: {got.reason.rstrip('.')}."
+        # the reason in the numbers a player counts with (from 1: an engine refusal counts
+        # from 0), and no promise about the rest: the clock may still play the decision
+        # at its deadline, and the same mail then says so (issue 51 item 3)
+        reason = commands.mail_words(got.reason).rstrip(".")
+        line = (f"Your plan “{text}” stopped{at}: {reason}."
                 + (f" Before that, you {did}." if did else "")
-                + " Nothing more was played for you.")
+                + " The rest of the plan was not played.")
     key = (row.turn or {}).get("key")
     unit.update(row, turn=None, updated_at=dl.now())
     _tell(unit, game.id, seat, row, seq, [line])

@@ -65,6 +65,19 @@ def checked(payload: Any) -> dict[str, Any]:
     return out
 
 
+def check_cards(game_id: str, seat: int, payload: dict[str, Any]) -> None:
+    """Refuse, as it arrives, a plan or order that names a card that is not there
+    (``ep.missing_card``: "X 9" for a six-card village), in words and keeping nothing;
+    by page, JSON and reply alike (issue 51 item 3)."""
+    steps = list(ep.from_json(payload["plan"]).steps) if payload.get("plan") else []
+    steps += [order.step for order in ep.orders_from_json(payload.get("orders") or [])]
+    if not steps:
+        return
+    why = ep.missing_card(steps, engine.view(snapshot(game_id).state, seat), seat)
+    if why:
+        raise BadRequest(f"{why} Nothing was kept.")
+
+
 def first_move(game_id: str, seat: int, plan_json: dict[str, Any]) -> tuple[ep.Next, int]:
     """What the plan does on the seat's view now, and the step that view is at."""
     snap = snapshot(game_id)
@@ -84,6 +97,7 @@ def send(game_id: str, seat: int, payload: dict[str, Any], expected_seq: int | N
     """Send a plan and/or orders for ``seat`` (the page and JSON; replies go through the
     inbound worker, which judges a late reply first and then calls ``play`` or ``store``)."""
     payload = checked(payload)
+    check_cards(game_id, seat, payload)
     if payload["plan"] is None:
         return store(game_id, seat, payload, source, key)
     got, seq = first_move(game_id, seat, payload["plan"])

@@ -11,6 +11,7 @@ command with a SAY line under it does both, or the answer says which it did not 
 from __future__ import annotations
 
 import html as html_module
+import re
 from typing import Callable
 
 import pytest
@@ -309,6 +310,21 @@ def test_a_move_with_a_say_under_it_does_both(game, ann, inbound, deliver, db, s
     assert answers(smtp, ANN) == [], "both done: the next mails show them, no answer needed"
 
 
+@pytest.mark.parametrize("client", [gmail, outlook("en"), iphone, android],
+                         ids=["gmail", "outlook", "iphone", "android"])
+def test_a_say_line_with_a_move_under_it_says_the_line_and_makes_the_move(
+        game, ann, inbound, deliver, db, smtp, client):
+    """Issue 51 item 3: "SAY gl" then the move on the next line said both lines at the
+    table and made no move; the talk ends at the end of its line when a command follows."""
+    mail = ann.waiting()
+    move = menu_of(mail)[0][0]
+    inbound.send(reply(mail, client(mail, f"SAY {WORDS}\n{move}"), None), mail_from=ANN)
+    deliver()
+    assert [(seat, source) for _, seat, source in db.actions(game.game_id)] == [(0, "mail")]
+    assert talk_rows(db, game.game_id) == [WORDS]
+    assert answers(smtp, ANN) == []
+
+
 def test_a_move_whose_say_is_refused_is_made_and_the_answer_says_the_talk_was_not(
         game, ann, inbound, deliver, db, smtp):
     mail = ann.waiting()
@@ -358,3 +374,16 @@ def test_a_header_wrapped_at_its_date_is_still_a_header():
     from app.inbound.own_words import own_text
 
     assert own_text("gg\nOn Mon, Dec 7, 2026 at\n9:12 AM Bob <\nb@x.org> wrote:\n> hi") == "gg"
+
+
+def test_an_order_naming_a_card_that_is_not_there_is_answered_and_kept_nowhere(
+        game, ann, inbound, deliver, db, smtp):
+    """Issue 51 item 3, by reply: the answer says which card and how many there are."""
+    mail = ann.waiting()
+    inbound.send(reply(mail, gmail(mail, "ALWAYS PEEK 1 9"), None), mail_from=ANN)
+    deliver()
+    assert db.actions(game.game_id) == []
+    [answer] = answers(smtp, ANN)
+    said = " ".join(answer.text.split())
+    assert re.search(r"“ALWAYS PEEK 1 9” names card #9, and your village has (\d) cards "
+                     r"\(#1 to #\1\)\. Nothing was kept\.", said), said

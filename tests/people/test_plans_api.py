@@ -2,6 +2,8 @@
 the seat page's box with its CSRF-guarded forms; the OpenAPI document carries the form."""
 from __future__ import annotations
 
+import re
+
 from app import services
 from tests.people.conftest import post
 
@@ -78,3 +80,21 @@ def test_r35_a_plan_keeping_a_card_at_0_is_refused_in_words_and_changes_nothing(
     assert "numbers count from 1" in page
     assert services.snapshot(created.game_id).seq == before
     assert client.get(f"/api/play/{ann}/plan").get_json()["plan"] is None
+
+
+def test_a_plan_or_order_naming_a_card_that_is_not_there_is_refused_as_it_arrives(
+        client, new_game):
+    """Issue 51 item 3: "X 9" for a six-card village was kept without a word and failed
+    at its turn; now it is refused when it arrives, in a player's numbers."""
+    created = new_game(seats=2, first=1)
+    ann = _token(created, 0)
+    for words in ("PEEK 1 2, DRAW, KEEP AT 9", "ALWAYS PEEK 1 9"):
+        refused = client.post(f"/api/play/{ann}/plan", json={"words": words})
+        assert refused.status_code == 400, refused.get_data(as_text=True)
+        said = refused.get_json()["message"]
+        assert re.search(r"names card #9, and your village has (\d) cards \(#1 to #\1\)",
+                         said), said
+        assert "Nothing was kept" in said
+    assert client.get(f"/api/play/{ann}/plan").get_json()["orders"] == []
+    assert client.post(f"/api/play/{ann}/plan", json={"words": "ALWAYS PEEK 1 2"}
+                       ).status_code == 200
