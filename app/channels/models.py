@@ -7,8 +7,11 @@ from sqlalchemy import Column, DateTime, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 #: Delivery states, the outbox's words (``app.mail.models``): pending, sent, failed for
-#: good, superseded (what it announced was gone before it could be delivered).
+#: good, superseded (what it announced was gone before it could be delivered); and a
+#: push's own (issue 49): expired (its deadline passed before it left, or the browser's
+#: subscription was gone).
 PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
+EXPIRED = "expired"
 
 
 class NoticeTarget(SQLModel, table=True):

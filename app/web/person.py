@@ -40,6 +40,7 @@ bp = Blueprint("person", __name__)
 
 #: The fields of the settings form: posted to a seat's door, they are refused.
 SETTINGS_FIELDS = ("time_zone", "quiet_start", "quiet_end", "address_mode", "by_mail",
+                   "push_instead",
                    "target_url", "remove_target", "invitations", "away_until", "away_back",
                    "standing", "new_address")
 
