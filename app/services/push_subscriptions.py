@@ -16,12 +16,16 @@ from typing import Any
 from app import services
 from app.channels import push, targets
 from app.clock import deadlines as dl
-from app.db import read_session, write_session
-from app.services.notice_targets import seat_address
+from app.db import write_session
 
 #: What the page and the JSON say when the operator has not made VAPID keys.
 NOT_SET_UP = ("Push notices are not set up on this server (the operator makes its keys "
               "with `flask --app app push-keys`). Your mail comes as before.")
+
+
+def public_key() -> str | None:
+    """The server's VAPID public key for the browser (None: push is off here)."""
+    return push.public_key()
 
 
 def checked(body: Any) -> tuple[str, str, str]:
@@ -82,11 +86,3 @@ def unsubscribe_address(address: str, body: Any) -> dict[str, Any]:
     with write_session() as session:
         gone = push.unsubscribe(session, str(endpoint or ""), address=address)
     return {"subscribed": False, "removed": gone, "scope": "address"}
-
-
-def seat_box(access: services.SeatAccess) -> dict[str, Any]:
-    """What the seat page's push button needs: the server's public key (None: push is
-    off here) and whether the seat has an address (a person: all-games push exists)."""
-    with read_session() as session:
-        address = seat_address(session, access.game_id, access.seat)
-    return {"key": push.public_key(), "has_address": address is not None}
