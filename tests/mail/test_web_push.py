@@ -173,6 +173,11 @@ def test_a_turn_reaches_the_browser_encrypted_with_its_topic_and_a_ttl_within_th
         due = push.deadline_of(session, game.game_id, 0)
     assert due is not None
     assert int(got.headers["ttl"]) == int((due - sent_at).total_seconds()) > 0
+    push_app.config["METRICS_TOKEN"] = "scrape-token"
+    scraped = push_app.test_client().get(
+        "/metrics", headers={"Authorization": "Bearer scrape-token"}).get_data(as_text=True)
+    assert 'silver_eye_push{status="sent"} 1.0' in scraped
+    assert "silver_eye_push_subscriptions 1.0" in scraped
 
 
 def test_the_topic_is_one_per_game(push_app, new_game, push_service):
@@ -221,6 +226,13 @@ def test_an_endpoint_that_answers_410_is_removed_and_mail_stands_in(
     assert delivery.status == "expired" and "404/410" in (delivery.last_error or "")
     # the push failed, so the turn mail came after all
     assert "turn" in ann_mail_kinds(push_app, mailbox)
+    # and the operator sees it in /metrics
+    push_app.config["METRICS_TOKEN"] = "scrape-token"
+    scraped = push_app.test_client().get(
+        "/metrics", headers={"Authorization": "Bearer scrape-token"}).get_data(as_text=True)
+    assert 'silver_eye_push{status="expired"} 1.0' in scraped
+    assert 'silver_eye_push{status="sent"} 0.0' in scraped
+    assert "silver_eye_push_subscriptions 0.0" in scraped
 
 
 def test_with_push_instead_of_mail_a_turn_that_went_by_push_is_not_mailed(
