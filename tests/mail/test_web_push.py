@@ -68,11 +68,13 @@ class Received:
 
 
 class PushService:
-    """A local push service: keeps each push; a path in ``gone`` answers 410."""
+    """A local push service: keeps each push; a path in ``gone`` answers 410, one in
+    ``failing`` 500."""
 
     def __init__(self) -> None:
         self.received: list[Received] = []
         self.gone: set[str] = set()
+        self.failing: set[str] = set()
         self.port = 0
         self.lock = threading.Lock()
 
@@ -94,7 +96,8 @@ def push_service() -> Iterator[PushService]:
             with service.lock:
                 service.received.append(Received(
                     self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-            self.send_response(410 if self.path in service.gone else 201)
+            self.send_response(410 if self.path in service.gone else
+                               500 if self.path in service.failing else 201)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -276,3 +279,43 @@ def test_keys_that_are_not_a_p256_key_and_a_16_byte_secret_are_refused(app):
     for bad in ({**good, "auth": b64(b"short")}, {**good, "p256dh": b64(b"\x04" * 10)}, None):
         with pytest.raises(ValueError):
             push.check_keys(bad)
+
+
+def test_quiet_hours_hold_a_push_as_they_hold_mail(push_app, new_game, push_service):
+    game = ann_game(new_game)
+    subscribe(game.tokens[0], Browser(), push_service.endpoint("ann"))
+    with dl.at(T0):  # Ann sleeps until noon (UTC, her zone)
+        person_settings.save("ann@example.com", person_settings.check(
+            {"quiet_start": "09:00", "quiet_end": "12:00"}), "settings")
+    mailbox = CheckingMailbox()
+    clock.send_mail_due(push_app, T0 + timedelta(seconds=200), backend=mailbox)
+    clock.send_mail_due(push_app, T0 + timedelta(hours=2), backend=mailbox)
+    assert push_service.at("ann") == []
+    clock.send_mail_due(push_app, T0 + timedelta(hours=3, minutes=1), backend=mailbox)
+    assert len(push_service.at("ann")) == 1
+
+
+def test_a_push_whose_decision_was_made_meanwhile_is_never_sent_and_failures_count(
+        push_app, new_game, push_service):
+    import random
+
+    from app.engine import bots
+    game = ann_game(new_game)
+    subscribe(game.tokens[0], Browser(), push_service.endpoint("ann"))
+    push_service.failing = {"/push/ann"}   # the push service has a bad minute: 500
+    sent_at = T0 + timedelta(seconds=200)
+    clock.send_mail_due(push_app, sent_at, backend=CheckingMailbox())
+    assert len(push_service.at("ann")) == 1
+    [delivery] = [d for d in rows(push_app, NoticeDelivery) if d.kind == "turn"]
+    assert delivery.status == "pending" and "error 500" in (delivery.last_error or "")
+    # Ann moves before the retry
+    snap = services.snapshot(game.game_id)
+    with dl.at(sent_at + timedelta(seconds=5)):
+        services.submit_action(game.game_id, 0,
+                               bots.choose("greedy", snap.state, 0, random.Random(1)), snap.seq)
+    push_service.failing = set()
+    clock.send_mail_due(push_app, sent_at + timedelta(seconds=60), backend=CheckingMailbox())
+    [delivery] = [d for d in rows(push_app, NoticeDelivery) if d.kind == "turn"
+                  and d.id == delivery.id]
+    assert delivery.status == "superseded"
+    assert len(push_service.at("ann")) == 1    # the retry never left
