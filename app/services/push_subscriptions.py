@@ -13,10 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
 from app import services
 from app.channels import push, targets
+from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
-from app.db import write_session
+from app.db import read_session, write_session
+from app.services import person_settings
 
 #: What the page and the JSON say when the operator has not made VAPID keys.
 NOT_SET_UP = ("Push notices are not set up on this server (the operator makes its keys "
@@ -69,20 +74,37 @@ def unsubscribe_seat(access: services.SeatAccess, body: Any) -> dict[str, Any]:
     return {"subscribed": False, "removed": gone, "scope": "seat"}
 
 
-def subscribe_address(address: str, body: Any) -> dict[str, Any]:
-    """This browser gets the notices of all the person's games by push."""
+def subscribe_address(address: str, body: Any, via: str,
+                      key_id: str | None = None) -> dict[str, Any]:
+    """This browser gets the notices of all the person's games by push: a person-wide
+    change like any other (``person_settings.save``): kept, mailed to the address at once
+    with a link that undoes it. ``via``: the key that opened the door."""
     endpoint, p256dh, auth = checked(body)
-    with write_session() as session:
-        try:
-            target = push.subscribe(session, endpoint=endpoint, p256dh=p256dh, auth=auth,
-                                    now=dl.now(), address=address)
-        except ValueError as exc:
-            raise services.BadRequest(str(exc)) from None
-        return _answer(target, "address")
+    person_settings.save(address, person_settings.Wanted(add_push=(endpoint, p256dh, auth)),
+                         via, key_id=key_id)
+    with read_session() as session:
+        found = _of_address(session, address, endpoint)
+        assert found is not None  # (just stored)
+        return _answer(found, "address")
 
 
-def unsubscribe_address(address: str, body: Any) -> dict[str, Any]:
+def _of_address(session: Session, address: str, endpoint: str) -> NoticeTarget | None:
+    return session.exec(select(NoticeTarget).where(
+        func.lower(col(NoticeTarget.address)) == address.strip().lower(),
+        col(NoticeTarget.url) == endpoint.strip(),
+        col(NoticeTarget.service) == push.SERVICE)).first()
+
+
+def unsubscribe_address(address: str, body: Any, via: str,
+                        key_id: str | None = None) -> dict[str, Any]:
+    """This browser no longer gets the person's notices by push: a change kept and mailed
+    like the subscription (its undo says to press the button again: the browser's keys
+    are not kept)."""
     endpoint = body.get("endpoint") if isinstance(body, dict) else None
-    with write_session() as session:
-        gone = push.unsubscribe(session, str(endpoint or ""), address=address)
-    return {"subscribed": False, "removed": gone, "scope": "address"}
+    with read_session() as session:
+        found = _of_address(session, address, str(endpoint or ""))
+        number = int(found.id or 0) if found is not None else None
+    if number is not None:
+        person_settings.save(address, person_settings.Wanted(remove_target=number), via,
+                             key_id=key_id)
+    return {"subscribed": False, "removed": number is not None, "scope": "address"}

@@ -81,15 +81,17 @@ def seat_unsubscribe(seat: SeatRequest) -> Any:
 @bp.post("/api/settings/<key>/push")
 @door("settings link", "this browser's push subscription for all the address's games")
 def key_subscribe(key: str) -> Any:
-    address = keys.open_settings_key(key).address
-    return jsonify(push_subscriptions.subscribe_address(address, _body())), 201
+    opened = keys.open_settings_key(key)
+    return jsonify(push_subscriptions.subscribe_address(opened.address, _body(), "settings",
+                                                        key_id=opened.id)), 201
 
 
 @bp.delete("/api/settings/<key>/push")
 @door("settings link", "ending this browser's push subscription for all the address's games")
 def key_unsubscribe(key: str) -> Any:
-    address = keys.open_settings_key(key).address
-    return jsonify(push_subscriptions.unsubscribe_address(address, _body()))
+    opened = keys.open_settings_key(key)
+    return jsonify(push_subscriptions.unsubscribe_address(opened.address, _body(), "settings",
+                                                          key_id=opened.id))
 
 
 def _games_address(token: str) -> str:
@@ -99,14 +101,15 @@ def _games_address(token: str) -> str:
 @bp.post("/api/my-games/<token>/push")
 @door("games link", "this browser's push subscription for all the address's games")
 def games_subscribe(token: str) -> Any:
-    address = _games_address(token)
-    return jsonify(push_subscriptions.subscribe_address(address, _body())), 201
+    return jsonify(push_subscriptions.subscribe_address(_games_address(token), _body(),
+                                                        "games")), 201
 
 
 @bp.delete("/api/my-games/<token>/push")
 @door("games link", "ending this browser's push subscription for all the address's games")
 def games_unsubscribe(token: str) -> Any:
-    return jsonify(push_subscriptions.unsubscribe_address(_games_address(token), _body()))
+    return jsonify(push_subscriptions.unsubscribe_address(_games_address(token), _body(),
+                                                          "games"))
 
 
 # -- OpenAPI ----------------------------------------------------------------------------------

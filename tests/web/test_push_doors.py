@@ -15,7 +15,7 @@ from sqlmodel import select
 from app.channels import push
 from app.channels.models import NoticeTarget, PushSubscription
 from app.db import read_session
-from tests.person_keys import settings_link
+from tests.person_keys import mails, settings_link, undo_link
 
 ENDPOINT = "https://push.example.org/send/abc123"
 
@@ -73,6 +73,10 @@ def test_the_settings_link_turns_push_on_for_all_the_persons_games(app, client, 
     answer = client.post(f"/api/settings/{key}/push", json=subscription())
     assert answer.status_code == 201 and answer.get_json()["scope"] == "address"
     assert stored() == [(None, None, "ann@example.com", "Web Push", ENDPOINT)]
+    # a person-wide change, mailed at once with its undo
+    [told] = mails("settings_changed", "ann@example.com")
+    assert "notices of all your games go to Web Push · push.example.org · …c123" in told.text
+    assert ENDPOINT not in told.text
     # the settings page offers the button, posting to this key's door
     page = client.get(link).get_data(as_text=True)
     assert f'data-url="/api/settings/{key}/push"' in page and f'data-key="{keyed}"' in page
@@ -166,3 +170,18 @@ def test_help_says_what_push_does_and_how_to_turn_it_off(client):
     section = page[page.index('id="push"'):]
     assert "Notify this browser of my turns" in section and "To turn it off" in section
     assert "Stop notifying this browser" in section and "never shows a card" in section
+
+
+def test_undoing_a_push_subscription_for_all_games_ends_it(app, client, new_game, keyed):
+    game = new_game()
+    key = settings_link(client, game.tokens[0], "ann@example.com").rsplit("/", 1)[-1]
+    client.post(f"/api/settings/{key}/push", json=subscription())
+    assert len(stored()) == 1
+    assert client.post(undo_link("ann@example.com")).status_code == 200
+    assert stored() == []
+    # and ending it from the browser is mailed too; its undo asks to press the button again
+    client.post(f"/api/settings/{key}/push", json=subscription())
+    client.delete(f"/api/settings/{key}/push", json={"endpoint": ENDPOINT})
+    assert stored() == []
+    said = client.post(undo_link("ann@example.com")).get_data(as_text=True)
+    assert "Notify this browser of my" in said and stored() == []
