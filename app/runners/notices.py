@@ -15,7 +15,10 @@ outbox's ``Sending``: claim due rows under a lease (``DELIVERIES``), then for ea
 - ask again whether the target's host is public (DNS may have changed since it was
   added: ``targets.check_host``);
 - send it with apprise (a fresh ``Apprise`` per delivery, ``NOTICE_TIMEOUT_SECONDS``),
-  or with the ``send`` a test passes in;
+  or with the ``send`` a test passes in; a browser's Web Push subscription (issue 49)
+  with ``app.channels.push`` instead (``_pushed``): expired unsent when its decision's
+  deadline passed, its subscription forgotten when the push service says 404/410 (mail
+  stands in), any other failure counted as a target's;
 - success: ``sent``, the target's failures back to 0. Failure: tried again after 15 s,
   30 s, 1 min... up to ``NOTICE_MAX_ATTEMPTS``, then ``failed``; after
   ``NOTICE_FAILURES_TO_PAUSE`` failed deliveries in a row the target is paused (its page
