@@ -26,6 +26,7 @@ from sqlmodel import Session, col, select
 
 from app.access import tokens
 from app.channels.models import PENDING, SENT, NoticeDelivery, NoticeTarget
+from app.channels import push
 from app.channels import targets as target_rows
 from app.config import setting
 from app.gamelog import store
@@ -116,13 +117,15 @@ def channel_of(target: NoticeTarget) -> str:
 def fan_out(session: Session, row: Any, now: datetime, *, link: str | None = None) -> int:
     """One pending delivery per active target of the seat of outbox ``row`` (its own and
     its address's), once per (row, target); returns how many active targets it has
-    (0: none, or not a kind targets get). Idempotent: a row sent twice (a lease that ran
+    (0: none, or not a kind targets get; a browser's push subscription gets only
+    ``push.KINDS``). Idempotent: a row sent twice (a lease that ran
     out) adds nothing the second time. The caller commits."""
     if row.id is None or row.game_id is None or row.seat is None or \
             row.kind not in NOTICE_KINDS:
         return 0
-    found = target_rows.active(target_rows.of_seat(session, row.game_id, int(row.seat),
-                                                   row.to))
+    found = [t for t in target_rows.active(target_rows.of_seat(session, row.game_id,
+                                                               int(row.seat), row.to))
+             if t.service != target_rows.PUSH_SERVICE or row.kind in push.KINDS]
     if not found:
         return 0
     game = session.get(store.Game, row.game_id)

@@ -60,6 +60,11 @@ URGENCY = {"reminder": "high", "turn": "normal", "vote": "normal", "more_time": 
 MAX_ENDPOINT = 1000
 #: The kinds whose push expires at the seat's open decision's deadline.
 DECIDING = frozenset({"turn", "reminder"})
+#: What a browser is pushed: "my turns" — what asks the person to act (a decision, a
+#: reminder, a vote, being marked away) — not the round summaries, talk and news that
+#: other targets get too: a phone that buzzes for all of them is a phone whose
+#: notifications get turned off (issue 49: six games on a lock screen).
+KINDS = frozenset({"turn", "reminder", "vote", "you_absent"})
 
 
 def _flag(name: str) -> bool:

@@ -236,8 +236,9 @@ FIELDS: tuple[Field, ...] = (
                       else "notices on your targets instead of mail")),
     Field("push_instead", ("push_instead",), _push_instead_read,
           lambda row: bool(row.push_instead), lambda on, now: {"push_instead": bool(on)},
-          lambda on: ("mail only when push fails, and the digest" if on
-                      else "mail as before beside push")),  # (issue 49 item 4)
+          lambda on: ("your turns mailed only when a push to your browser fails (the "
+                      "digest and news by mail as before)" if on
+                      else "your turns mailed beside push")),  # (issue 49 item 4)
     Field("invitations", ("invitations",), _invitations_read,
           lambda row: "refused" if row.no_invitations_at is not None else "allowed",
           lambda what, now: {"no_invitations_at": now if what == "refused" else None},

@@ -18,7 +18,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import services
-from app.channels import deliveries, targets
+from app.channels import deliveries, push, targets
 from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
@@ -51,12 +51,12 @@ def takes_mail(session: Session, game_id: str, seat: int, address: str | None,
     """Whether the seat's notices still go by mail beside its targets: only where both the
     seat and its address want it (the sender asks this as a mail leaves, the page shows it).
     ``kind``: the mail's (the sender's question): a person who takes push instead of mail
-    (issue 49 item 4) gets no mail of a kind other than the digest while a push target
-    of theirs is active (mail stands in for a push that fails: ``runners.notices``)."""
+    (issue 49 item 4) gets no mail of a kind a browser is pushed (``push.KINDS``: their
+    turns; never the digest) while a push target of theirs is active (mail stands in for
+    a push that fails: ``runners.notices``)."""
     if not (_by_mail(session, game_id, seat) and _address_by_mail(session, address)):
         return False
-    return kind is None or kind == "digest" or not _push_instead(session, game_id, seat,
-                                                                  address)
+    return kind not in push.KINDS or not _push_instead(session, game_id, seat, address)
 
 
 def _push_instead(session: Session, game_id: str, seat: int, address: str | None) -> bool:

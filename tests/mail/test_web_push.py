@@ -319,3 +319,19 @@ def test_a_push_whose_decision_was_made_meanwhile_is_never_sent_and_failures_cou
                   and d.id == delivery.id]
     assert delivery.status == "superseded"
     assert len(push_service.at("ann")) == 1    # the retry never left
+
+
+def test_a_browser_is_pushed_the_persons_turns_not_the_games_news(push_app, new_game,
+                                                                  push_service):
+    from types import SimpleNamespace
+
+    from app.channels import deliveries
+    game = ann_game(new_game)
+    subscribe(game.tokens[0], Browser(), push_service.endpoint("ann"))
+    with Session(get_engine(push_app)) as session:
+        for number, kind in enumerate(("round", "talk", "digest", "turn"), start=900):
+            row = SimpleNamespace(id=number, game_id=game.game_id, seat=0, kind=kind,
+                                  to="ann@example.com", announces=None, text="News.")
+            written = deliveries.fan_out(session, row, T0)
+            assert written == (1 if kind == "turn" else 0), kind
+        session.commit()
