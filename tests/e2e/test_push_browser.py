@@ -219,3 +219,32 @@ def test_the_worker_shows_a_push_under_its_games_tag_and_a_newer_one_replaces_it
     assert shown == [{"title": "Silver Eye · Push in the browser: Reminder, your turn",
                       "body": "Reminder: Push in the browser still waits for your move "
                               "(round 1).", "tag": first.topic, "url": link}]
+
+
+def test_the_settings_page_turns_push_on_for_all_the_persons_games(keyed_live, profile):
+    live, _ = keyed_live
+    game = ann_seat(live)
+    with live.app.app_context():
+        from tests.person_keys import settings_link
+        link = settings_link(live.app.test_client(), game.tokens[0], "ann@example.com")
+    profile.grant_permissions(["notifications"], origin=live.base)
+    profile.add_init_script(STAND_IN)
+    page = profile.new_page()
+    page.goto(f"{live.base}{link}")
+    box = page.locator("#push-box")
+    assert "all your games" in box.inner_text()
+    box.get_by_role("button", name="Notify this browser of my turns").click()
+    page.get_by_text("Done: your turns come to this browser").wait_for()
+    [(method, url, _)] = page.evaluate("window.__sent")
+    assert method == "POST" and url == f"/api/settings/{link.rsplit('/', 1)[-1]}/push"
+    assert page.evaluate("window.__asked") == 1
+    with live.app.app_context():
+        from sqlmodel import select
+
+        from app.channels.models import NoticeTarget
+        from app.db import read_session
+        with read_session() as session:
+            [target] = session.exec(select(NoticeTarget)).all()
+            assert (target.address, target.game_id, target.service) == \
+                ("ann@example.com", None, "Web Push")
+    shot(page, "push-settings-390")
