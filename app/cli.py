@@ -452,7 +452,28 @@ def doors_command() -> None:
     click.echo(doors.table(current_app))
 
 
-COMMANDS = (db_upgrade_command, doors_command, create_game_command, rotate_link_command,
+@click.command("push-keys")
+@click.option("--again", is_flag=True, help="Make a new pair although one is set: every "
+              "browser's subscription stops working and must be made again.")
+@with_appcontext
+def push_keys_command(again: bool) -> None:
+    """Make the server's VAPID key pair for Web Push (issue 49), once: prints the two
+    settings to put in the environment (docs/operations.md, "Web Push"). Refuses when a
+    pair is set already, since new keys orphan every subscription made with the old."""
+    from app.channels import push
+
+    if push.public_key() is not None and not again:
+        raise click.ClickException("VAPID keys are set already (VAPID_PUBLIC_KEY "
+                                   f"{push.public_key()}): new ones would end every browser's "
+                                   "subscription. Pass --again if that is what you want.")
+    private, public = push.generate_keys()
+    click.echo(f"VAPID_PRIVATE_KEY={private}")
+    click.echo(f"VAPID_PUBLIC_KEY={public}")
+    click.echo("# put both in the environment of the web and the clock (the private key is "
+               "a secret: whoever holds it can push to every subscribed browser)", err=True)
+
+
+COMMANDS = (db_upgrade_command, doors_command, push_keys_command, create_game_command, rotate_link_command,
             show_game_command, abandon_game_command, check_games_command, status_command,
             stuck_games_command, failed_mails_command, dead_inbound_command,
             resend_mail_command, extend_deadline_command, change_address_command,

@@ -169,13 +169,28 @@ DEFAULTS: dict[str, Any] = {
     # Seconds one notice may take to be handed over.
     "NOTICE_TIMEOUT_SECONDS": 10,
     # end of issue 20 table talk and notice targets
+    # issue 49 Web Push: the server's VAPID key pair (``flask --app app push-keys`` makes
+    # one; base64url: the private key's raw 32 bytes, the public key's uncompressed
+    # point). Without both, push is off: no button shows, subscribing is refused.
+    "VAPID_PRIVATE_KEY": None,
+    "VAPID_PUBLIC_KEY": None,
+    # Who the push services may contact about our pushes ("mailto:..." or an https URL;
+    # None: mailto: MAIL_FROM's address).
+    "VAPID_SUBJECT": None,
+    # The longest a push service keeps a push that has no deadline (a decision's push
+    # expires at its deadline, never later).
+    "PUSH_TTL_SECONDS": 86400,
+    # Tests only: a push endpoint may be an http(s) URL of this machine (loopback).
+    "PUSH_ALLOW_LOOPBACK": False,
+    # end of issue 49 Web Push
 }
 
 #: Environment variables read as they are (strings).
 ENV_KEYS = ("DATABASE_URL", "SECRET_KEY", "BASE_URL", "MAIL_BACKEND", "SMTP_URL", "MAIL_FROM",
             "MAIL_DIR", "MAIL_DOMAIN", "INBOUND_SMTP", "INBOUND_SECRET", "INBOUND_AUTHSERV_ID",
             "LOG_FORMAT", "METRICS_TOKEN", "DKIM_DOMAIN", "DKIM_SELECTOR",
-            "DKIM_PRIVATE_KEY_FILE", "SMTP_HELO")
+            "DKIM_PRIVATE_KEY_FILE", "SMTP_HELO", "VAPID_PRIVATE_KEY", "VAPID_PUBLIC_KEY",
+            "VAPID_SUBJECT")
 #: Environment variables read as comma-separated lists.
 ENV_LISTS = ("SECRET_KEY_FALLBACKS",)
 #: Environment variables read as numbers.
@@ -193,9 +208,9 @@ ENV_NUMBERS = ("CLOCK_TICK_SECONDS", "DIGEST_HOURS", "FRESH_LINK_MINUTES",
                "READY_MAIL_FAILING_SECONDS", "HSTS_MAX_AGE",
                "BOUNCE_SOFT_LIMIT", "TALK_MAX_CHARS", "TALK_PER_SEAT_PER_HOUR",
                "TALK_MAIL_MINUTES", "NOTICE_TARGETS_PER_SEAT", "NOTICE_MAX_ATTEMPTS",
-               "NOTICE_FAILURES_TO_PAUSE", "NOTICE_TIMEOUT_SECONDS")
+               "NOTICE_FAILURES_TO_PAUSE", "NOTICE_TIMEOUT_SECONDS", "PUSH_TTL_SECONDS")
 #: Environment variables read as on/off flags ("1", "true", "yes", "on").
-ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG", "NOTICE_ALLOW_PRIVATE")
+ENV_FLAGS = ("BENCH_ENDPOINTS", "DEBUG", "NOTICE_ALLOW_PRIVATE", "PUSH_ALLOW_LOOPBACK")
 
 #: The names ``app.runners.heartbeats`` still imports; they go when it reads ``setting``.
 DEFAULT_HEARTBEAT_STALE_SECONDS = DEFAULTS["HEARTBEAT_STALE_SECONDS"]

@@ -11,7 +11,9 @@ import sys
 
 SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "bench.mail_bench",
           "abuse": "bench.abuse_bench",
-          "reply": "bench.reply_bench", "talk": "bench.talk_bench", "prune": "bench.prune_bench", "storage": "bench.storage_bench", "peer": "bench.peer_bench",
+          "reply": "bench.reply_bench", "talk": "bench.talk_bench",
+          # issue 49: Web Push, due -> handed to the push endpoint
+          "push": "bench.push_bench", "prune": "bench.prune_bench", "storage": "bench.storage_bench", "peer": "bench.peer_bench",
           # issue 47: every rated game again, on 10,000 of them
           "rerate": "bench.rerate_bench",
           # issue 48: /tables and /api/tables with 10,000 open tables

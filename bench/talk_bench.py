@@ -132,22 +132,13 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-MARKER = re.compile(r"bench-notice-(\d+)")
+MARKER = re.compile(r"bench-(?:notice|push)-(\d+)")
 
 
-def _notice_run(url: str) -> tuple[list[float], list[float]]:
-    """Commit ``NOTICES`` mails of one seat with a JSON-webhook target at random moments
-    while the waker runs; return (mail seconds, notice seconds) from commit to arrival."""
+def smtp_sink(mailed: dict[int, float]) -> tuple[Any, int]:
+    """An SMTP server on a free port that notes when each marked mail arrived (n → when):
+    its started controller and its port."""
     from aiosmtpd.controller import Controller
-
-    from app import services
-    from app.channels import targets
-    from app.db import get_engine, write_session
-    from app.mail import compose, outbox
-    from app.runners.waker import Waker
-
-    mailed: dict[int, float] = {}
-    noticed: dict[int, float] = {}
 
     class Smtp:
         async def handle_DATA(self, server, session, envelope):  # noqa: ANN001
@@ -155,6 +146,21 @@ def _notice_run(url: str) -> tuple[list[float], list[float]]:
             if found:
                 mailed.setdefault(int(found.group(1)), time.time())
             return "250 OK"
+
+    port = _free_port()
+    smtp = Controller(Smtp(), hostname="127.0.0.1", port=port)
+    smtp.start()
+    return smtp, port
+
+
+def _notice_run(url: str) -> tuple[list[float], list[float]]:
+    """Commit ``NOTICES`` mails of one seat with a JSON-webhook target at random moments
+    while the waker runs; return (mail seconds, notice seconds) from commit to arrival."""
+    from app.channels import targets
+    from app.db import get_engine, write_session
+
+    mailed: dict[int, float] = {}
+    noticed: dict[int, float] = {}
 
     class Hook(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
@@ -168,56 +174,74 @@ def _notice_run(url: str) -> tuple[list[float], list[float]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    smtp_port = _free_port()
-    smtp = Controller(Smtp(), hostname="127.0.0.1", port=smtp_port)
-    smtp.start()
+    smtp, smtp_port = smtp_sink(mailed)
     hook = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
     threading.Thread(target=hook.serve_forever, daemon=True).start()
     app = _app(url, MAIL_BACKEND="smtp", SMTP_URL=f"smtp://127.0.0.1:{smtp_port}",
                MAIL_PER_ADDRESS_PER_HOUR=0, NOTICE_ALLOW_PRIVATE=True)
-    due: dict[int, float] = {}
     with app.app_context():
-        created = services.create_game([{"name": "Ann", "email": "ann@example.org"},
-                                        {"name": "Bot", "kind": "bot"}], {}, name="bench",
-                                       seed="3000")
-        # Ann plays her first move herself: a known player, not a stranger whose mail
-        # the day's cap would hold (app/mail/trust.py)
-        client = app.test_client()
-        legal = client.get(f"/api/play/{created.tokens[0]}/actions").get_json()
-        client.post(f"/api/play/{created.tokens[0]}/actions",
-                    json={"action": legal["legal_actions"][0], "expected_seq": legal["seq"]})
+        created = ann_against_a_bot(app, "3000")
         target_url, service = targets.validate(
             f"json://127.0.0.1:{hook.server_address[1]}/hook")
         with write_session(get_engine(app)) as session:
             targets.add(session, url=target_url, service=service,
                         now=datetime.now(timezone.utc), game_id=created.game_id, seat=0)
-        waker = Waker(app)
-        thread = waker.start()
-        rng = random.Random(2)
-        gaps = [rng.random() for _ in range(NOTICES)]
-        scale = NOTICE_SPREAD_SECONDS / sum(gaps)
-        for n, gap in enumerate(gaps):
-            time.sleep(gap * scale)
-            with write_session(get_engine(app)) as session:
-                mail = compose.Mail(subject=f"bench-notice-{n} ",
-                                    text=f"bench-notice-{n} is the news", html=None)
-                outbox.enqueue(session, game_id=created.game_id, seat=0, kind="round",
-                               to="ann@example.org", to_name="Ann", mail=mail,
-                               idempotency=f"bench-notice:{n}", domain=DOMAIN,
-                               now=datetime.now(timezone.utc))
-            due[n] = time.time()
-        end = time.time() + 30
-        while (len(mailed) < NOTICES or len(noticed) < NOTICES) and time.time() < end:
-            time.sleep(0.05)
-        waker.stop.set()
-        thread.join(timeout=5)
-        get_engine(app).dispose()
+        due = waking(app, created.game_id, "notice", NOTICES, NOTICE_SPREAD_SECONDS,
+                     {"mails": mailed, "notices": noticed})
     smtp.stop()
     hook.shutdown()
-    for what, got in (("mails", mailed), ("notices", noticed)):
-        if len(got) < NOTICES:
-            print(f"  !! {NOTICES - len(got)} {what} did not arrive")
     return ([mailed[n] - due[n] for n in mailed], [noticed[n] - due[n] for n in noticed])
+
+
+def ann_against_a_bot(app: Any, seed: str) -> Any:
+    """A game of Ann (ann@example.org) and a bot, where Ann played her first move herself:
+    a known player, not a stranger whose mail the day's cap would hold (app/mail/trust.py)."""
+    from app import services
+
+    created = services.create_game([{"name": "Ann", "email": "ann@example.org"},
+                                    {"name": "Bot", "kind": "bot"}], {}, name="bench", seed=seed)
+    client = app.test_client()
+    legal = client.get(f"/api/play/{created.tokens[0]}/actions").get_json()
+    client.post(f"/api/play/{created.tokens[0]}/actions",
+                json={"action": legal["legal_actions"][0], "expected_seq": legal["seq"]})
+    return created
+
+
+def waking(app: Any, game_id: str, what: str, count: int, spread: float,
+           arrivals: dict[str, dict[int, float]]) -> dict[int, float]:
+    """Commit ``count`` round mails ("bench-<what>-<n>") of the game's seat 0 at random
+    moments over ``spread`` seconds while the production waker runs, wait until every
+    one arrived in each of ``arrivals`` (what a sink noted: n → when), at most 30 s; return
+    when each was committed (n → when). Says what did not arrive."""
+    from app.db import get_engine, write_session
+    from app.mail import compose, outbox
+    from app.runners.waker import Waker
+
+    due: dict[int, float] = {}
+    waker = Waker(app)
+    thread = waker.start()
+    rng = random.Random(2)
+    gaps = [rng.random() for _ in range(count)]
+    scale = spread / sum(gaps)
+    for n, gap in enumerate(gaps):
+        time.sleep(gap * scale)
+        with write_session(get_engine(app)) as session:
+            mail = compose.Mail(subject=f"bench-{what}-{n} ", text=f"bench-{what}-{n} is the news",
+                                html=None)
+            outbox.enqueue(session, game_id=game_id, seat=0, kind="round", to="ann@example.org",
+                           to_name="Ann", mail=mail, idempotency=f"bench-{what}:{n}",
+                           domain=DOMAIN, now=datetime.now(timezone.utc))
+        due[n] = time.time()
+    end = time.time() + 30
+    while any(len(got) < count for got in arrivals.values()) and time.time() < end:
+        time.sleep(0.05)
+    waker.stop.set()
+    thread.join(timeout=5)
+    get_engine(app).dispose()
+    for name, got in arrivals.items():
+        if len(got) < count:
+            print(f"  !! {count - len(got)} {name} did not arrive")
+    return due
 
 
 def notices_beside_mail() -> None:
@@ -225,12 +249,16 @@ def notices_beside_mail() -> None:
           f"JSON-webhook target, committed at random moments over {NOTICE_SPREAD_SECONDS:.0f} s,"
           " the production waker sending")
     for name, url in _stores():
-        mails, notices = _notice_run(url)
-        m50, m99 = _percentile(mails, .5) * 1000, _percentile(mails, .99) * 1000
-        n50, n99 = _percentile(notices, .5) * 1000, _percentile(notices, .99) * 1000
-        print(f"  {name:10s} mail    p50 {m50:8.1f} ms  p99 {m99:8.1f} ms")
-        print(f"  {name:10s} notice  p50 {n50:8.1f} ms  p99 {n99:8.1f} ms  "
-              f"(notice/mail p50 {n50 / max(m50, 1e-9):.2f}x)")
+        beside_mail(name, "notice", *_notice_run(url))
+
+
+def beside_mail(store: str, what: str, mails: list[float], others: list[float]) -> None:
+    """Two lines: the mails' p50/p99 and the ``what``s' (seconds in, milliseconds out)."""
+    m50, m99 = _percentile(mails, .5) * 1000, _percentile(mails, .99) * 1000
+    n50, n99 = _percentile(others, .5) * 1000, _percentile(others, .99) * 1000
+    print(f"  {store:10s} {'mail':6s}  p50 {m50:8.1f} ms  p99 {m99:8.1f} ms")
+    print(f"  {store:10s} {what:6s}  p50 {n50:8.1f} ms  p99 {n99:8.1f} ms  "
+          f"({what}/mail p50 {n50 / max(m50, 1e-9):.2f}x)")
 
 
 if __name__ == "__main__":

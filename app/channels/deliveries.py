@@ -26,6 +26,7 @@ from sqlmodel import Session, col, select
 
 from app.access import tokens
 from app.channels.models import PENDING, SENT, NoticeDelivery, NoticeTarget
+from app.channels import push
 from app.channels import targets as target_rows
 from app.config import setting
 from app.gamelog import store
@@ -107,16 +108,24 @@ def short_form(row: Any, game_name: str) -> tuple[str, str]:
     return title, line
 
 
+def channel_of(target: NoticeTarget) -> str:
+    """How a delivery to ``target`` leaves (``NoticeDelivery.channel``): by Web Push
+    (issue 49) or by apprise."""
+    return "push" if target.service == target_rows.PUSH_SERVICE else "notice"
+
+
 def fan_out(session: Session, row: Any, now: datetime, *, link: str | None = None) -> int:
     """One pending delivery per active target of the seat of outbox ``row`` (its own and
     its address's), once per (row, target); returns how many active targets it has
-    (0: none, or not a kind targets get). Idempotent: a row sent twice (a lease that ran
+    (0: none, or not a kind targets get; a browser's push subscription gets only
+    ``push.KINDS``). Idempotent: a row sent twice (a lease that ran
     out) adds nothing the second time. The caller commits."""
     if row.id is None or row.game_id is None or row.seat is None or \
             row.kind not in NOTICE_KINDS:
         return 0
-    found = target_rows.active(target_rows.of_seat(session, row.game_id, int(row.seat),
-                                                   row.to))
+    found = [t for t in target_rows.active(target_rows.of_seat(session, row.game_id,
+                                                               int(row.seat), row.to))
+             if t.service != target_rows.PUSH_SERVICE or row.kind in push.KINDS]
     if not found:
         return 0
     game = session.get(store.Game, row.game_id)
@@ -134,8 +143,8 @@ def fan_out(session: Session, row: Any, now: datetime, *, link: str | None = Non
         # the runner's own transaction (no game changes)
         session.add(NoticeDelivery(outbox_id=row.id, target_id=int(target.id or 0),
                                    game_id=row.game_id, seat=int(row.seat), kind=row.kind,
-                                   title=title, body=body, next_attempt_at=now,
-                                   created_at=now))
+                                   channel=channel_of(target), title=title, body=body,
+                                   next_attempt_at=now, created_at=now))
     session.flush()
     return len(found)
 
@@ -149,7 +158,7 @@ def test_notice(session: Session, target: NoticeTarget, game_id: str, seat: int,
     name = plain(game.name if game is not None else "", 80) or "your game"
     link = seat_link(game_id, seat, seat_row.token_version if seat_row is not None else 1)
     delivery = NoticeDelivery(outbox_id=None, target_id=int(target.id or 0), game_id=game_id,
-                              seat=seat, kind=TEST,
+                              seat=seat, kind=TEST, channel=channel_of(target),
                               title=plain(f"{BRAND} · {name}: {TITLES[TEST]}", 300),
                               body=f"This is a test notice: your notices of {name} come "
                                    f"here.\n{link}",

@@ -7,8 +7,11 @@ from sqlalchemy import Column, DateTime, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 #: Delivery states, the outbox's words (``app.mail.models``): pending, sent, failed for
-#: good, superseded (what it announced was gone before it could be delivered).
+#: good, superseded (what it announced was gone before it could be delivered); and a
+#: push's own (issue 49): expired (its deadline passed before it left, or the browser's
+#: subscription was gone).
 PENDING, SENT, FAILED, SUPERSEDED = "pending", "sent", "failed", "superseded"
+EXPIRED = "expired"
 
 
 class NoticeTarget(SQLModel, table=True):
@@ -58,6 +61,11 @@ class NoticeDelivery(SQLModel, table=True):
     game_id: str | None = Field(default=None, max_length=64)
     seat: int | None = None
     kind: str = Field(max_length=32)
+    #: Which way it leaves (issue 49): ``notice`` (apprise) or ``push`` (Web Push): what
+    #: ``/metrics`` counts by channel, kept on the row since a push target that expired
+    #: is gone.
+    channel: str = Field(default="notice", max_length=16,
+                         sa_column_kwargs={"server_default": "notice"})
     title: str = Field(max_length=300)
     body: str = Field(sa_column=Column(Text, nullable=False))
     status: str = Field(default=PENDING, max_length=16)
@@ -67,4 +75,21 @@ class NoticeDelivery(SQLModel, table=True):
     lease_until: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     sent_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(sa_type=DateTime(timezone=True))
+
+
+class PushSubscription(SQLModel, table=True):
+    """The keys of a browser's Web Push subscription (issue 49 item 3). The subscription
+    itself is a ``NoticeTarget`` (service ``Web Push``, its ``url`` the push service's
+    endpoint, its scope a seat or an address), so it goes through the targets' one
+    mechanism: fan-out, the superseded check, quiet hours, caps, pausing. Here only what
+    encrypts a push to that browser (RFC 8291): its P-256 public key and auth secret."""
+
+    __tablename__ = "push_subscription"
+    __table_args__ = (UniqueConstraint("target_id", name="uq_push_subscription_target"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    target_id: int
+    p256dh: str = Field(max_length=200)
+    auth: str = Field(max_length=100)
     created_at: datetime = Field(sa_type=DateTime(timezone=True))

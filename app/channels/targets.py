@@ -24,10 +24,11 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
 import apprise
-from sqlalchemy import func, or_, update
+from sqlalchemy import delete, func, or_, update
 from sqlmodel import Session, col, select
 
-from app.channels.models import PENDING, SUPERSEDED, NoticeDelivery, NoticeTarget
+from app.channels.models import (PENDING, SUPERSEDED, NoticeDelivery, NoticeTarget,
+                                 PushSubscription)
 from app.config import setting
 
 #: apprise logs URLs (with their tokens) at several levels: nothing of it reaches the
@@ -59,6 +60,9 @@ EXAMPLES = ("discord://webhook_id/webhook_token", "ntfy://ntfy.sh/my-topic",
             "jsons://example.org/my-hook")
 
 MAX_URL = 2000
+#: The service of a browser's Web Push subscription (issue 49: ``app.channels.push``):
+#: its ``url`` is the push service's endpoint, not an apprise URL.
+PUSH_SERVICE = "Web Push"
 
 
 @dataclass(frozen=True)
@@ -185,12 +189,16 @@ def validate(url: Any, resolver: Resolve | None = None) -> tuple[str, str]:
 
 def mask(url: str) -> str:
     """What the page shows of a target: the service, the host, the last four characters
-    ("Discord · discord.com · …k3Xz"), never the whole URL."""
-    try:
-        checked = parse(url)
-        service, host = checked.service, checked.host
-    except ValueError:
-        service, host = "Target", "?"
+    ("Discord · discord.com · …k3Xz"), never the whole URL. A push endpoint is an
+    https URL, which no apprise URL is: "Web Push · fcm.googleapis.com · …"."""
+    if url.startswith(("https://", "http://")):
+        service, host = PUSH_SERVICE, url.split("/")[2].rsplit("@", 1)[-1] or "?"
+    else:
+        try:
+            checked = parse(url)
+            service, host = checked.service, checked.host
+        except ValueError:
+            service, host = "Target", "?"
     tail = url.rstrip("/")[-4:] if len(url) > 12 else ""
     return f"{service} · {host}" + (f" · …{tail}" if tail else "")
 
@@ -272,6 +280,8 @@ def remove(session: Session, target: NoticeTarget) -> None:
                            col(NoticeDelivery.status) == PENDING)
                     .values(status=SUPERSEDED, last_error="the target was removed")
                     .execution_options(synchronize_session=False))
+    session.execute(delete(PushSubscription).where(  # a push target's keys (issue 49)
+        col(PushSubscription.target_id) == target.id))
     session.delete(target)
 
 

@@ -87,6 +87,10 @@ class Person(SQLModel, table=True):
     #: False: the address takes the notices of all its games on its targets instead of
     #: by mail (issue 20 item 3), as ``SeatMail.by_mail`` for one seat.
     by_mail: bool = True
+    #: True: while a Web Push subscription of theirs works, a notice that went by push is
+    #: not mailed too, but the digest is, and mail stands in for a push that failed
+    #: (issue 49 item 4: "mail only when push fails or for the digest").
+    push_instead: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     # -- away until a date (issue 47 item 5) --
     #: The person is away from all their games until ``away_until`` (None: not away):
     #: their deadlines in every running game that allows vacation do not run meanwhile

@@ -167,6 +167,13 @@ def _name_read(form: Mapping[str, Any], _: Any) -> Any:
     return name
 
 
+def _push_instead_read(form: Mapping[str, Any], getlist: Callable[[str], list[Any]]) -> Any:
+    if "push_instead" not in form:
+        return KEEP
+    # (a hidden "0" before the checkbox, as ``by_mail``'s)
+    return any(str(v).lower() in TRUE_WORDS for v in getlist("push_instead"))
+
+
 def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
     if not form.get("invitations"):
         return KEEP
@@ -227,6 +234,11 @@ FIELDS: tuple[Field, ...] = (
           lambda on, now: {"by_mail": bool(on)},
           lambda on: ("notices also by mail" if on
                       else "notices on your targets instead of mail")),
+    Field("push_instead", ("push_instead",), _push_instead_read,
+          lambda row: bool(row.push_instead), lambda on, now: {"push_instead": bool(on)},
+          lambda on: ("your turns mailed only when a push to your browser fails (the "
+                      "digest and news by mail as before)" if on
+                      else "your turns mailed beside push")),  # (issue 49 item 4)
     Field("invitations", ("invitations",), _invitations_read,
           lambda row: "refused" if row.no_invitations_at is not None else "allowed",
           lambda what, now: {"no_invitations_at": now if what == "refused" else None},
@@ -314,6 +326,7 @@ def status(row: Person | Any | None, address: str) -> dict[str, Any]:
             "address_mode": row.mode if row is not None else PER_GAME,
             "address_modes": ADDRESS_MODE_WORDS,
             "by_mail": bool(row.by_mail) if row is not None else True,
+            "push_instead": bool(row.push_instead) if row is not None else False,
             "invitations_refused_at": row.no_invitations_at if row is not None else None,
             "standing_hidden": bool(row.standing_hidden) if row is not None else False,
             **away_status(row)}

@@ -15,7 +15,10 @@ outbox's ``Sending``: claim due rows under a lease (``DELIVERIES``), then for ea
 - ask again whether the target's host is public (DNS may have changed since it was
   added: ``targets.check_host``);
 - send it with apprise (a fresh ``Apprise`` per delivery, ``NOTICE_TIMEOUT_SECONDS``),
-  or with the ``send`` a test passes in;
+  or with the ``send`` a test passes in; a browser's Web Push subscription (issue 49)
+  with ``app.channels.push`` instead (``_pushed``): expired unsent when its decision's
+  deadline passed, its subscription forgotten when the push service says 404/410 (mail
+  stands in), any other failure counted as a target's;
 - success: ``sent``, the target's failures back to 0. Failure: tried again after 15 s,
   30 s, 1 min... up to ``NOTICE_MAX_ATTEMPTS``, then ``failed``; after
   ``NOTICE_FAILURES_TO_PAUSE`` failed deliveries in a row the target is paused (its page
@@ -40,8 +43,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
-from app.channels import deliveries, targets
-from app.channels.models import FAILED, PENDING, SENT, SUPERSEDED, NoticeDelivery, NoticeTarget
+from app.channels import deliveries, push, targets
+from app.channels.models import (EXPIRED, FAILED, PENDING, SENT, SUPERSEDED, NoticeDelivery,
+                                 NoticeTarget, PushSubscription)
 from app.clock.time import as_utc
 from app.mail import stops
 from app.mail.models import PENDING as MAIL_PENDING, Outbox
@@ -78,6 +82,8 @@ class NoticeReport:
     failed: int = 0
     superseded: int = 0
     paused: int = 0
+    #: push subscriptions found gone (issue 49)
+    expired: int = 0
 
 
 def words_of(said: str) -> str:
@@ -156,9 +162,14 @@ class Notices(Runner[NoticeDelivery]):
 
     def handle(self, item: NoticeDelivery) -> None:
         assert item.id is not None
+        keys, due = None, None
         with Session(self.engine) as session:
             target = session.get(NoticeTarget, item.target_id)
             outbox = session.get(Outbox, item.outbox_id) if item.outbox_id is not None else None
+            if target is not None and push.is_push(target):  # (issue 49)
+                keys = push.keys_of(session, int(target.id or 0))
+                if item.kind in push.DECIDING:
+                    due = push.deadline_of(session, item.game_id, item.seat)
         if target is None:
             self._end(item, status=SUPERSEDED, last_error="the target was removed")
             return
@@ -175,15 +186,12 @@ class Notices(Runner[NoticeDelivery]):
             self._end(item, status=SUPERSEDED,
                       last_error="superseded: what it announced no longer held at send time")
             return
-        try:
-            targets.check_host(targets.parse(target.url))
-        except ValueError as exc:
-            error: str | None = str(exc)
+        if push.is_push(target):
+            error = self._pushed(item, target, keys, due)
+            if error == push.GONE or error == EXPIRED:
+                return
         else:
-            try:
-                error = self.send(target.url, item.title, item.body)
-            except Exception as exc:  # noqa: BLE001 - a plugin's bug is one failed try
-                error = f"the notice could not be sent ({type(exc).__name__})"
+            error = self._sent_by_apprise(item, target)
         if error is None:
             with Session(self.engine) as session:
                 session.execute(*DELIVERIES.ended(item.id, self.owner, status=SENT,
@@ -199,6 +207,48 @@ class Notices(Runner[NoticeDelivery]):
             self.report.sent += 1
             return
         self._retry_or_fail(item, error)
+
+    def _sent_by_apprise(self, item: NoticeDelivery, target: NoticeTarget) -> str | None:
+        try:
+            targets.check_host(targets.parse(target.url))
+        except ValueError as exc:
+            return str(exc)
+        try:
+            return self.send(target.url, item.title, item.body)
+        except Exception as exc:  # noqa: BLE001 - a plugin's bug is one failed try
+            return f"the notice could not be sent ({type(exc).__name__})"
+
+    def _pushed(self, item: NoticeDelivery, target: NoticeTarget,
+                keys: PushSubscription | None, due: datetime | None) -> str | None:
+        """A push target's delivery (issue 49): expired when its decision's deadline
+        passed (nothing is sent: ``EXPIRED``, ended here); the subscription forgotten
+        when the push service says it is gone (``push.GONE``, ended here; mail stands
+        in); else None (sent) or what went wrong, as for any target."""
+        assert item.id is not None
+        ttl = push.ttl_of(due, self.now)
+        if due is not None and ttl <= 0:
+            self._end(item, status=EXPIRED, last_error="its deadline passed before it left")
+            self._stand_in(item)
+            return EXPIRED
+        try:
+            endpoint = push.check_endpoint(target.url)
+        except ValueError as exc:
+            return str(exc)
+        try:
+            error = push.GONE if keys is None else push.send(
+                endpoint, keys, push.push_of(item.title, item.body, item.kind, item.game_id,
+                                             ttl))
+        except Exception as exc:  # noqa: BLE001 - a library's bug is one failed try
+            return f"the push could not be sent ({type(exc).__name__})"
+        if error == push.GONE:
+            with Session(self.engine) as session:
+                push.forget(session, int(target.id or 0))
+                session.commit()
+            self._end(item, status=EXPIRED, last_error="the browser's subscription is gone "
+                                                      "(the push service answered 404/410)")
+            self.report.expired += 1
+            self._stand_in(item)
+        return error
 
     def _end(self, item: NoticeDelivery, **values: Any) -> None:
         assert item.id is not None
@@ -301,7 +351,7 @@ def leave_by_targets(engine: Engine, row: Outbox, now: datetime) -> bool:
         with Session(engine) as session:
             active = deliveries.fan_out(session, row, as_utc(now))
             mail_too = (notice_targets.takes_mail(session, row.game_id, int(row.seat),
-                                                   row.to.strip().lower())
+                                                   row.to.strip().lower(), row.kind)
                         if active else True)
             session.commit()
     except Exception as exc:  # noqa: BLE001 - the mail goes as before

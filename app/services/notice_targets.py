@@ -18,7 +18,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import services
-from app.channels import deliveries, targets
+from app.channels import deliveries, push, targets
 from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
 from app.db import read_session, write_session
@@ -46,10 +46,29 @@ def _by_mail(session: Session, game_id: str, seat: int) -> bool:
     return True if row is None else bool(row.by_mail)
 
 
-def takes_mail(session: Session, game_id: str, seat: int, address: str | None) -> bool:
+def takes_mail(session: Session, game_id: str, seat: int, address: str | None,
+               kind: str | None = None) -> bool:
     """Whether the seat's notices still go by mail beside its targets: only where both the
-    seat and its address want it (the sender asks this as a mail leaves, the page shows it)."""
-    return _by_mail(session, game_id, seat) and _address_by_mail(session, address)
+    seat and its address want it (the sender asks this as a mail leaves, the page shows it).
+    ``kind``: the mail's (the sender's question): a person who takes push instead of mail
+    (issue 49 item 4) gets no mail of a kind a browser is pushed (``push.KINDS``: their
+    turns; never the digest) while a push target of theirs is active (mail stands in for
+    a push that fails: ``runners.notices``)."""
+    if not (_by_mail(session, game_id, seat) and _address_by_mail(session, address)):
+        return False
+    return kind not in push.KINDS or not _push_instead(session, game_id, seat, address)
+
+
+def _push_instead(session: Session, game_id: str, seat: int, address: str | None) -> bool:
+    """The person chose "mail only when push fails or for the digest" and has a working
+    (not paused) push subscription for this seat or all their games."""
+    if address is None:
+        return False
+    row = session.exec(select(Person).where(func.lower(col(Person.address)) == address)).first()
+    if row is None or not row.push_instead:
+        return False
+    return any(t.service == targets.PUSH_SERVICE
+               for t in targets.active(targets.of_seat(session, game_id, seat, address)))
 
 
 def _address_by_mail(session: Session, address: str | None) -> bool:

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app import services
-from app.channels import targets
+from app.channels import push, targets
 from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
 from app.db import read_session
@@ -70,13 +70,17 @@ class Wanted:
     person: fields.Wanted = field(default_factory=fields.Wanted)
     add_target: tuple[str, str] | None = None
     remove_target: int | None = None
+    #: A browser's Web Push subscription for all their games (issue 49): its checked
+    #: endpoint, P-256 key and auth secret (``services.push_subscriptions``).
+    add_push: tuple[str, str, str] | None = None
     #: An undo's names of the person's seats, game by game, as they were before the change
     #: (a chosen name renames them; taking it back gives each game its own name again).
     seat_names: dict[str, str] | None = None
 
     @property
     def empty(self) -> bool:
-        return not self.person.values and self.add_target is None and self.remove_target is None
+        return (not self.person.values and self.add_target is None
+                and self.remove_target is None and self.add_push is None)
 
 
 def wanted(**values: Any) -> Wanted:
@@ -162,6 +166,9 @@ def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
     if asked.add_target is not None:
         before["target_added"] = None
         after["target_added"] = _add_target(unit.session, row.address, *asked.add_target, now)
+    if asked.add_push is not None:  # (undone as any target added: it is removed)
+        before["target_added"] = None
+        after["target_added"] = _add_push(unit.session, row.address, *asked.add_push, now)
     if not after:
         return []
     lines = [_words(name, value) for name, value in after.items()] + said
@@ -210,6 +217,16 @@ def _add_target(session: Session, address: str, url: str, service: str,
                 now: datetime) -> dict[str, Any]:
     try:
         target = targets.add(session, url=url, service=service, now=now, address=address)
+    except ValueError as exc:
+        raise services.BadRequest(str(exc)) from None
+    return {"id": target.id, "shown": targets.mask(target.url)}
+
+
+def _add_push(session: Session, address: str, endpoint: str, p256dh: str, auth: str,
+              now: datetime) -> dict[str, Any]:
+    try:
+        target = push.subscribe(session, endpoint=endpoint, p256dh=p256dh, auth=auth, now=now,
+                                address=address)
     except ValueError as exc:
         raise services.BadRequest(str(exc)) from None
     return {"id": target.id, "shown": targets.mask(target.url)}
@@ -271,6 +288,11 @@ def undo(token: str, now: datetime | None = None) -> list[str]:
                     back.remove_target = int(value["id"])
                 else:
                     left.append(f"{_words(name, value)}: that target was removed since")
+            elif name == "target_removed" and isinstance(old, dict) \
+                    and old.get("service") == targets.PUSH_SERVICE:
+                # (a browser's keys are not kept: it subscribes again, issue 49)
+                left.append(f"{_words(name, value)}: press \"Notify this browser of my "
+                            "turns\" on that browser to have them again")
             elif name == "target_removed" and isinstance(old, dict):
                 back.add_target = (str(old["url"]), str(old["service"]))
             elif name == "name" and fields.BY_NAME[name].of(row) == value:

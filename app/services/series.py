@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from app import engine
 from app.channels.models import NoticeTarget
+from app.channels.targets import PUSH_SERVICE
 from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.unit import Unit
@@ -62,7 +63,9 @@ def _carry_notices(unit: Unit, old_id: str, new_id: str, seats: list[store.Seat]
     now = dl.now()
     for target in session.exec(select(NoticeTarget).where(
             col(NoticeTarget.game_id) == old_id, col(NoticeTarget.seat).is_not(None))):
-        if target.seat in people:
+        # (a browser's push subscription for "this game" stays with this game: its keys
+        # are the browser's, and it subscribes again for the rematch: issue 49)
+        if target.seat in people and target.service != PUSH_SERVICE:
             # not a unit write: the rematch's game is an ORM row of this session, and
             # its targets must be flushed after it (their foreign key names it)
             session.add(NoticeTarget(game_id=new_id, seat=target.seat, url=target.url,

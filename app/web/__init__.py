@@ -46,6 +46,8 @@ def register_blueprints(app: Any) -> None:
     app.register_blueprint(table.bp)
     from app.web import plan_forms  # deciding ahead on the seat page (issue 35)
     app.register_blueprint(plan_forms.bp)
+    from app.web import push  # Web Push: /sw.js, the manifest, subscribing (issue 49)
+    app.register_blueprint(push.bp)
     from app.web import standing  # people's pages and the leaderboard (issue 47)
     app.register_blueprint(standing.bp)
     from app.web import tables  # open tables: the list, sitting down, the mailed link (48)

@@ -339,8 +339,8 @@ def openapi_document(base_url: str) -> dict[str, Any]:
         }},
     }
     # the routes of table talk and notice targets are described beside them (issue 20)
-    from app.web import person, standing, table, tables, talk, targets
-    for module in (talk, targets, table, person, standing, tables):
+    from app.web import person, push, standing, table, tables, talk, targets
+    for module in (talk, targets, table, person, standing, tables, push):
         document["paths"].update(module.OPENAPI_PATHS)
         document["components"]["schemas"].update(getattr(module, "OPENAPI_SCHEMAS", {}))
     document["paths"].update(PLAN_PATHS)            # deciding ahead (issue 35)

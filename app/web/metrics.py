@@ -148,6 +148,17 @@ class DatabaseCollector(Collector):
             notices.update(session.exec(
                 select(channels.NoticeDelivery.status, func.count())
                 .group_by(col(channels.NoticeDelivery.status))).all())
+            # issue 49: pushes by what became of them (a subscription found gone is
+            # "expired"), from the deliveries' own channel word: the target may be gone
+            pushes = {status: 0 for status in (channels.PENDING, channels.SENT,
+                                               channels.FAILED, channels.SUPERSEDED,
+                                               channels.EXPIRED)}
+            pushes.update(session.exec(
+                select(channels.NoticeDelivery.status, func.count())
+                .where(col(channels.NoticeDelivery.channel) == "push")
+                .group_by(col(channels.NoticeDelivery.status))).all())
+            subscriptions = session.exec(select(func.count())
+                                         .select_from(channels.PushSubscription)).one()
             paused = session.exec(select(func.count()).select_from(channels.NoticeTarget)
                                   .where(col(channels.NoticeTarget.paused_at).is_not(None))
                                   ).one()
@@ -169,6 +180,13 @@ class DatabaseCollector(Collector):
                    {(str(k),): float(v) for k, v in overdue.items()}),
             _gauge("silver_eye_notices", "Notice deliveries (Discord, ntfy, webhooks) by "
                    "status.", ["status"], {(str(k),): float(v) for k, v in notices.items()}),
+            _gauge("silver_eye_push", "Web Push deliveries by status: sent (handed to the "
+                   "push service), failed, superseded, expired (the deadline passed first, "
+                   "or the browser's subscription was gone: 404/410), pending.", ["status"],
+                   {(str(k),): float(v) for k, v in pushes.items()}),
+            _gauge("silver_eye_push_subscriptions", "Browsers subscribed to Web Push "
+                   "notices (each for one game or all a person's games).", [],
+                   {(): float(subscriptions)}),
             _gauge("silver_eye_notice_targets_paused", "Notice targets paused because they "
                    "kept failing (their seats get mail instead).", [], {(): float(paused)}),
             _gauge("silver_eye_addresses_bouncing", "Addresses marked bouncing: no mail is "

@@ -40,14 +40,15 @@ bp = Blueprint("person", __name__)
 
 #: The fields of the settings form: posted to a seat's door, they are refused.
 SETTINGS_FIELDS = ("time_zone", "quiet_start", "quiet_end", "address_mode", "by_mail",
+                   "push_instead",
                    "target_url", "remove_target", "invitations", "away_until", "away_back",
                    "standing", "new_address")
 
 
-def _page(address: str, *, action: str, back: tuple[str, str] | None) -> Any:
+def _page(address: str, *, action: str, back: tuple[str, str] | None, push_url: str) -> Any:
     return render_template("person.html", st=settings.status(address),
                            targets=notice_targets.of_address(address), action=action,
-                           back=back, no_referrer=True)
+                           back=back, no_referrer=True, push_url=push_url)
 
 
 def _save(address: str, via: str, to: str, key_id: str | None = None) -> Any:
@@ -102,7 +103,8 @@ def api_settings_link(seat: SeatRequest) -> Any:
 @door("settings link", "the settings of the address it was mailed to (read)")
 def key_show(key: str) -> Any:
     opened = keys.open_settings_key(key)
-    return _page(opened.address, action=url_for("person.key_save", key=key), back=None)
+    return _page(opened.address, action=url_for("person.key_save", key=key), back=None,
+                 push_url=url_for("push.key_subscribe", key=key))
 
 
 @bp.post("/settings/<key>")
@@ -125,7 +127,8 @@ def _games_address(token: str) -> str:
 @door("games link", "the settings of its address (read)")
 def games_show(token: str) -> Any:
     return _page(_games_address(token), action=url_for("person.games_save", token=token),
-                 back=(url_for("my_games.show", token=token), "Back to all your games"))
+                 back=(url_for("my_games.show", token=token), "Back to all your games"),
+                 push_url=url_for("push.games_subscribe", token=token))
 
 
 @bp.post("/my-games/<token>/settings")

@@ -11,7 +11,11 @@ Why each:
   ``style=`` attributes and a ``<style>`` block (the round summary), and the mail HTML
   that ``/dev/mail/<name>`` shows in an ``<iframe srcdoc>`` (which inherits this
   policy) is inline-styled by design: mail clients drop style sheets. Styles cannot
-  run code; scripts stay locked.
+  run code; scripts stay locked. Web Push (issue 49) needs nothing more: the service
+  worker ``/sw.js`` is a script of this site (``worker-src`` falls back to
+  ``script-src 'self'``), the manifest too (``manifest-src`` to ``default-src``), the
+  button is ``/static/push.js`` and posts here (``connect-src 'self'``); the browser
+  test (tests/e2e/test_push_browser.py) runs all of it under this policy.
 - ``Strict-Transport-Security``: only on a request that came over https (directly, or
   through ``PROXY_FIX``'s trusted ``X-Forwarded-Proto``) or when ``BASE_URL`` is
   https (the site is behind TLS); ``HSTS_MAX_AGE`` (0: never sent).
