@@ -90,7 +90,13 @@ def short_form(row: Any, game_name: str) -> tuple[str, str]:
     title = plain(f"{BRAND} · {game}: {TITLES.get(kind, 'News of your game')}", 300)
     round_no = _round_of(row)
     in_round = f" (round {round_no})" if round_no is not None else ""
-    if kind == "turn":
+    lead = next((ln for ln in str(row.text or "").splitlines() if ln.strip()), "")
+    if kind in ("turn", "reminder") and lead:
+        # the turn mail's own first line (``compose.turn_lead``: the decision and its
+        # deadline in the reader's zone, public words only): one vocabulary for the mail,
+        # the channels and the push (issue 49 item 1)
+        line = f"{game} · {plain(lead)}"
+    elif kind == "turn":
         line = f"It is your turn in {game}{in_round}."
     elif kind == "reminder":
         line = f"Reminder: {game} still waits for your move{in_round}."

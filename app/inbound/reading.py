@@ -1,20 +1,16 @@
 """Getting what a person wrote out of a real mail, and telling people from machines.
 
-A reply from a phone or a desktop client carries much more than the
-command: quoted history (in the reader's language), a signature, an HTML
-part only, a "Sent from my phone". ``command_of`` takes the newest reply's
-text (HTML reduced to text without its quoted blocks; quoted history and
-signatures cut by ``mail-parser-reply``), then the first line that reads as
-a command wins. ``machine_reason`` says why a message must never be
-answered (auto-replies, bounces, list mail), so two robots cannot loop.
+A reply from a phone or a desktop client carries much more than the command: quoted
+history (in the reader's language), a signature, an HTML part only, a "Sent from my
+phone". ``command_of`` takes the newest reply's text (HTML reduced to text without its
+quoted blocks; quoted history and signatures cut by ``mail-parser-reply``), then the
+first line that reads as a command wins. ``machine_reason`` says why a message must
+never be answered (auto-replies, bounces, list mail), so two robots cannot loop.
 
-``read`` does all of that at once and turns any failure into ``Unreadable``
-(issue 17 item 5): reading is a pure function of the bytes, so a message
-whose From does not parse (a display name encoding CR/LF made the parser
-raise, and the row was retried for ever) fails the same way every time and
-is finished at once instead of retried. ``authentication`` reads the
-``Authentication-Results`` headers (RFC 8601) of the operator's own MTA
-(issue 17 item 6).
+``read`` does all of that at once and turns any failure into ``Unreadable`` (issue 17
+item 5): reading is a pure function of the bytes, so a message whose From does not parse
+fails the same way every time and is finished at once instead of retried for ever.
+``authentication`` reads the operator's MTA's ``Authentication-Results`` (RFC 8601).
 """
 from __future__ import annotations
 
@@ -169,17 +165,12 @@ def newest_reply(text: str) -> str:
 
 
 def command_of(message: EmailMessage) -> Parsed:
-    """The first line of the newest reply that reads as a command (help counts).
-
-    When none does, the first line that was there is returned with the
-    reason it was not understood, so the answer can quote it. A reply whose first line
-    starts with ``SAY`` talks to the table instead (``commands.say_reply``, issue 20
-    item 2); a command with a ``SAY`` line under it carries that talk too (``also_say``,
-    issue 45 item 5: both are done, or the answer says which was not). Talk is the
-    person's own words only (``own_words.own_text``: no quote, header or signature), and
-    no line the person's client hid is read. A line over a limit is refused whole: it
-    ends the reading (nothing else of the reply is taken in its place).
-    """
+    """The first line of the newest reply that reads as a command (help counts); when none
+    does, the first line there, with why it was not understood. A reply that starts with
+    ``SAY`` talks to the table (``commands.say_reply``, issue 20); a command with a SAY
+    line under or above it carries that talk too (``also_say``: both are done, or the
+    answer says which was not). Talk is the person's own words only (no quote, header,
+    signature, nor a line their client hid). A line over a limit is refused whole."""
     text, shown = read_body(message)
     reply = newest_reply(text)
     own = _seen(own_words.own_text(reply), shown)
@@ -215,18 +206,14 @@ def command_of(message: EmailMessage) -> Parsed:
 
 
 def _say_then_command(own: str, talk: Parsed) -> Parsed:
-    """A ``SAY`` line with a command on a line under it (issue 51 item 3: "SAY gl" then
-    "D" said "gl D" at the table and drew nothing): the talk ends at the end of the SAY
-    line, and the command is played with it (``also_say``), as a command with a SAY line
-    under it is. Only a line that reads whole as a command ends the talk; any other line
-    under SAY is still talk."""
+    """A SAY line with a command on a line under it: the talk ends with its line and the
+    command is played with it, as ``also_say`` (issue 51 item 3: the command was said)."""
     lines = [line.strip() for line in own.split("\n") if line.strip()]
-    for line in lines[1:]:
-        parsed = parse(line)
-        if parsed.limit or parsed.readable:
-            first = commands.say_reply(lines[0])
-            return replace(parsed, also_say=first.say if first is not None else None)
-    return talk
+    parsed = next((p for p in map(parse, lines[1:]) if p.limit or p.readable), None)
+    if parsed is None:
+        return talk
+    first = commands.say_reply(lines[0])
+    return replace(parsed, also_say=first.say if first is not None else None)
 
 
 def _seen(text: str, shown: Callable[[str], bool]) -> str:

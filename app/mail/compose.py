@@ -115,6 +115,13 @@ def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
     return f"{local:%A} {local.day} {local:%B %Y, %H:%M} {name}"
 
 
+def short_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
+    """'Tue 8 Dec 18:00 CET': a deadline as a first line or a lock screen has room for
+    it, in the reader's zone (issue 49 item 1)."""
+    local = as_utc(moment).astimezone(zone or timezone.utc)
+    return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
+
+
 def deadline_words(due: datetime | None, now: datetime, zone: tzinfo | None = None) -> str:
     """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
     if due is None:
@@ -172,8 +179,13 @@ def lead_words(pending: str | None) -> str:
 
 
 def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminder: bool,
-              digest: bool, deadline: str, others: list[str]) -> str:
-    """The first line of a turn mail (its reminder, its digest): what is asked, first."""
+              digest: bool, deadline: str, others: list[str], due: str = "",
+              left: str = "") -> str:
+    """The first line of a turn mail (its reminder, its digest): what is asked, first,
+    then by when (``due``: ``short_time_words`` in the reader's zone; ``left``: "in 2
+    hours"). Public words only (the decision's kind, names, the round, the time): a
+    notice or a push says this same line (``app.channels.deliveries.short_form``, issue 49
+    item 1), never a card the seat knows privately."""
     asked = lead_words(pending)
     waiting = f"; waiting for {', '.join(others)}" if others else ""
     if not has_decision:
@@ -181,10 +193,13 @@ def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminde
         return f"{head}: nothing waits for you{waiting}"
     by = f", by {deadline}" if deadline else ""
     if reminder:
+        if due:
+            return (f"Reminder, your turn: {asked} (round {round_no}) · due {due}"
+                    + (f", {left.removeprefix('in ')} left" if left and left != "now" else ""))
         return f"Reminder, your turn: {asked} (round {round_no}){by}"
     if digest:
         return f"Round {round_no} digest; your turn: {asked}{by}"
-    return f"Your turn: {asked} (round {round_no})"
+    return f"Your turn: {asked} (round {round_no})" + (f" · due {due}" if due else "")
 
 
 def subject_words(pending: str | None) -> str:
@@ -228,7 +243,9 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     deadline = deadline_words(due, now, zone)
     others = [names[s] for s in (view.get("to_act") or []) if s != seat]
     lead = turn_lead(round_no, decision_of(view, seat), has_decision=has_decision,
-                     reminder=reminder, digest=digest, deadline=deadline, others=others)
+                     reminder=reminder, digest=digest, deadline=deadline, others=others,
+                     due=short_time_words(due, zone) if due is not None else "",
+                     left=_span(as_utc(due) - as_utc(now)) if due is not None else "")
     menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
     return replace(render(
         "turn", subject, lead=lead, menu=menu,

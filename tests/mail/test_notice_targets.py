@@ -15,6 +15,8 @@ letting it run first.
 """
 from __future__ import annotations
 
+import re
+
 import json
 import logging
 import threading
@@ -28,6 +30,7 @@ import requests
 from sqlmodel import Session, select
 
 from app import services
+from app.mail.compose import LEAD_WORDS
 from app.channels import targets
 from app.channels.models import NoticeDelivery, NoticeTarget
 from app.clock import deadlines as dl
@@ -205,8 +208,13 @@ def test_a_player_who_waits_gets_one_notice_per_waiting_stretch_with_the_link(
     # Discord's webhook payload, with the seat link in it
     assert all(isinstance(b, dict) and ("content" in b or "embeds" in b) for b in posted)
     assert all(link in sink.text_of(b) for b in posted)
-    # no card a seat holds is named: only public words ("It is your turn in ... (round n)")
-    assert all("It is your turn in Test game (round " in t for t in turns)
+    # no card a seat holds is named: only public words, the turn mail's own first line
+    # (issue 49 item 1: "Test game · Your turn: <the decision> (round n) · due <time>")
+    asked = "|".join(re.escape(w) for w in LEAD_WORDS.values())
+    said = re.compile(rf"Test game · Your turn: ({asked}) \(round \d\) · due \w{{3}} \d+ "
+                      rf"\w{{3}} \d\d:\d\d \w+")
+    shown = [json.dumps(json.loads(t), ensure_ascii=False) for t in turns]
+    assert all(said.search(t) for t in shown), shown[:3]
     # mail is off for the seat: nothing but the invitation reaches its mailbox
     assert set(ann_mails(mailbox)) <= {"invitation"}
     # neither the target's URL nor its token, nor the seat's token, is in any log line

@@ -169,7 +169,8 @@ def test_a_turn_reaches_the_browser_encrypted_with_its_topic_and_a_ttl_within_th
     line, link = delivery.body.rsplit("\n", 1)
     assert notice == {"title": delivery.title, "body": line, "url": link,
                       "tag": got.headers["topic"]}
-    assert notice["body"].startswith("It is your turn in Test game")
+    # the turn mail's own first line: the decision and its deadline (issue 49 item 1)
+    assert notice["body"].startswith("Test game · Your turn: ") and " · due " in notice["body"]
     assert link == f"http://silver-eye.test/play/{game.tokens[0]}"
     # it expires at the decision's deadline, never after it
     with Session(get_engine(push_app)) as session:

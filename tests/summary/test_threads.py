@@ -72,7 +72,8 @@ def test_every_mail_of_a_game_to_a_seat_is_one_conversation_that_says_what_it_as
             leads.add(re.sub(r"\d+", "N", lead.split(":")[0]))
         turns = [first_line(m.text) for m in mails if first_line(m.text).startswith("Your turn: ")]
         assert turns, f"{address} was asked to play"
-        assert all(re.fullmatch(r"Your turn: .+ \(round \d\)", t) for t in turns), turns
+        assert all(re.fullmatch(r"Your turn: .+ \(round \d\) · due \w{3} \d+ \w{3} \d\d:\d\d \w+", t)
+                   for t in turns), turns
     assert {"You are invited to play", "Your turn", "Round N is over",
             "The game is over"} <= leads, leads
 
