@@ -143,20 +143,22 @@ class DatabaseCollector(Collector):
                 .group_by(col(Deadline.kind))).all())
             # issue 34 item 5: notices, as the outbox for mail (a paused Discord target
             # can raise an alert), and the addresses no mail is tried to
-            notices = {status: 0 for status in (channels.PENDING, channels.SENT,
-                                                channels.FAILED, channels.SUPERSEDED)}
-            notices.update(session.exec(
-                select(channels.NoticeDelivery.status, func.count())
-                .group_by(col(channels.NoticeDelivery.status))).all())
             # issue 49: pushes by what became of them (a subscription found gone is
-            # "expired"), from the deliveries' own channel word: the target may be gone
-            pushes = {status: 0 for status in (channels.PENDING, channels.SENT,
-                                               channels.FAILED, channels.SUPERSEDED,
-                                               channels.EXPIRED)}
-            pushes.update(session.exec(
-                select(channels.NoticeDelivery.status, func.count())
-                .where(col(channels.NoticeDelivery.channel) == "push")
-                .group_by(col(channels.NoticeDelivery.status))).all())
+            # "expired"), from the deliveries' own channel word: the target may be gone;
+            # one statement for both, and for the count by channel and status (item 5:
+            # sent, replaced, expired, failed, by channel)
+            statuses = (channels.PENDING, channels.SENT, channels.FAILED,
+                        channels.SUPERSEDED, channels.EXPIRED)
+            by_channel: dict[tuple[str, str], int] = {
+                (channel, status): 0 for channel in ("notice", "push") for status in statuses}
+            by_channel.update({(str(c), str(s)): int(n) for c, s, n in session.exec(
+                select(channels.NoticeDelivery.channel, channels.NoticeDelivery.status,
+                       func.count())
+                .group_by(col(channels.NoticeDelivery.channel),
+                          col(channels.NoticeDelivery.status))).all()})
+            notices = {status: sum(n for (_, s), n in by_channel.items() if s == status)
+                       for status in statuses if status != channels.EXPIRED}
+            pushes = {status: n for (c, status), n in by_channel.items() if c == "push"}
             subscriptions = session.exec(select(func.count())
                                          .select_from(channels.PushSubscription)).one()
             paused = session.exec(select(func.count()).select_from(channels.NoticeTarget)
@@ -180,6 +182,11 @@ class DatabaseCollector(Collector):
                    {(str(k),): float(v) for k, v in overdue.items()}),
             _gauge("silver_eye_notices", "Notice deliveries (Discord, ntfy, webhooks) by "
                    "status.", ["status"], {(str(k),): float(v) for k, v in notices.items()}),
+            _gauge("silver_eye_notices_by_channel", "Notice deliveries by channel (notice: "
+                   "apprise targets; push: Web Push) and status (sent; superseded: replaced or "
+                   "no longer true at send time; expired: its deadline passed first; failed; "
+                   "pending).", ["channel", "status"],
+                   {(c, s): float(n) for (c, s), n in by_channel.items()}),
             _gauge("silver_eye_push", "Web Push deliveries by status: sent (handed to the "
                    "push service), failed, superseded, expired (the deadline passed first, "
                    "or the browser's subscription was gone: 404/410), pending.", ["status"],

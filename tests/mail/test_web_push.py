@@ -182,6 +182,9 @@ def test_a_turn_reaches_the_browser_encrypted_with_its_topic_and_a_ttl_within_th
         "/metrics", headers={"Authorization": "Bearer scrape-token"}).get_data(as_text=True)
     assert 'silver_eye_push{status="sent"} 1.0' in scraped
     assert "silver_eye_push_subscriptions 1.0" in scraped
+    # item 5: by channel and status, beside the apprise targets' (none here)
+    assert 'silver_eye_notices_by_channel{channel="push",status="sent"} 1.0' in scraped
+    assert 'silver_eye_notices_by_channel{channel="notice",status="sent"} 0.0' in scraped
 
 
 def test_the_topic_is_one_per_game(push_app, new_game, push_service):
@@ -236,6 +239,7 @@ def test_an_endpoint_that_answers_410_is_removed_and_mail_stands_in(
         "/metrics", headers={"Authorization": "Bearer scrape-token"}).get_data(as_text=True)
     assert 'silver_eye_push{status="expired"} 1.0' in scraped
     assert 'silver_eye_push{status="sent"} 0.0' in scraped
+    assert 'silver_eye_notices_by_channel{channel="push",status="expired"} 1.0' in scraped
     assert "silver_eye_push_subscriptions 0.0" in scraped
 
 
