@@ -41,13 +41,23 @@ def _start(live: Any, seats: int, position: positions.Position | None,
     return in_app(live, lambda: positions.start(seats, position, options=options))
 
 
-KINDS = ["peek", "simon", *sorted(POSITIONS)]
+def _round_two_peek(state: Any, view: dict[str, Any], seat: int) -> bool:
+    """Round 2 has begun and ``seat`` peeks first: last round's score card is on its page
+    (issue 51 item 2: it sat above the peek, which began at 1,272-1,446 px at 390 px)."""
+    return view["round"] == 2 and seat in (view.get("peeks_pending") or []) and len(
+        view.get("peeks_pending") or []) == len(view["villages"])
+
+
+KINDS = ["peek", "peek-round-2", "simon", *sorted(POSITIONS)]
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_decision_and_its_cards_are_on_the_first_screen(live, browser, kind):
     if kind == "peek":
         created, seat = _start(live, 3, None, None), 0
+    elif kind == "peek-round-2":
+        position = positions.find(3, _round_two_peek)
+        created, seat = _start(live, 3, position, None), position.seat
     elif kind == "simon":
         created, seat = simon_claim(live)
     else:
