@@ -385,5 +385,9 @@ def test_an_order_naming_a_card_that_is_not_there_is_answered_and_kept_nowhere(
     assert db.actions(game.game_id) == []
     [answer] = answers(smtp, ANN)
     said = " ".join(answer.text.split())
+    # its first line says what is still asked, in the turn mail's words (issue 51 item 3:
+    # it read "About your reply: your turn is still open: it is your turn (round 1)")
+    assert said.startswith("About your reply · still your turn: "), said[:120]
+    assert "turn is still open" not in said and "it is your turn" not in said[:120]
     assert re.search(r"“ALWAYS PEEK 1 9” names card #9, and your village has (\d) cards "
                      r"\(#1 to #\1\)\. Nothing was kept\.", said), said
