@@ -147,6 +147,8 @@ def _pair(where: str, parameters: list[Any], refused: dict[str, Any]) -> dict[st
                    "responses": {"200": {"description": "Not subscribed (any more)",
                                          "content": {"application/json": {"schema": {
                                              "$ref": "#/components/schemas/PushState"}}}},
+                                 "400": error("The body is not a JSON object with the "
+                                              "browser's endpoint"),
                                  **refused}}}
 
 
