@@ -77,8 +77,10 @@ def _run(url: str) -> tuple[list[float], list[float]]:
             "endpoint": f"http://127.0.0.1:{endpoint.server_address[1]}/push/ann",
             "keys": {"p256dh": _b64(point), "auth": _b64(auth)}})
         assert answer.status_code == 201, answer.get_json()
+        # a kind the browser is pushed (``push.KINDS``: a round summary is not) that waits
+        # for no deadline: "you are marked away"
         due = waking(app, created.game_id, "push", PUSHES, SPREAD_SECONDS,
-                     {"mails": mailed, "pushes": pushed})
+                     {"mails": mailed, "pushes": pushed}, kind="you_absent")
     smtp.stop()
     endpoint.shutdown()
     return ([mailed[n] - due[n] for n in mailed], [pushed[n] - due[n] for n in pushed])

@@ -208,8 +208,8 @@ def ann_against_a_bot(app: Any, seed: str) -> Any:
 
 
 def waking(app: Any, game_id: str, what: str, count: int, spread: float,
-           arrivals: dict[str, dict[int, float]]) -> dict[int, float]:
-    """Commit ``count`` round mails ("bench-<what>-<n>") of the game's seat 0 at random
+           arrivals: dict[str, dict[int, float]], kind: str = "round") -> dict[int, float]:
+    """Commit ``count`` mails of ``kind`` ("bench-<what>-<n>") of the game's seat 0 at random
     moments over ``spread`` seconds while the production waker runs, wait until every
     one arrived in each of ``arrivals`` (what a sink noted: n → when), at most 30 s; return
     when each was committed (n → when). Says what did not arrive."""
@@ -228,7 +228,7 @@ def waking(app: Any, game_id: str, what: str, count: int, spread: float,
         with write_session(get_engine(app)) as session:
             mail = compose.Mail(subject=f"bench-{what}-{n} ", text=f"bench-{what}-{n} is the news",
                                 html=None)
-            outbox.enqueue(session, game_id=game_id, seat=0, kind="round", to="ann@example.org",
+            outbox.enqueue(session, game_id=game_id, seat=0, kind=kind, to="ann@example.org",
                            to_name="Ann", mail=mail, idempotency=f"bench-{what}:{n}",
                            domain=DOMAIN, now=datetime.now(timezone.utc))
         due[n] = time.time()
