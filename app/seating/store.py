@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Sequence
 
 import sqlalchemy as sa
@@ -97,10 +97,12 @@ def record_of(session: Session, address: str) -> Record:
         sa.select(_STANDING).select_from(_STANDING.join(
             _PERSONS, _PERSONS.c.id == _STANDING.c.person_id))
         .where(sa.func.lower(_PERSONS.c.address) == address.lower())).mappings().first()
-    return Record.of(_Columns(row) if row is not None else None)
+    return Record.of(Columns(row) if row is not None else None)
 
 
-class _Columns:
+class Columns:
+    """A mapping's columns as attributes (``Record.of`` and ``line`` read a row's)."""
+
     def __init__(self, values: Any) -> None:
         self.__dict__.update(dict(values))
 
@@ -257,7 +259,3 @@ def listed(session: Session, now: datetime, limit: int, offset: int = 0,
                     HOLDS.c.held_until > now).group_by(HOLDS.c.table_id)).all():
             held[str(table_id)] = int(count)
     return Listed(tables, seats, held, total)
-
-
-def hours(value: float) -> timedelta:
-    return timedelta(hours=float(value))

@@ -16,8 +16,6 @@ last seat or both pass an hour's bound.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -50,13 +48,6 @@ PAGE_SIZE = 50
 
 def _now(now: datetime | None) -> datetime:
     return dl.as_utc(now or dl.now())
-
-
-def network_key(address: str | None) -> str:
-    """A keyed hash of a request's network address (the lobby's, under its own label)."""
-    key = str(setting("SECRET_KEY")).encode()
-    return hmac.new(key, f"table-ask:{(address or '').strip()}".encode(),
-                    hashlib.sha256).hexdigest()[:48]
 
 
 def link_url(hold_id: str) -> str:
@@ -235,7 +226,7 @@ class Asked:
 def sit_down(table_id: str, name: Any, email: Any, network: str | None,
              now: datetime | None = None) -> Asked:
     """Ask to sit down at ``table_id`` as ``name`` at ``email`` from the network
-    ``network`` (its keyed hash: ``network_key``). See the module docstring."""
+    ``network`` (its keyed hash: ``web.lobby.creator_key``). See the module docstring."""
     now = _now(now)
     who, address = _name(name), _address(email)
     key, ip_key = addresses.person_key(address), network or ""
@@ -327,7 +318,7 @@ def _public(table: dict[str, Any], seats: list[dict[str, Any]], held: int,
                                  "kind": "bot" if seat["kind"] == BOT else "person"}
         if seat["kind"] != BOT:
             entry["confirmed"] = seat["confirmed_at"] is not None
-            standing = line(_Row(seat) if seat["person_id"] is not None else None,
+            standing = line(store.Columns(seat) if seat["person_id"] is not None else None,
                             bool(seat["standing_hidden"]))
             entry["standing"] = {"tier": standing.tier, "words": standing.words,
                                  "public_id": standing.public_id, "rating": standing.rating,
@@ -364,8 +355,3 @@ def clock_words(options: dict[str, Any]) -> str:
     if days and list(days) != list(range(7)):
         words += " (on " + ", ".join(_DAYS[int(d)] for d in days) + ")"
     return words
-
-
-class _Row:
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)
