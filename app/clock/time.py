@@ -54,3 +54,11 @@ def iso_in(moment: datetime, zone: tzinfo | None) -> str:
     same instant a program reads, the wall time its person reads (issue 33: a seat's
     JSON shows no UTC time once its person chose a zone). ``zone`` None: UTC."""
     return as_utc(moment).astimezone(zone or timezone.utc).isoformat()
+
+
+def short_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
+    """'Tue 8 Dec 18:00 CET': a deadline as a first line or a lock screen has room for
+    it, in the reader's zone (issue 49 item 1); the mail's lead, every notice and push,
+    and the seat page's line under its question say it the same way."""
+    local = as_utc(moment).astimezone(zone or timezone.utc)
+    return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"

@@ -195,6 +195,42 @@ SUBJECT_WORDS: dict[str, str] = {
     "simon_claims": "Simon: discard your match before scoring?",
 }
 
+#: What the clock does for a seat whose deadline passes on each decision (R29; the peek
+#: R5, a begun Twister R37, a search R38), in public words: a reminder's lead ends with
+#: them ("2 hours left, then the clock discards the card for you", issue 49 item 1), the
+#: turn mail says them after its deadline and the seat page under its question.
+TIMEOUT_WORDS: dict[str, str] = {
+    "peek": "the clock looks at your first two facedown cards for you",
+    "turn": "the clock passes your turn",
+    "drawn": "the clock discards the card for you, without its ability",
+    # the pile's Obsessor refuses the drawn card (R13): it joins the village (R29)
+    "drawn_refused": "the clock adds the card facedown at the right end of your village",
+    "taken": "the clock puts the card back on the pile and passes",
+    "search": "the clock takes the top card of the deck and discards it for you",
+    "gamble_more": "the clock ends your turn",
+    "gamble_win": "the clock skips the discard for you",
+    "spotter": "the clock skips the search for you",
+    "twister": "the clock skips it, or turns the leftmost cards if you began",
+    "ghost": "the clock skips the Ghost for you",
+    "seer": "the clock skips the Split Seer for you",
+    "dracula": "the clock skips Dracula for you",
+    "underminer": "the clock skips the Underminer for you",
+    "drunk": "the clock skips the Drunk for you",
+    "nelly": "the clock leaves your Nelly untucked",
+    "bomb": "the clock leaves your Mad Bomber unused",
+    "simon_claims": "the clock keeps your cards as they are",
+}
+
+
+def timeout_words(pending: str | None, legal: Sequence[Mapping[str, Any]] = ()) -> str:
+    """What the clock will do for a seat deciding ``pending`` when its deadline passes;
+    ``legal``: the seat's legal actions in its view (a drawn card the pile refuses has
+    no ``discard`` among them)."""
+    if pending == "drawn" and legal and not any(a.get("type") == "discard" for a in legal):
+        return TIMEOUT_WORDS["drawn_refused"]
+    return TIMEOUT_WORDS.get(pending or "", "the clock plays the default for you")
+
+
 #: The four choices of an Underminer, in order (R23).
 UNDERMINER_STEPS = ("a first card of one village", "a second card of that village",
                     "a first card of the pile", "a second card of the pile")

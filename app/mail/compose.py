@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from app.clock.time import as_utc
+from app.clock.time import as_utc, short_time_words
 from app.standing.outcome import place_words
 from app.engine import words
 from app.engine.summary import last_summary
@@ -115,13 +115,6 @@ def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
     return f"{local:%A} {local.day} {local:%B %Y, %H:%M} {name}"
 
 
-def short_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
-    """'Tue 8 Dec 18:00 CET': a deadline as a first line or a lock screen has room for
-    it, in the reader's zone (issue 49 item 1)."""
-    local = as_utc(moment).astimezone(zone or timezone.utc)
-    return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
-
-
 def deadline_words(due: datetime | None, now: datetime, zone: tzinfo | None = None) -> str:
     """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
     if due is None:
@@ -173,20 +166,30 @@ def thread_subject(game: MailGame) -> str:
 LEAD_WORDS = {**SUBJECT_WORDS, "turn": "draw a card or take the discard"}
 
 
-def lead_words(pending: str | None) -> str:
-    """What a turn mail's first line says is asked: "Twister: turn two cards"."""
+def lead_words(pending: str | None, view: dict[str, Any] | None = None) -> str:
+    """What a turn mail's first line says is asked: "Twister: turn two cards". A turn
+    names the discard it may take, public to every seat: "draw, or take the 7 Ghost
+    from the discard" (issue 49: the lock screen says what to decide)."""
+    legal = (view or {}).get("legal_actions") or ()
+    discard = (view or {}).get("discard") or []
+    if pending == "turn" and view is not None:
+        if discard and any(a.get("type") == "take" for a in legal):
+            return f"draw, or take the {words.card_words(discard[-1])} from the discard"
+        return "draw a card"
     return LEAD_WORDS.get(pending or "", "your decision")
 
 
 def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminder: bool,
               digest: bool, deadline: str, others: list[str], due: str = "",
-              left: str = "") -> str:
+              left: str = "", clock: str = "", asked: str = "") -> str:
     """The first line of a turn mail (its reminder, its digest): what is asked, first,
     then by when (``due``: ``short_time_words`` in the reader's zone; ``left``: "in 2
-    hours"). Public words only (the decision's kind, names, the round, the time): a
-    notice or a push says this same line (``app.channels.deliveries.short_form``, issue 49
-    item 1), never a card the seat knows privately."""
-    asked = lead_words(pending)
+    hours"; ``clock``: what the clock then does, ``words.timeout_words``, said by a
+    reminder; ``asked``: ``lead_words`` of the seat's view, when the caller has it). Public
+    words only (the decision's kind, the discard's top, the round, the time): a notice or
+    a push says this same line (``deliveries.short_form``, issue 49 item 1), never a card
+    the seat knows privately."""
+    asked = asked or lead_words(pending)
     waiting = f"; waiting for {', '.join(others)}" if others else ""
     if not has_decision:
         head = f"Round {round_no} digest" if digest else f"Round {round_no}"
@@ -195,7 +198,8 @@ def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminde
     if reminder:
         if due:
             return (f"Reminder, your turn: {asked} (round {round_no}) · due {due}"
-                    + (f", {left.removeprefix('in ')} left" if left and left != "now" else ""))
+                    + (f", {left.removeprefix('in ')} left" if left and left != "now" else "")
+                    + (f", then {clock}" if clock else ""))
         return f"Reminder, your turn: {asked} (round {round_no}){by}"
     if digest:
         return f"Round {round_no} digest; your turn: {asked}{by}"
@@ -242,10 +246,13 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     subject = thread_subject(game)
     deadline = deadline_words(due, now, zone)
     others = [names[s] for s in (view.get("to_act") or []) if s != seat]
-    lead = turn_lead(round_no, decision_of(view, seat), has_decision=has_decision,
+    pending = decision_of(view, seat)
+    clock = words.timeout_words(pending, view.get("legal_actions") or ())
+    lead = turn_lead(round_no, pending, has_decision=has_decision,
                      reminder=reminder, digest=digest, deadline=deadline, others=others,
                      due=short_time_words(due, zone) if due is not None else "",
-                     left=_span(as_utc(due) - as_utc(now)) if due is not None else "")
+                     left=_span(as_utc(due) - as_utc(now)) if due is not None else "",
+                     clock=clock, asked=lead_words(pending, view))
     menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
     return replace(render(
         "turn", subject, lead=lead, menu=menu,
@@ -256,7 +263,7 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
         deck_count=view.get("deck_count"), scores=scores_info(view, names),
         since=since_lines(view, since_step, names, seat, played),
         played=[*(plan or []), *played_lines(view, since_step, names, seat, played)],
-        deadline=deadline,
+        deadline=deadline, clock=clock,
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
         others=others,
     ), reply_to=menu.address if menu else None)

@@ -68,6 +68,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
         simon_value=view_helpers.top_discard_value(view),
         since=view_helpers.since_last_acted(view, names, me, page.played),
         call_stakes=words.CALL_STAKES,
+        due_line=view_helpers.due_line(view, me, page.clocks, page.zone) if playable else "",
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),
         took_over=took_over_words(view, names, me),

@@ -18,12 +18,13 @@ from flask import Flask
 from flask.blueprints import BlueprintSetupState
 from zoneinfo import ZoneInfo
 
-from app.clock.time import as_utc, iso_in
+from app.clock.time import as_utc, iso_in, short_time_words
 from app.standing.outcome import place_words
 from app.engine import ROUNDS
 from app.engine import cards as card_info
 from app.engine import words
 from app.engine.describe import event_sentence, played_parts
+from app.engine.meaning import decision_of
 from app.web.choices import CardChoice
 
 View = Mapping[str, Any]
@@ -224,6 +225,18 @@ def _clock_words(clock: Mapping[str, datetime] | None, now: datetime | None,
     due, since, where = clock["due"], clock["since"], viewer_zone(zone)
     return {"due": time_words(due, where), "due_iso": iso_in(due, where),
             "since": span((now - since).total_seconds()), "since_iso": iso_in(since, where)}
+
+
+def due_line(view: View, me: int, clocks: Mapping[int, Mapping[str, datetime]] | None,
+             zone: str | tzinfo | None) -> str:
+    """Under the seat's question: "Due Tue 8 Dec 18:00 CET; then the clock passes your
+    turn." The same time words and clock words as the turn mail's lead and every notice
+    (issue 49 item 1); empty when nothing of the seat's is due."""
+    clock = (clocks or {}).get(me)
+    if not clock or me not in (view.get("to_act") or []):
+        return ""
+    then = words.timeout_words(decision_of(view, me), view.get("legal_actions") or ())
+    return f"Due {short_time_words(clock['due'], viewer_zone(zone))}; then {then}."
 
 
 def village_rows(view: View, names: Sequence[str], me: int | None,

@@ -10,6 +10,7 @@ from app.services import absence
 from app.runners import clock
 from app.gamelog import store
 from app.clock import deadlines as dl
+from app.clock.time import short_time_words
 from app.db.unit import Unit
 from app.db import read_session
 
@@ -46,6 +47,11 @@ def test_reminders_come_at_their_leads_once(game_at_t0, tick, mailbox):
                                                              "Bob <bob@example.com>"]
     assert all(lead_of(m).startswith("Reminder") for _, m in mailbox.sent)
     assert "Please play by" in mailbox.sent[0][1].get_body(("plain",)).get_content()
+    # R29 in the reminder's first words and the body: what the clock then does (issue 49)
+    peek_words = "then the clock looks at your first two facedown cards for you"
+    assert all(lead_of(m).endswith(f"12 hours left, {peek_words}") for _, m in mailbox.sent)
+    assert "After that, the clock looks at your first two facedown cards for you." in \
+        mailbox.sent[0][1].get_body(("plain",)).get_content()
     tick(T0 + hours(12))
     tick(T0 + hours(21))
     assert len(mailbox.sent) == 2, "each reminder once"
@@ -217,3 +223,22 @@ def test_a_clock_killed_between_claiming_and_working_leaves_the_work_for_later(
     assert tick(now).deadlines == 0 and log_of(gid) == []
     tick(now + clock.LEASE + timedelta(seconds=1))
     assert log_of(gid) and all(src == "timeout" for _, _, src in log_of(gid))
+
+
+def test_the_seat_page_says_when_its_decision_is_due_and_what_the_clock_then_does(
+        app, game_at_t0):
+    """The same time and clock words as the reminder (issue 49 item 1), in the reader's
+    zone, under the question; a seat with nothing to decide reads no such line."""
+    created = game_at_t0(deadline_hours=DAY, reminders=[])
+    due = short_time_words(T0 + hours(DAY))
+    client = app.test_client()
+    with dl.at(T0 + hours(1)):
+        page = client.get(f"/play/{created.tokens[0]}").get_data(as_text=True)
+    assert (f"Due {due}; then the clock looks at your first two facedown cards for you."
+            in page)
+    ann = created.tokens[0]
+    with dl.at(T0 + hours(1)):
+        services.submit_action(created.game_id, 0, {"type": "peek", "positions": [0, 1]}, 0)
+        page = client.get(f"/play/{ann}").get_data(as_text=True)
+    assert to_act(created.game_id) == [1], "Bob peeks and begins (seed 12345)"
+    assert "then the clock" not in page, "Ann's peek is made: nothing of hers is due"

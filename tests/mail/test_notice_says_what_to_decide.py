@@ -44,12 +44,15 @@ def test_every_turn_notice_names_the_decision_and_its_deadline(decision: str,
 
 @pytest.mark.parametrize("zone", sorted(ZONES))
 @pytest.mark.parametrize("decision", DECISIONS)
-def test_every_reminder_says_how_long_is_left(decision: str, zone: str) -> None:
+def test_every_reminder_says_how_long_is_left_and_what_the_clock_then_does(decision: str, zone: str) -> None:
     due = short_time_words(DUE, ZoneInfo(zone))
+    then = words.timeout_words(decision)
     lead = turn_lead(2, decision, has_decision=True, reminder=True, digest=False,
-                     deadline="(long form)", others=[], due=due, left="in 2 hours")
+                     deadline="(long form)", others=[], due=due, left="in 2 hours",
+                     clock=then)
     assert lead == (f"Reminder, your turn: {LEAD_WORDS[decision]} (round 2) · due "
-                    f"{ZONES[zone]}, 2 hours left")
+                    f"{ZONES[zone]}, 2 hours left, then {then}")
+    assert then.startswith("the clock ") and "default" not in then
     _, line = notice_of("reminder", lead)
     assert line == f"Friday game · {lead}"
 

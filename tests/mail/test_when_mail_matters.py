@@ -39,6 +39,13 @@ SEAT_OF = {address: seat for seat, address in ADDRESS_OF.items()}
 SUBJECT = re.compile(r"^(?=.*\(round (\d+)\))(?:Reminder, y|Y)our turn: (.+?) \(round \d+\)")
 
 
+def asked_words(game_id: str, seat: int) -> str:
+    """What the seat's turn mail says is asked, read off the seat's own view now (a turn
+    names the discard it may take: issue 49 item 1)."""
+    view = services.snapshot(game_id).view(seat)
+    return compose.lead_words(compose.decision_of(view, seat), view)
+
+
 class CheckingMailbox:
     """A mail backend that, when handed a turn mail or reminder, checks against the
     game as it stands at that moment that the mail is still true."""
@@ -70,7 +77,7 @@ class CheckingMailbox:
         asked = compose.decision_of(status, seat)
         if not (status["phase"] != "over" and seat in status["to_act"]
                 and int(match.group(1)) == status["round"]
-                and match.group(2) == compose.lead_words(asked)):
+                and match.group(2) == asked_words(game_id, seat)):
             self.stale.append(f"{subject!r} to seat {seat}: the game is in round "
                               f"{status['round']}, seat asked {asked!r}")
         self.checked += 1
@@ -129,7 +136,7 @@ def play(app: Any, game_id: str, mailbox: CheckingMailbox, *, wait: Callable[[in
 
     def began(status: dict[str, Any], seat: int) -> None:
         stretches.setdefault(seat, []).append(
-            compose.lead_words(compose.decision_of(status, seat)))
+            asked_words(game_id, seat))
 
     first = services.snapshot(game_id)
     for seat in first.view(None)["to_act"]:
@@ -206,7 +213,7 @@ def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_de
     links: dict[int, str] = {}
     expected: list[tuple[int, str]] = []
     status = services.snapshot(gid).view(None)
-    expected += [(s, compose.lead_words(compose.decision_of(status, s)))
+    expected += [(s, asked_words(gid, s))
                  for s in status["to_act"]]
     for _ in range(3000):
         status = services.snapshot(gid).view(None)
@@ -233,7 +240,7 @@ def test_three_people_playing_by_their_links_get_one_mail_per_turn_naming_the_de
         for s in view["to_act"]:
             if s not in status["to_act"] or s == seat or (  # own move: issue 17 item 2
                     s in status["to_act"] and _fresh(view, s) and not _fresh(status, s)):
-                expected.append((s, compose.lead_words(compose.decision_of(view, s))))
+                expected.append((s, asked_words(gid, s)))
         assert after["seq"] == view["step"]
     assert services.game_info(gid).status == "over"
     got = [(SEAT_OF[m["To"].addresses[0].addr_spec], SUBJECT.search(lead_of(m)).group(2))
@@ -364,8 +371,13 @@ def test_subjects_say_what_is_asked():
     assert lead_of(mail) == "Your turn: Twister: turn two cards (round 3)"
     view.update(round=2, pending="turn")
     assert lead_of(compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
+                                     unsubscribe="u")) == "Your turn: draw a card (round 2)"
+    # the discard's top is public: the turn names what it may take (issue 49 item 1)
+    view.update(discard=[{"id": 22, "faceup": True}],
+                legal_actions=[{"type": "draw"}, {"type": "take"}])
+    assert lead_of(compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
                                      unsubscribe="u")) == \
-        "Your turn: draw a card or take the discard (round 2)"
+        "Your turn: draw, or take the 6 Twister from the discard (round 2)"
     view.update(round=4, phase="resolve", pending="nelly", pending_detail={"seat": 0},
                 current=1)
     later = compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
