@@ -243,7 +243,7 @@ def own_result(action: Mapping[str, Any], events: Sequence[Event], view: Mapping
         if card and card.get("id") is not None:
             return f"You looked at {whose(seat, me, names)} {spot(action['position'])}: {card_words(card)}."
     if events:
-        return " ".join(event_sentence(_as_seen_by(e, view, me), names, me) for e in events)
+        return " ".join(event_sentence(as_seen_by(e, view, me), names, me) for e in events)
     if kind == "undermine":
         label = action_label(action, view, me, names)
         if "pile" in action:
@@ -252,10 +252,22 @@ def own_result(action: Mapping[str, Any], events: Sequence[Event], view: Mapping
     return f"{action_label(action, view, me, names)}."
 
 
-def _as_seen_by(event: Event, view: Mapping[str, Any], me: int) -> Event:
-    """An own exchange with the card the seat knows it drew ('for 10 Dracula', not 'for
-    the new card'), read off the seat's view where the new card now sits."""
-    if event.get("type") != "exchange" or event.get("seat") != me or event.get("card"):
+def as_seen_by(event: Event, view: Mapping[str, Any], me: int | None) -> Event:
+    """An own event with the card the seat knows (issue 51 item 3: "a drawn card is
+    named wherever its seat may know it"), read off the seat's own view: a draw while
+    the seat still holds what it drew ('You drew 10 Dracula from the deck.'), an own
+    exchange with the card it drew where the new card now sits ('for 10 Dracula').
+    Any other event, or another reader's, is as the table saw it."""
+    if me is None or event.get("seat") != me or event.get("card"):
+        return event
+    if event.get("type") == "draw":
+        held = view.get("hand") if view.get("hand_seat") == me else None
+        last_own = [e for e in view.get("log") or [] if e.get("seat") == me][-1:]
+        if held and held.get("id") is not None and (
+                not last_own or last_own[0].get("step") == event.get("step")):
+            return {**event, "card": held}
+        return event
+    if event.get("type") != "exchange":
         return event
     positions = list(event.get("positions") or [])
     if not positions:

@@ -23,7 +23,7 @@ from app.standing.outcome import place_words
 from app.engine import ROUNDS
 from app.engine import cards as card_info
 from app.engine import words
-from app.engine.describe import event_sentence, played_parts
+from app.engine.describe import as_seen_by, event_sentence, played_parts
 from app.engine.meaning import decision_of
 from app.web.choices import CardChoice
 
@@ -124,15 +124,17 @@ def last_own_step(log: Sequence[Mapping[str, Any]], me: int | None) -> int:
 
 
 def log_entries(log: Sequence[Mapping[str, Any]], names: Sequence[str],
-                me: int | None = None, since_step: int | None = None) -> list[dict[str, Any]]:
-    """The round's public log as sentences ("you" on the viewer's own page)."""
+                me: int | None = None, since_step: int | None = None,
+                view: View | None = None) -> list[dict[str, Any]]:
+    """The round's public log as sentences ("you" on the viewer's own page; with the
+    seat's ``view``, its own draw names the card it still holds: ``as_seen_by``)."""
     if since_step is None:
         since_step = last_own_step(log, me)
     entries = []
     for event in log:
         step = int(event.get("step") or 0)
         entries.append({
-            "text": event_sentence(event, names, me),
+            "text": event_sentence(as_seen_by(event, view, me) if view else event, names, me),
             "step": step,
             "mine": me is not None and event.get("seat") == me,
             "new": me is not None and step > since_step and event.get("seat") != me,
@@ -343,7 +345,7 @@ def table_context(view: View, names: Sequence[str], kinds: Sequence[str] | None,
         "me": me,
         "villages": village_rows(view, names, me, kinds, choice, clocks, now, zone),
         "scores": score_rows(view, names, me),
-        "log": log_entries(log, names, me),
+        "log": log_entries(log, names, me, view=view),
         "deck_cards": deck_known(view),
         "pending": words.pending_sentence(view, me, names),
         # the reader's place, first on the page once the game is over (issue 51 item 4)

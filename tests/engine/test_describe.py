@@ -11,7 +11,7 @@ import re
 import pytest
 
 from app.engine import cards
-from app.engine.describe import describe, event_sentence, move_result, new_card_spot
+from app.engine.describe import as_seen_by, describe, event_sentence, move_result, new_card_spot
 from tests.engine.scenario import Game, discard, draw, exchange, stack
 from tests.engine.test_rulings_abilities import spotter_game
 
@@ -143,3 +143,25 @@ def test_the_events_in_words_build_on_the_one_vocabulary_without_a_cycle():
 
     assert ".words" in imports(describe_module)
     assert ".describe" not in imports(words)
+
+
+def test_a_drawn_card_is_named_to_its_seat_while_it_holds_it_and_to_no_one_else():
+    """Issue 51 item 3 ("You drew a card." did not name it): Ann draws the 10 Dracula; her
+    own words name it (right after the move, and in her page's log while she holds it),
+    Bob's and a spectator's say "Ann drew a card."; once she has exchanged it, her old
+    draw line is as the table saw it, and the exchange names the card instead (R30)."""
+    game = Game.start(2, stack([[30, 10, 31, 11, 32], [22, 23, 24, 25, 26]], discard=46,
+                               top=[38]), first=0)
+    game.peek_all()
+    [drew] = game.act(0, draw())
+    mine, drawn = game.view(0), cards.label(38)
+    assert move_result([(draw(), [drew])], mine, NAMES, 0) == f"You drew {drawn} from the deck."
+    assert event_sentence(as_seen_by(drew, mine, 0), NAMES, 0) == \
+        f"You drew {drawn} from the deck."
+    assert event_sentence(as_seen_by(drew, game.view(1), 1), NAMES, 1) == "Ann drew a card."
+    assert event_sentence(as_seen_by(drew, game.view(None), None), NAMES, None) == \
+        "Ann drew a card."
+    game.act(0, exchange(1))
+    after = game.view(0)
+    assert event_sentence(as_seen_by(drew, after, 0), NAMES, 0) == "You drew a card."
+    assert drawn in move_result([(exchange(1), game.events[-1:])], after, NAMES, 0)

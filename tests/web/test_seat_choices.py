@@ -311,3 +311,23 @@ def test_the_vocabulary_is_pure_engine_code():
         elif isinstance(node, ast.ImportFrom):
             imported.add("." * node.level + (node.module or ""))
     assert imported <= {"__future__", "re", "typing", "."}, imported
+
+
+def test_the_card_a_seat_drew_is_named_on_its_page_and_on_no_other(client, app):
+    """Issue 51 item 3: the drawer's page says what it drew (the flash and its log) while
+    it holds the card; the other seat's page says only that a card was drawn."""
+    position = positions.find(2, lambda state, view, seat: (
+        positions.pending("turn")(state, view, seat)
+        and seat not in (view.get("peeks_pending") or [])))
+    created = played(position)
+    drawer, other = position.seat, 1 - position.seat
+    path = seat_path(created, drawer)
+    page = open_seat(client, path)
+    assert page.post(client, path, {"type": "draw"}).status_code == 303
+    held = engine.view(services.load_state(created.game_id), drawer)["hand"]
+    said = f"You drew {words.card_words(held)} from the deck."
+    assert flash_of(client, path) == said
+    assert said in html.unescape(client.get(path).get_data(as_text=True))
+    other_page = html.unescape(client.get(seat_path(created, other)).get_data(as_text=True))
+    assert f"drew {words.card_words(held)}" not in other_page
+    assert " drew a card." in other_page
