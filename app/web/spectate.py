@@ -86,9 +86,13 @@ def help_page() -> Any:
     """How the server works for a newcomer: games by link and by mail, open tables and
     their gates (issue 48 item 6)."""
     from app.seating import rules as seating_rules
+    asked = {**words.SUBJECT_WORDS, "turn": "your turn, not begun",
+             "drawn_refused": "a drawn card the pile refuses"}
+    timeouts = [(asked[kind][:1].upper() + asked[kind][1:], then)
+                for kind, then in words.TIMEOUT_WORDS.items() if kind in asked]
     return render_template("help.html", gates=seating_rules.GATE_MEANING,
                            gate_words=seating_rules.GATE_WORDS,
-                           new_cap=seating_rules.NEW_CAP)
+                           new_cap=seating_rules.NEW_CAP, timeouts=timeouts)
 
 
 @bp.get("/rules")

@@ -564,3 +564,12 @@ def test_actions_are_grouped_in_the_order_of_a_turn():
     groups = view_helpers.group_actions(actions, VIEW, 0, ["Ann", "Bob"])
     assert [g["type"] for g in groups] == ["draw", "exchange", "skip"]
     assert len(groups[1]["items"]) == 2
+
+
+def test_help_says_what_the_clock_does_at_each_deadline(client):
+    """The same words as every reminder's end (issue 49 item 1), one line a decision."""
+    from app.engine import words
+    page = html.unescape(client.get("/help").get_data(as_text=True))
+    assert "Deadlines: what the clock does for you" in page
+    for then in words.TIMEOUT_WORDS.values():
+        assert f"{then[:1].upper()}{then[1:]}." in page
