@@ -340,3 +340,29 @@ def test_a_browser_is_pushed_the_persons_turns_not_the_games_news(push_app, new_
             written = deliveries.fan_out(session, row, T0)
             assert written == (1 if kind == "turn" else 0), kind
         session.commit()
+
+
+def test_two_decisions_in_a_row_are_one_live_notice_the_second_replacing_the_first(
+        push_app, new_game, push_service):
+    """Issue 49 item 2, from Ann's lock screen: her peek's push, then her turn's push
+    after the peek: both under the game's one Topic (the browser shows them under one
+    tag, the newer replacing the older: tests/e2e/test_push_browser.py), and each
+    expires by its own decision's deadline."""
+    game = ann_game(new_game)
+    browser = Browser()
+    subscribe(game.tokens[0], browser, push_service.endpoint("ann"))
+    first_at = T0 + timedelta(seconds=200)
+    clock.send_mail_due(push_app, first_at, backend=CheckingMailbox())
+    snap = services.snapshot(game.game_id)
+    with dl.at(first_at + timedelta(seconds=5)):
+        services.submit_action(game.game_id, 0, {"type": "peek", "positions": [0, 1]},
+                               snap.seq)
+    assert 0 in services.snapshot(game.game_id).view(None)["to_act"], "her turn follows"
+    clock.send_mail_due(push_app, first_at + timedelta(seconds=400),
+                        backend=CheckingMailbox())
+    first, second = push_service.at("ann")
+    assert first.headers["topic"] == second.headers["topic"]
+    said = [browser.read(got.body) for got in (first, second)]
+    assert "look at two of your cards" in said[0]["body"]
+    assert "Your turn: draw" in said[1]["body"]
+    assert said[0]["tag"] == said[1]["tag"] == first.headers["topic"]
