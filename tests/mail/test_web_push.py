@@ -366,3 +366,8 @@ def test_two_decisions_in_a_row_are_one_live_notice_the_second_replacing_the_fir
     assert "look at two of your cards" in said[0]["body"]
     assert "Your turn: draw" in said[1]["body"]
     assert said[0]["tag"] == said[1]["tag"] == first.headers["topic"]
+    with Session(get_engine(push_app)) as session:
+        due = push.deadline_of(session, game.game_id, 0)   # her turn's deadline
+    assert due is not None
+    left = (due - (first_at + timedelta(seconds=400))).total_seconds()
+    assert 0 < int(second.headers["ttl"]) <= int(left)
