@@ -310,8 +310,7 @@ def test_a_move_with_a_say_under_it_does_both(game, ann, inbound, deliver, db, s
     assert answers(smtp, ANN) == [], "both done: the next mails show them, no answer needed"
 
 
-@pytest.mark.parametrize("client", [gmail, outlook("en"), iphone, android],
-                         ids=["gmail", "outlook", "iphone", "android"])
+@pytest.mark.parametrize("client", PLAIN, ids=lambda c: c.__name__)
 def test_a_say_line_with_a_move_under_it_says_the_line_and_makes_the_move(
         game, ann, inbound, deliver, db, smtp, client):
     """Issue 51 item 3: "SAY gl" then the move on the next line said both lines at the
@@ -391,3 +390,19 @@ def test_an_order_naming_a_card_that_is_not_there_is_answered_and_kept_nowhere(
     assert "turn is still open" not in said and "it is your turn" not in said[:120]
     assert re.search(r"“ALWAYS PEEK 1 9” names card #9, and your village has (\d) cards "
                      r"\(#1 to #\1\)\. Nothing was kept\.", said), said
+
+
+@pytest.mark.parametrize("plain, html", HTML, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("parts", ["multipart", "html only"])
+def test_a_say_line_with_a_move_under_it_in_html_says_the_line_and_makes_the_move(
+        plain, html, parts, game, ann, inbound, deliver, db, smtp):
+    """The same two lines written in an HTML client (Outlook's Word HTML, Gmail's divs,
+    Apple Mail's blockquote), with and without a plain part."""
+    mail = ann.waiting()
+    move = menu_of(mail)[0][0]
+    lines = f"SAY {WORDS}\n{move}"
+    inbound.send(reply(mail, plain(mail, lines) if parts == "multipart" else None,
+                       html(mail, lines)), mail_from=ANN)
+    deliver()
+    assert [(seat, source) for _, seat, source in db.actions(game.game_id)] == [(0, "mail")]
+    assert talk_rows(db, game.game_id) == [WORDS]
