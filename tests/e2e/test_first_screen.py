@@ -15,7 +15,7 @@ import pytest
 
 from app import engine, services
 from tests.e2e import positions
-from tests.e2e.test_screens import SIMON_OPTIONS, in_app, seat_url
+from tests.e2e.test_screens import POSITIONS, SIMON_OPTIONS, in_app, seat_url
 
 pytestmark = pytest.mark.e2e
 
@@ -64,26 +64,23 @@ def simon_open(state: Any, view: dict[str, Any], seat: int) -> bool:
                                            for a in engine.legal_actions(state, 1 - seat))
 
 
-#: name: (seats, the seat on the page must be deciding this, engine options)
+#: name: (seats, the seat on the page must be deciding this, engine options): the
+#: screenshots' positions (a drawn card, a Twister, an Underminer, a Ghost among four
+#: seats, a Nelly and a Mad Bomber at round end) and every other kind of decision
 KINDS: dict[str, tuple[int, Wanted, dict[str, Any] | None]] = {
+    **POSITIONS,
     "peek": (3, peeking, None),
     "draw-or-take": (3, may("draw"), None),
-    "exchange-drawn": (3, positions.pending("drawn"), None),
-    "exchange-taken": (3, positions.pending("taken"), None),
+    "taken": (3, positions.pending("taken"), None),
     "drunk": (3, positions.pending("drunk"), None),
-    "twister": (3, positions.pending("twister"), None),
-    "ghost-4-seats": (4, positions.pending("ghost"), None),
     "split-seer": (3, positions.pending("seer"), None),
-    "spotter-search": (3, positions.pending("search"), None),
-    "underminer": (3, positions.pending("underminer"), None),
+    "silver-eye-pick": (3, positions.pending("search"), None),
     "gambler-win": (3, positions.pending("gamble_win"), None),
-    "nelly": (3, positions.resolving("nelly"), None),
-    "bomb": (3, positions.resolving("bomb"), None),
     "simon-claim": (2, simon_open, SIMON_OPTIONS),
 }
 #: (kind, round): why the engine's search cannot reach it.
-UNREACHED = {("spotter-search", 1): "no Spotter search in round 1 of the 400 seeds searched "
-                                    "(a Spotter is first faceup in a village after round 1)"}
+UNREACHED = {("silver-eye-pick", 1): "no pick from the deck in round 1 of the 400 seeds "
+                                     "searched: the silver eye is first given at its end"}
 
 
 def in_round(number: int, wanted: Wanted) -> Wanted:
