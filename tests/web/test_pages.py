@@ -564,3 +564,18 @@ def test_actions_are_grouped_in_the_order_of_a_turn():
     groups = view_helpers.group_actions(actions, VIEW, 0, ["Ann", "Bob"])
     assert [g["type"] for g in groups] == ["draw", "exchange", "skip"]
     assert len(groups[1]["items"]) == 2
+
+
+def test_a_long_group_shows_what_differs_and_a_screen_reader_hears_the_whole_label():
+    """Issue 51 item 2: 23 "Take deck card #n" buttons fit the first screen as "#n"; the
+    words they share are said once by the group's title, and kept for a screen reader."""
+    picks = view_helpers.group_actions([{"type": "pick", "position": p} for p in range(8)],
+                                       VIEW, 0, ["Ann", "Bob"])[0]["items"]
+    assert [(item["lead"], item["rest"]) for item in picks[:2]] == [
+        ("Take deck card", "#1"), ("Take deck card", "#2")]
+    assert all(f"{item['lead']} {item['rest']}" == item["label"] for item in picks)
+    few = view_helpers.group_actions([{"type": "exchange", "positions": [0]},
+                                      {"type": "exchange", "positions": [0, 1]}],
+                                     VIEW, 0, ["Ann", "Bob"])[0]["items"]
+    assert [(item["lead"], item["rest"]) for item in few] == [
+        ("", "Swap with your card #1 (11 Underminer)"), ("", "Swap with your cards #1, #2")]
