@@ -8,9 +8,9 @@ and the routes pass the result in (no template reaches for a global).
 """
 from __future__ import annotations
 
-import re
-
 import json
+import os
+import re
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Mapping, Sequence
 
@@ -97,10 +97,26 @@ def group_actions(actions: Sequence[Mapping[str, Any]], view: View, me: int | No
             "json": action_json(action),
             "label": words.action_label(action, view, me, names),
         })
+    for group in groups.values():
+        _shared_lead(group["items"])
     order = list(words.ACTION_GROUPS)
     result = sorted(groups.values(),
                     key=lambda g: order.index(g["type"]) if g["type"] in order else len(order))
     return result
+
+
+def _shared_lead(items: list[dict[str, Any]]) -> None:
+    """A long group's buttons ("Take deck card #1 (11 Underminer)", ... 23 of them) open
+    with the same words, which the group's title already says to the eye: each item's
+    ``lead`` is drawn for a screen reader only and ``rest`` is what shows, so that the
+    buttons fit the first screen (issue 51 item 2). The button's name stays the whole
+    label, the words shown inside it."""
+    labels = [str(item["label"]) for item in items]
+    prefix = os.path.commonprefix(labels) if len(labels) > 4 else ""
+    lead = prefix[:prefix.rfind(" ") + 1].strip()
+    for item in items:
+        item["lead"] = lead
+        item["rest"] = item["label"][len(lead):].strip() if lead else item["label"]
 
 
 def top_discard_value(view: View) -> int | None:

@@ -573,3 +573,18 @@ def test_help_says_what_the_clock_does_at_each_deadline(client):
     assert "Deadlines: what the clock does for you" in page
     for then in words.TIMEOUT_WORDS.values():
         assert f"{then[:1].upper()}{then[1:]}." in page
+
+
+def test_a_long_group_shows_what_differs_and_a_screen_reader_hears_the_whole_label():
+    """Issue 51 item 2: 23 "Take deck card #n" buttons fit the first screen as "#n"; the
+    words they share are said once by the group's title, and kept for a screen reader."""
+    picks = view_helpers.group_actions([{"type": "pick", "position": p} for p in range(8)],
+                                       VIEW, 0, ["Ann", "Bob"])[0]["items"]
+    assert [(item["lead"], item["rest"]) for item in picks[:2]] == [
+        ("Take deck card", "#1"), ("Take deck card", "#2")]
+    assert all(f"{item['lead']} {item['rest']}" == item["label"] for item in picks)
+    few = view_helpers.group_actions([{"type": "exchange", "positions": [0]},
+                                      {"type": "exchange", "positions": [0, 1]}],
+                                     VIEW, 0, ["Ann", "Bob"])[0]["items"]
+    assert [(item["lead"], item["rest"]) for item in few] == [
+        ("", "Swap with your card #1 (11 Underminer)"), ("", "Swap with your cards #1, #2")]
