@@ -28,6 +28,7 @@ from app.clock.time import as_utc
 from app.db.statements import table_of
 from app.db.unit import Row, Unit
 from app.mail import commands
+from app.mail.holds import with_notice
 from app.mail.menu import build as build_menu
 from app.inbound.models import InboxMessage
 from app.mail import compose, notify
@@ -120,6 +121,8 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
     if session.exec(select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
         _outcome(unit, row, " (its answer was sent for the same reply before)")
         return
+    if not verdict.follow_up and _carried(unit, row, ref, verdict, view, now):
+        return  # issue 51 item 1: the seat's turn mail, about to leave, says it
     limit = max(1, answers_per_hour())   # at least one: a refused move is always told
     recent = _answers_since(session, ref.game, ref.seat, now - timedelta(hours=1))
     if len(recent) >= limit and (verdict.outcome.startswith(SAID) or verdict.follow_up):
@@ -140,6 +143,48 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
                  to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
                  conversation=True)
+
+
+#: The turn mail's line for a reply that changed the seat's standing orders: the mail
+#: lists them (issue 51 item 1), so its line does not say them twice.
+ORDERS_KEPT = "your standing orders are changed; the ones in force are listed below."
+
+
+def answer_line(verdict: Verdict) -> str:
+    """The answer to a reply in one line, for the turn mail that carries it."""
+    assert verdict.answer is not None
+    why, quoted = verdict.answer[0], compose.clean_name(verdict.answer[1], 200)
+    said = ORDERS_KEPT if verdict.outcome == "orders kept" else why
+    return f"About your reply “{quoted}”: {said}" if quoted else f"About your reply: {said}"
+
+
+def _carried(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
+             view: dict[str, Any], now: datetime) -> bool:
+    """Issue 51 item 1: an answer and a turn mail never both for one reply. When the seat
+    has a turn mail still to leave for the decision it faces now (the reply's orders or
+    plan played on, and the seat decides again), that mail carries the answer's line and
+    leaves now; no answer of its own. False: no such mail (the answer is mailed)."""
+    decision = compose.decision_of(view, ref.seat)
+    if decision is None:
+        return False
+    c = _OUTBOX.c
+    found = _outbox_rows(unit, sa.select(c.id, c.text, c.html, c.announces).where(
+        c.game_id == ref.game, c.seat == ref.seat, c.kind == "turn", c.status == MAIL_PENDING,
+        c.lease_until.is_(None) | (c.lease_until < as_utc(now)))
+        .order_by(c.id.desc()).limit(1))
+    said = (found[0].announces or {}) if found else {}
+    if said.get("what") != "decision" or said.get("decision") != decision \
+            or said.get("round") != view.get("round"):
+        return False
+    mail, line = found[0], answer_line(verdict)
+    if "compose" in said:  # composed as it leaves: it says the line then
+        unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), announces={
+            **said, "answered": [*(said.get("answered") or []), line]})
+    else:
+        text, html = with_notice(str(mail.text or ""), mail.html, line)
+        unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), text=text, html=html)
+    _outcome(unit, row, " (answered in its turn mail)")
+    return True
 
 
 def _outcome(unit: Unit, row: Row, more: str) -> None:

@@ -158,7 +158,8 @@ COMPOSED_AT_SEND = "(composed when it is sent)"
 
 def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime | None,
                now: datetime, *, reminder: bool = False, digest: bool = False,
-               unit: Unit | None = None, round_over: int | None = None) -> compose.Mail:
+               unit: Unit | None = None, round_over: int | None = None,
+               answered: list[str] | None = None) -> compose.Mail:
     """The turn mail from the seat's view; with a ``unit``, it also says what the
     server played for the seat and the others since the seat last played, and its
     standing orders (issue 51 item 1)."""
@@ -167,7 +168,7 @@ def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime
     played = (played_steps(unit, ctx.id, len(ctx.seats), since)
               if unit is not None else None)
     plan_row = unit.seat_row(plan_models.PLANS, ctx.id, seat) if unit is not None else None
-    told = plan_models.told_lines(plan_row, since)
+    told = [*(answered or []), *plan_models.told_lines(plan_row, since)]
     orders, offer = plan_models.standing_lines(plan_row, view, seat)
     return compose.turn_mail(ctx.info, seat, view, since_step=since,
                              due=due, now=now, link=ctx.link(seat),
@@ -191,7 +192,8 @@ def late_turn_mail(session: Session | Unit, game: Any, seat: int, state: Any,
            else decision_due(ctx.unit, ctx.id, seat))  # a mid-turn or held mail reads it now
     return _turn_mail(ctx, seat, state, mail_row(ctx.unit, ctx.id, seat), due, now,
                       reminder=bool(said.get("reminder")), unit=ctx.unit,
-                      round_over=announces.get("round_over"))
+                      round_over=announces.get("round_over"),
+                      answered=announces.get("answered"))  # (issue 51: a reply's answer)
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,
