@@ -38,7 +38,7 @@ from app.config import setting
 from app.mail import unsent
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import card_info, village_info
-from app.plans.models import Plan, told_lines
+from app.plans.models import Plan, standing_lines, told_lines
 
 #: Answers one seat may get in an hour (config ``INBOUND_ANSWERS_PER_HOUR``):
 #: enough for a confused player, too few for two auto-responders to loop.
@@ -145,16 +145,20 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
                  conversation=True)
 
 
-#: The turn mail's line for a reply that changed the seat's standing orders: the mail
-#: lists them (issue 51 item 1), so its line does not say them twice.
+#: A turn mail's line for a reply that changed the orders, which it lists (issue 51), and
+#: how the answer to orders and a turn mail say them (``services.plans``).
 ORDERS_KEPT = "your standing orders are changed; the ones in force are listed below."
+ORDERS_WORDS = "Your standing orders: "
 
 
-def answer_line(verdict: Verdict) -> str:
-    """The answer to a reply in one line, for the turn mail that carries it."""
+def answer_line(verdict: Verdict, body: str | None) -> str:
+    """The answer to a reply in one line, for the turn mail that carries it; ``body``: the
+    mail's text if composed already (None: composed as it leaves, with the orders then)."""
     assert verdict.answer is not None
     why, quoted = verdict.answer[0], compose.clean_name(verdict.answer[1], 200)
-    said = ORDERS_KEPT if verdict.outcome == "orders kept" else why
+    orders = why[why.find(ORDERS_WORDS):] if ORDERS_WORDS in why else None
+    listed = orders is not None and (body is None or orders in body)
+    said = ORDERS_KEPT if verdict.outcome == "orders kept" and listed else why
     return f"About your reply “{quoted}”: {said}" if quoted else f"About your reply: {said}"
 
 
@@ -176,7 +180,8 @@ def _carried(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
     if said.get("what") != "decision" or said.get("decision") != decision \
             or said.get("round") != view.get("round"):
         return False
-    mail, line = found[0], answer_line(verdict)
+    mail = found[0]
+    line = answer_line(verdict, None if "compose" in said else str(mail.text or ""))
     if "compose" in said:  # composed as it leaves: it says the line then
         unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), announces={
             **said, "answered": [*(said.get("answered") or []), line]})
@@ -315,11 +320,13 @@ def _follow_up(unit: Unit, ref: tokens.ReplyRef, verdict: Verdict,
     if not _needs_follow_up(unit, ref, view, applied, key, now):
         return
     plan = unit.session.exec(select(Plan).where(Plan.game_id == ref.game, Plan.seat == ref.seat)).first()
+    orders, offer = standing_lines(plan, view, ref.seat)  # issue 51 item 1
     mail = compose.turn_mail(ctx.info, ref.seat, view, since_step=ref.step, due=None,
                              now=now, link=ctx.link(ref.seat),
                              unsubscribe=ctx.unsubscribe(ref.seat),
                              reply_address=ctx.reply_address(ref.seat, view),
-                             plan=told_lines(plan, ref.step))  # issue 35: what it did
+                             plan=told_lines(plan, ref.step),  # issue 35: what it did
+                             orders=orders, offer=offer)
     unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind="turn", to=to,
                  to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),

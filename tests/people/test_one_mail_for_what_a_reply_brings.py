@@ -164,3 +164,18 @@ def test_r52_a_turn_mail_offers_the_order_that_would_have_spared_it_and_replying
                    else _first_command(mail))
         with dl.at(now):
             reply(app, str(mail["Reply-To"]), ANN, command, now=now)
+
+
+def test_r52_a_turn_mail_written_before_the_orders_changed_says_them_in_its_answer_line():
+    """A turn mail composed already, which lists the orders of before (or none), carries
+    the whole answer, the new orders in it: it never says "listed below" of orders it
+    does not list."""
+    from app.inbound.answers import ORDERS_KEPT, Verdict, answer_line
+
+    why = "Your standing orders: Always skip the Twister."
+    verdict = Verdict("answered", "orders kept", answer=(why, "ALWAYS SKIP TWISTER", "view"))
+    assert answer_line(verdict, "...\nYour standing orders: Always skip the Twister.\n") == \
+        f"About your reply “ALWAYS SKIP TWISTER”: {ORDERS_KEPT}"
+    assert answer_line(verdict, None).endswith(ORDERS_KEPT)  # composed as it leaves
+    for before in ("...\nYour standing orders: Every round: peek at #1 and #2.\n", "..."):
+        assert answer_line(verdict, before) == f"About your reply “ALWAYS SKIP TWISTER”: {why}"
