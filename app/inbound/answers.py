@@ -145,8 +145,8 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
                  conversation=True)
 
 
-#: A turn mail's line for a reply that changed the orders, which it lists (issue 51), and
-#: how the answer to orders and a turn mail say them (``services.plans``).
+#: A turn mail's line for orders changed by reply (it lists them: issue 51), and how
+#: answers and turn mails say the orders.
 ORDERS_KEPT = "your standing orders are changed; the ones in force are listed below."
 ORDERS_WORDS = "Your standing orders: "
 
@@ -164,30 +164,30 @@ def answer_line(verdict: Verdict, body: str | None) -> str:
 
 def _carried(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
              view: dict[str, Any], now: datetime) -> bool:
-    """Issue 51 item 1: an answer and a turn mail never both for one reply. When the seat
-    has a turn mail still to leave for the decision it faces now (the reply's orders or
-    plan played on, and the seat decides again), that mail carries the answer's line and
-    leaves now; no answer of its own. False: no such mail (the answer is mailed)."""
-    decision = compose.decision_of(view, ref.seat)
-    if decision is None:
-        return False
+    """Issue 51 item 1: never an answer and a turn mail for one reply. The seat's turn mail
+    still to leave for its decision now carries the answer's line and leaves now (False:
+    none; the answer is mailed)."""
     c = _OUTBOX.c
-    found = _outbox_rows(unit, sa.select(c.id, c.text, c.html, c.announces).where(
-        c.game_id == ref.game, c.seat == ref.seat, c.kind == "turn", c.status == MAIL_PENDING,
-        c.lease_until.is_(None) | (c.lease_until < as_utc(now)))
+    found = _outbox_rows(unit, sa.select(
+        c.id, c.text, c.html, c.announces, c.status, c.lease_until, c.created_at).where(
+        c.game_id == ref.game, c.seat == ref.seat, c.kind == "turn", c.status != SUPERSEDED)
         .order_by(c.id.desc()).limit(1))
     said = (found[0].announces or {}) if found else {}
-    if said.get("what") != "decision" or said.get("decision") != decision \
-            or said.get("round") != view.get("round"):
+    if (said.get("what"), said.get("decision"), said.get("round")) != (
+            "decision", compose.decision_of(view, ref.seat) or "-", view.get("round")):
         return False
     mail = found[0]
-    line = answer_line(verdict, None if "compose" in said else str(mail.text or ""))
-    if "compose" in said:  # composed as it leaves: it says the line then
-        unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), announces={
-            **said, "answered": [*(said.get("answered") or []), line]})
-    else:
-        text, html = with_notice(str(mail.text or ""), mail.html, line)
-        unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), text=text, html=html)
+    if mail.status != MAIL_PENDING or as_utc(mail.lease_until or now) > as_utc(now):
+        # sent (or being sent) already: a turn mail the reply's orders brought lists them
+        if verdict.outcome == "orders kept" and as_utc(mail.created_at) >= as_utc(now):
+            _outcome(unit, row, " (its turn mail lists them)")
+            return True
+        return False
+    late = "compose" in said  # composed as it leaves, when it says the line
+    line = answer_line(verdict, None if late else str(mail.text or ""))
+    text, html = (mail.text, mail.html) if late else with_notice(str(mail.text), mail.html, line)
+    unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), text=text, html=html,
+                   announces={**said, "answered": [*said.get("answered", []), line]})
     _outcome(unit, row, " (answered in its turn mail)")
     return True
 

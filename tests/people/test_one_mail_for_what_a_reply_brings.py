@@ -179,3 +179,31 @@ def test_r52_a_turn_mail_written_before_the_orders_changed_says_them_in_its_answ
     assert answer_line(verdict, None).endswith(ORDERS_KEPT)  # composed as it leaves
     for before in ("...\nYour standing orders: Every round: peek at #1 and #2.\n", "..."):
         assert answer_line(verdict, before) == f"About your reply “ALWAYS SKIP TWISTER”: {why}"
+
+
+def test_r52_orders_whose_turn_mail_left_before_the_answer_get_no_answer_beside_it(
+        app, game_at_t0, mailbox, tick, monkeypatch):
+    """The sender may take the turn mail the orders brought before the reply's answer is
+    decided (its own transaction, right after): that mail lists the orders, so no answer
+    follows it."""
+    from app.inbound import answers
+
+    game_at_t0(seats=3, bots=(1, 2), seed="35", first=1)
+    tick(T0)
+    to = str([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]["Reply-To"])
+    mailbox.clear()
+    answer = answers.answer
+
+    def sender_first(*args: Any, **kwargs: Any) -> None:
+        tick(T0)  # the sender wins the race
+        answer(*args, **kwargs)
+
+    monkeypatch.setattr(answers, "answer", sender_first)
+    with dl.at(T0):
+        status, outcome = reply(app, to, ANN, ORDERS, now=T0)
+    assert (status, outcome) == ("answered", "orders kept (its turn mail lists them)")
+    tick(T0 + timedelta(minutes=1))
+    mails = mailbox.to(ANN)
+    assert [lead_of(m).split(" (")[0] for m in mails] == [
+        "Your turn: draw a card or take the discard"]
+    assert "Your standing orders: Every round: peek at #1 and #2." in _text(mails[0])
