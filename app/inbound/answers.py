@@ -28,6 +28,7 @@ from app.clock.time import as_utc
 from app.db.statements import table_of
 from app.db.unit import Row, Unit
 from app.mail import commands
+from app.mail.holds import with_notice
 from app.mail.menu import build as build_menu
 from app.inbound.models import InboxMessage
 from app.mail import compose, notify
@@ -37,7 +38,7 @@ from app.config import setting
 from app.mail import unsent
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import card_info, village_info
-from app.plans.models import Plan, told_lines
+from app.plans.models import Plan, standing_lines, told_lines
 
 #: Answers one seat may get in an hour (config ``INBOUND_ANSWERS_PER_HOUR``):
 #: enough for a confused player, too few for two auto-responders to loop.
@@ -120,6 +121,8 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
     if session.exec(select(Outbox.id).where(Outbox.idempotency == key)).first() is not None:
         _outcome(unit, row, " (its answer was sent for the same reply before)")
         return
+    if not verdict.follow_up and _carried(unit, row, ref, verdict, view, now):
+        return  # issue 51 item 1: the seat's turn mail, about to leave, says it
     limit = max(1, answers_per_hour())   # at least one: a refused move is always told
     recent = _answers_since(session, ref.game, ref.seat, now - timedelta(hours=1))
     if len(recent) >= limit and (verdict.outcome.startswith(SAID) or verdict.follow_up):
@@ -140,6 +143,53 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
                  to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),
                  conversation=True)
+
+
+#: A turn mail's line for orders changed by reply (it lists them: issue 51), and how
+#: answers and turn mails say the orders.
+ORDERS_KEPT = "your standing orders are changed; the ones in force are listed below."
+ORDERS_WORDS = "Your standing orders: "
+
+
+def answer_line(verdict: Verdict, body: str | None) -> str:
+    """The answer to a reply in one line, for the turn mail that carries it; ``body``: the
+    mail's text if composed already (None: composed as it leaves, with the orders then)."""
+    assert verdict.answer is not None
+    why, quoted = verdict.answer[0], compose.clean_name(verdict.answer[1], 200)
+    orders = why[why.find(ORDERS_WORDS):] if ORDERS_WORDS in why else None
+    listed = orders is not None and (body is None or orders in body)
+    said = ORDERS_KEPT if verdict.outcome == "orders kept" and listed else why
+    return f"About your reply “{quoted}”: {said}" if quoted else f"About your reply: {said}"
+
+
+def _carried(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
+             view: dict[str, Any], now: datetime) -> bool:
+    """Issue 51 item 1: never an answer and a turn mail for one reply. The seat's turn mail
+    still to leave for its decision now carries the answer's line and leaves now (False:
+    none; the answer is mailed)."""
+    c = _OUTBOX.c
+    found = _outbox_rows(unit, sa.select(
+        c.id, c.text, c.html, c.announces, c.status, c.lease_until, c.created_at).where(
+        c.game_id == ref.game, c.seat == ref.seat, c.kind == "turn", c.status != SUPERSEDED)
+        .order_by(c.id.desc()).limit(1))
+    said = (found[0].announces or {}) if found else {}
+    if (said.get("what"), said.get("decision"), said.get("round")) != (
+            "decision", compose.decision_of(view, ref.seat) or "-", view.get("round")):
+        return False
+    mail = found[0]
+    if mail.status != MAIL_PENDING or as_utc(mail.lease_until or now) > as_utc(now):
+        # sent (or being sent) already: a turn mail the reply's orders brought lists them
+        if verdict.outcome == "orders kept" and as_utc(mail.created_at) >= as_utc(now):
+            _outcome(unit, row, " (its turn mail lists them)")
+            return True
+        return False
+    late = "compose" in said  # composed as it leaves, when it says the line
+    line = answer_line(verdict, None if late else str(mail.text or ""))
+    text, html = (mail.text, mail.html) if late else with_notice(str(mail.text), mail.html, line)
+    unit.update_id(_OUTBOX, mail.id, next_attempt_at=as_utc(now), text=text, html=html,
+                   announces={**said, "answered": [*said.get("answered", []), line]})
+    _outcome(unit, row, " (answered in its turn mail)")
+    return True
 
 
 def _outcome(unit: Unit, row: Row, more: str) -> None:
@@ -270,11 +320,13 @@ def _follow_up(unit: Unit, ref: tokens.ReplyRef, verdict: Verdict,
     if not _needs_follow_up(unit, ref, view, applied, key, now):
         return
     plan = unit.session.exec(select(Plan).where(Plan.game_id == ref.game, Plan.seat == ref.seat)).first()
+    orders, offer = standing_lines(plan, view, ref.seat)  # issue 51 item 1
     mail = compose.turn_mail(ctx.info, ref.seat, view, since_step=ref.step, due=None,
                              now=now, link=ctx.link(ref.seat),
                              unsubscribe=ctx.unsubscribe(ref.seat),
                              reply_address=ctx.reply_address(ref.seat, view),
-                             plan=told_lines(plan, ref.step))  # issue 35: what it did
+                             plan=told_lines(plan, ref.step),  # issue 35: what it did
+                             orders=orders, offer=offer)
     unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind="turn", to=to,
                  to_name=ctx.info.names[ref.seat], mail=mail, idempotency=key,
                  domain=ctx.domain, now=now, unsubscribe=ctx.unsubscribe(ref.seat),

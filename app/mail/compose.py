@@ -7,8 +7,9 @@ only show what its reader has seen.
 Names typed by players are cleaned here (``clean_name``) before they come near a
 header; the headers and the message as it leaves live in ``app.mail.headers``.
 
-Every kind of mail (turn, invitation, round, game over, digest, notice) is worded
-here, in one module, so that one reader sees how each kind is worded beside the others.
+Long because: every kind of mail (turn, invitation, round, game over, digest, notice) is
+worded here, in one module, so that one reader sees how each kind is worded beside the
+others.
 """
 from __future__ import annotations
 
@@ -226,7 +227,9 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
               due: datetime | None, now: datetime, link: str, unsubscribe: str,
               reminder: bool = False, digest: bool = False,
               zone: tzinfo | None = None, reply_address: str | None = None,
-              played: Played | None = None, plan: list[str] | None = None) -> Mail:
+              played: Played | None = None, plan: list[str] | None = None,
+              round_over: int | None = None, orders: list[str] | None = None,
+              offer: str | None = None) -> Mail:
     """The mail of a seat with a pending decision (also its reminders and digests).
 
     The subject is the game's (``thread_subject``); the first line and the preheader
@@ -237,6 +240,10 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     ``played``: the steps the server played for a seat (issue 17 item 2): what it
     played for this seat is said first, what it played for others in the news.
     ``plan``: what the seat's plan or standing orders did (issue 35), said first.
+    Issue 51 item 1: ``round_over``, the round whose end this mail tells too (its
+    round-end mail rides in it: ``turn_mails.carry_round``); ``orders``, the seat's
+    standing orders in force, in words; ``offer``, the one-line order that would have
+    answered this decision ("ALWAYS SKIP TWISTER"), when one could have.
     """
     names = game.names
     round_no = view.get("round")
@@ -265,7 +272,9 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
         played=[*(plan or []), *played_lines(view, since_step, names, seat, played)],
         deadline=deadline, clock=clock,
         link=link, unsubscribe=unsubscribe, reminder=reminder, digest=digest,
-        others=others,
+        others=others, round_over=round_over,
+        summary=summary_words(view, names, round_over) if round_over else None,
+        orders=orders or [], offer=offer if has_decision and reply_address else None,
     ), reply_to=menu.address if menu else None)
 
 

@@ -268,7 +268,14 @@ def round_end(unit: Unit, ctx: Context, seat: int, state: Any, round_no: int,
         return
     mail = compose.round_mail(ctx.info, seat, engine.view(state, seat), round_no,
                               link=ctx.link(seat), unsubscribe=ctx.unsubscribe(seat))
-    _send(unit, ctx, seat, "round", mail, f"round:{ctx.id}:{seat}:{round_no}", now)
+    # issue 51 item 1: a turn mail queued after it in this transaction may carry it
+    # (``turn_mails.carry_round``), and the sender then drops it (``ROUND_TOLD``)
+    _send(unit, ctx, seat, "round", mail, f"round:{ctx.id}:{seat}:{round_no}", now,
+          announces={"what": ROUND_TOLD, "seat": seat, "round": round_no})
+
+
+#: What a round-end mail announces: the round's end, not yet told in a turn mail.
+ROUND_TOLD = "round"
 
 
 def game_over(unit: Unit, ctx: Context, seat: int, state: Any, now: datetime, *,

@@ -25,7 +25,7 @@ from app.config import setting
 from app.db.unit import Unit
 from app.mail import compose
 from app.mail.headers import mail_domain
-from app.mail.models import DIGEST, EVERY, NONE
+from app.mail.models import DIGEST, EVERY, NONE, PENDING
 from app.mail.notify import Context, announced_decision, chosen_mode, mode_of, turn_mail_delay
 from app.mail.outbox import enqueue
 from app.mail.seat_prefs import mail_row, replied
@@ -106,6 +106,10 @@ def turn(unit: Unit, ctx: Context, seat: int, state: Any, due: datetime | None,
         return False
     kind = "reminder" if reminder else "digest" if digest else "turn"
     announces = None if digest else announced_decision(engine.status(state), seat, step)
+    round_over = (carry_round(unit, ctx, seat, state, dl.as_utc(now) + delay)
+                  if announces is not None else None)
+    if announces is not None and round_over is not None:
+        announces["round_over"] = round_over
     settings = mail_row(unit, ctx.id, seat)
     if announces is not None and delay > timedelta(0):
         announces["compose"] = {"due": dl.as_utc(due).isoformat() if due else None,
@@ -115,12 +119,31 @@ def turn(unit: Unit, ctx: Context, seat: int, state: Any, due: datetime | None,
         if due is None and due_later:
             due = decision_due(unit, ctx.id, seat)
         mail = _turn_mail(ctx, seat, state, settings, due, now, reminder=reminder,
-                          digest=digest, unit=unit)
+                          digest=digest, unit=unit, round_over=round_over)
     return queue(unit, marker=settings if announces is not None else None,
                  game_id=ctx.id, seat=seat, kind=kind, to=to,
                  to_name=ctx.info.names[seat], mail=mail, idempotency=key, domain=ctx.domain,
                  now=now, unsubscribe=ctx.unsubscribe(seat), due=dl.as_utc(now) + delay,
                  announces=announces, conversation=conversation)
+
+
+def carry_round(unit: Unit, ctx: Context, seat: int, state: Any,
+                due: datetime) -> int | None:
+    """Issue 51 item 1: the round whose end-of-round mail this transaction queued for the
+    seat (the round ended on the way to the decision this turn mail announces), which the
+    turn mail then tells too: the round's mail is held until the turn mail may leave, and
+    the sender drops it once a turn mail of the seat that carried it was sent
+    (``app.runners.sender.still_holds``). A turn mail superseded before it leaves (the
+    seat went on from its page) leaves the round's mail to go alone. None: no such mail.
+    """
+    round_now = int(engine.status(state).get("round") or 0)
+    for round_no in (round_now - 1, round_now):
+        values = unit.inserted(f"round:{ctx.id}:{seat}:{round_no}")
+        if values is not None and values.get("status") == PENDING:
+            values["next_attempt_at"] = max(dl.as_utc(values["next_attempt_at"]),
+                                            dl.as_utc(due))
+            return round_no
+    return None
 
 
 def decision_due(unit: Unit, game_id: str, seat: int) -> datetime | None:
@@ -135,21 +158,24 @@ COMPOSED_AT_SEND = "(composed when it is sent)"
 
 def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime | None,
                now: datetime, *, reminder: bool = False, digest: bool = False,
-               unit: Unit | None = None) -> compose.Mail:
+               unit: Unit | None = None, round_over: int | None = None,
+               answered: list[str] | None = None) -> compose.Mail:
     """The turn mail from the seat's view; with a ``unit``, it also says what the
-    server played for the seat and the others since the seat last played."""
+    server played for the seat and the others since the seat last played, and its
+    standing orders (issue 51 item 1)."""
     view = engine.view(state, seat)
     since = int(settings.last_acted_step or 0)
     played = (played_steps(unit, ctx.id, len(ctx.seats), since)
               if unit is not None else None)
-    told = plan_models.told_lines(
-        unit.seat_row(plan_models.PLANS, ctx.id, seat) if unit is not None else None, since)
+    plan_row = unit.seat_row(plan_models.PLANS, ctx.id, seat) if unit is not None else None
+    told = [*(answered or []), *plan_models.told_lines(plan_row, since)]
+    orders, offer = plan_models.standing_lines(plan_row, view, seat)
     return compose.turn_mail(ctx.info, seat, view, since_step=since,
                              due=due, now=now, link=ctx.link(seat),
                              unsubscribe=ctx.unsubscribe(seat), reminder=reminder,
                              digest=digest, zone=ctx.zone(seat),
                              reply_address=ctx.reply_address(seat, view), played=played,
-                             plan=told)
+                             plan=told, round_over=round_over, orders=orders, offer=offer)
 
 
 def late_turn_mail(session: Session | Unit, game: Any, seat: int, state: Any,
@@ -165,7 +191,9 @@ def late_turn_mail(session: Session | Unit, game: Any, seat: int, state: Any,
     due = (datetime.fromisoformat(said["due"]) if said.get("due")
            else decision_due(ctx.unit, ctx.id, seat))  # a mid-turn or held mail reads it now
     return _turn_mail(ctx, seat, state, mail_row(ctx.unit, ctx.id, seat), due, now,
-                      reminder=bool(said.get("reminder")), unit=ctx.unit)
+                      reminder=bool(said.get("reminder")), unit=ctx.unit,
+                      round_over=announces.get("round_over"),
+                      answered=announces.get("answered"))  # (issue 51: a reply's answer)
 
 
 def reminder(session: Session, ctx: Context, seat: int, state: Any, row: dl.Deadline,

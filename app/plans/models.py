@@ -44,3 +44,25 @@ def told_lines(row: Any, last_acted_step: int) -> list[str]:
     if not told.get("lines") or int(told.get("step") or 0) < int(last_acted_step or 0):
         return []
     return [str(line) for line in told["lines"]]
+
+
+def standing_lines(row: Any, view: Any, seat: int) -> tuple[list[str], str | None]:
+    """Issue 51 item 1, for a turn mail: the seat's standing orders in force, in words
+    ("Always skip the Twister."), and the one-line order that would have answered the
+    decision it faces now ("ALWAYS SKIP TWISTER"), when a standing order could have and
+    none of the seat's answers that decision (None otherwise)."""
+    from app.engine import plans as ep
+    from app.engine.meaning import decision_of
+
+    try:
+        orders = ep.orders_from_json((row.orders if row is not None else None) or [])
+    except ep.PlanError:
+        orders = ()
+    kind = decision_of(view, seat)
+    offer = None
+    if kind and kind not in {order.on for order in orders}:
+        if kind in ep.ABILITY_NAMES:
+            offer = f"ALWAYS SKIP {ep.ABILITY_NAMES[kind].upper()}"
+        elif kind == "peek":
+            offer = "ALWAYS PEEK 1 2"
+    return [ep.order_words(order) for order in orders], offer

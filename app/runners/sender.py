@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app.channels import deliveries
 from app.config import setting
@@ -35,8 +35,8 @@ from app.mail import table_talk
 from app.mail import table_news
 from app.mail import turn_mails
 from app.mail.compose import Mail, decision_of
-from app.mail.models import Outbox
-from app.mail.notify import DEFAULT_MAIL_FROM
+from app.mail.models import SENT, Outbox
+from app.mail.notify import DEFAULT_MAIL_FROM, ROUND_TOLD
 
 log = logging.getLogger("app.runners.sender")
 
@@ -55,7 +55,8 @@ def still_holds(row: Outbox) -> bool:
     of some talk yet (issue 20 item 2: ``table_talk.still_holds``). ``vote``: the vote
     is open and the seat has not answered; ``more_time``: the decision given more time
     still waits (issue 21: ``people.still_holds``). Anything else (or nothing
-    announced): true.
+    announced): true. ``round``: no turn mail of the seat carried the round's end yet
+    (``round_told``).
     """
     said = row.announces or {}
     what = said.get("what")
@@ -65,6 +66,9 @@ def still_holds(row: Outbox) -> bool:
     if what in table_news.ANNOUNCED and row.game_id is not None:  # issue 21
         with read_session() as session:
             return table_news.still_holds(session, row)
+    if what == ROUND_TOLD and row.game_id is not None:  # issue 51 item 1
+        with read_session() as session:
+            return not round_told(session, row)
     if what not in ("decision", "absent") or row.game_id is None:
         return True
     seat = int(said.get("seat", -1))
@@ -92,6 +96,19 @@ def still_holds(row: Outbox) -> bool:
     status = engine.status(state)
     return (status.get("phase") != "over" and status.get("round") == said.get("round")
             and decision_of(status, seat) == said.get("decision"))
+
+
+def round_told(session: Any, row: Outbox) -> bool:
+    """Whether a turn mail of the round mail's seat, queued after it, was sent with the
+    round's end in it (issue 51 item 1: ``turn_mails.carry_round``). The sender handles a
+    batch's round mails after its other rows (``sending.Sending.claim``), so a turn mail
+    due with it has left first."""
+    said = row.announces or {}
+    found = session.exec(select(Outbox.announces).where(
+        Outbox.game_id == row.game_id, Outbox.seat == row.seat, col(Outbox.id) > int(row.id or 0),
+        col(Outbox.kind).in_(("turn", "reminder")), Outbox.status == SENT)
+        .order_by(col(Outbox.id)).limit(20)).all()
+    return any((announces or {}).get("round_over") == said.get("round") for announces in found)
 
 
 def compose_late(row: Outbox, now: datetime) -> Mail | None:

@@ -55,6 +55,8 @@ from app.runners.base import Lease, Runner
 
 log = logging.getLogger("app.mail.outbox")  # (the log name the operator knows)
 
+#: The kind of a round's end mail, which a turn mail may carry (issue 51 item 1).
+ROUND_KIND = "round"
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 LEASE = timedelta(minutes=10)
@@ -210,9 +212,11 @@ class Sending(Runner[Outbox]):
         self.broken = None
         self.caps = holds.Caps(self.engine, self.now, self.per_address_hour, self.stranger_day)
         with Session(self.engine) as session:
+            # a round's end last: a turn mail of its seat due with it may carry it (issue
+            # 51 item 1, ``sender.round_told``), and leaves first
             rows = sorted(OUTBOX.claim(self.engine, self.now, self.owner, limit, length=LEASE,
                                        returning=(Outbox,), session=session),
-                          key=lambda row: row.id or 0)
+                          key=lambda row: (row.kind == ROUND_KIND, row.id or 0))
             # a short batch is the run's last: what falls due after it, read here, spares
             # the sender thread a look of its own after the run (issue 30 item 4); a
             # claim that took nothing leaves the look to the sender (it sent nothing)
@@ -310,6 +314,8 @@ class Sending(Runner[Outbox]):
     def _no_longer_true(self, row: Outbox) -> bool:
         """What it announces is gone (the seat acted, the clock played): never sent.
         (``held_untold`` stays: the next mail of the seat says it was held.)"""
+        if row.kind == ROUND_KIND:
+            self._settled()  # (the turn mail that may carry it has ended: ``claim``)
         if not row.announces or self.still_holds is None or self.still_holds(row):
             return False
         self._end(row, "superseded", status=SUPERSEDED, held_until=None,

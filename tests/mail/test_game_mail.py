@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -16,6 +16,8 @@ from app.engine import bots, cards
 from .conftest import is_turn
 
 LABELS = sorted({cards.label(c) for c in range(cards.DECK_SIZE)}, key=len, reverse=True)
+#: A turn mail that tells a round's end too (issue 51 item 1).
+CARRIED = re.compile(r'^Round \d+ of ".*" is over\.\r?$', re.M)
 LABEL_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(l) for l in LABELS) + r")(?!\w)")
 
 
@@ -119,7 +121,14 @@ def test_each_seat_gets_exactly_its_mails_each_showing_only_what_it_has_seen(
                     expected[(s, "round")] += 1
         deliver_and_check(state)
 
+    # a round's end held for the turn mail of a seat's own next step (issue 51 item 1),
+    # whose seat went on from its page, leaves when that mail would have
+    clock.send_mail_due(mail_app, datetime.now(timezone.utc) + timedelta(hours=1))
     got = Counter((seat_of[m.to], kind_of(m.lead)) for m in smtp.received)
+    # issue 51 item 1: a round's end rides in the seat's next turn mail when one leaves
+    # with it (the next round's first decision), instead of a mail of its own
+    got.update((seat_of[m.to], "round") for m in smtp.received
+               if kind_of(m.lead) == "turn" and CARRIED.search(m.text))
     assert got == expected
     assert expected[(0, "round")] == 3 and expected[(0, "over")] == 1
     assert checked_turn_mails == sum(n for (s, k), n in expected.items() if k == "turn")

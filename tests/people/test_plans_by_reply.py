@@ -112,7 +112,9 @@ def test_r35_a_whole_game_by_plans_needs_at_most_1_2_turn_mails_a_turn(
     stops = [m for m in mailbox.to(ANN) if "keep or discard" in lead_of(m)]
     print(len(told), len(stops))
     assert all("stopped at" in _text(m) for m in stops)
-    assert len(told) >= plans_sent - 1 - len([1 for m in mailbox.to(ANN) if "is over" in lead_of(m)])
+    # (a round's end, in a mail of its own or in the next turn mail since issue 51, is
+    # followed by the peek its standing order played, which that mail tells instead)
+    assert len(told) >= plans_sent - 1 - len([1 for m in mailbox.to(ANN) if "is over" in _text(m)])
     assert ratio <= 1.2
 
     # the same moves made one by one, on a game dealt from the same seed: the same log

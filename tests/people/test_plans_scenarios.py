@@ -126,7 +126,9 @@ def test_r35_standing_orders_by_reply_are_answered_and_play_at_once(app, game_at
     to = str([m for m in mailbox.to(ANN) if m["Reply-To"]][-1]["Reply-To"])
     with dl.at(T0):
         status, outcome = reply(app, to, ANN, "ALWAYS PEEK 1 2; ALWAYS SKIP SPLIT SEER", now=T0)
-    assert status == "answered" and outcome == "orders kept"
+    # (issue 51 item 1: the turn mail the peek brought carries the answer, and lists the
+    # orders in force)
+    assert status == "answered" and outcome == "orders kept (answered in its turn mail)"
     assert [a for a, _ in _mine(created.game_id)][0] == {"type": "peek", "positions": [0, 1]}
     tick(T0 + timedelta(minutes=1))
     answer = [m for m in mailbox.to(ANN) if "Always skip the Split Seer." in _text(m)]
