@@ -134,7 +134,7 @@ def test_a_take_after_a_simon_claim_changed_the_top_discard_is_refused_in_mail_w
 
 def ann_turn_mail(ann: Player) -> object:
     mail = ann.waiting()
-    assert mail is not None and "draw a card or take the discard" in mail.lead
+    assert mail is not None and "Your turn: draw" in mail.lead
     return mail
 
 
@@ -172,7 +172,7 @@ def test_a_re_sent_reply_is_one_move_and_one_mail(new_game, deliver, ann, inboun
     mail = ann.waiting()
     ann.answer(inbound, mail, "peek 1 2")
     deliver()
-    assert len([m for m in ann.mails() if "draw a card or take the discard" in m.lead]) == 1
+    assert len([m for m in ann.mails() if "Your turn: draw" in m.lead]) == 1
     count = len(ann.mails())
     inbound.send(reply_to(mail, "peek 1 2"), mail_from=ANN)   # the same command, a new Message-ID
     deliver()

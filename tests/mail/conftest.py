@@ -169,6 +169,6 @@ def lead_of(mail: Any) -> str:
 
 
 def is_turn(lead: str) -> bool:
-    """A turn mail's first line: "Your turn: draw a card or take the discard (round 2)"
+    """A turn mail's first line: "Your turn: draw, or take the 7 Ghost from the discard (round 2)"
     (not a reminder or a digest)."""
     return TURN_LEAD.search(str(lead)) is not None

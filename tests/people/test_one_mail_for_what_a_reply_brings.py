@@ -96,7 +96,7 @@ def test_r52_orders_sent_by_reply_are_answered_in_the_turn_mail_they_bring(
     mails = mailbox.to(ANN)
     assert len(mails) == 1, [lead_of(m) for m in mails]  # the turn mail, no answer beside it
     text, html = _text(mails[0]), _html(mails[0])
-    assert lead_of(mails[0]).startswith("Your turn: draw a card or take the discard")
+    assert lead_of(mails[0]).startswith("Your turn: draw")
     assert f"About your reply “{ORDERS}”: your standing orders are changed" in text
     assert "About your reply" in html
     assert ("Your standing orders: Every round: peek at #1 and #2. Always skip the Split "
@@ -204,6 +204,5 @@ def test_r52_orders_whose_turn_mail_left_before_the_answer_get_no_answer_beside_
     assert (status, outcome) == ("answered", "orders kept (its turn mail lists them)")
     tick(T0 + timedelta(minutes=1))
     mails = mailbox.to(ANN)
-    assert [lead_of(m).split(" (")[0] for m in mails] == [
-        "Your turn: draw a card or take the discard"]
+    assert [lead_of(m).split(", or take the ")[0] for m in mails] == ["Your turn: draw"]
     assert "Your standing orders: Every round: peek at #1 and #2." in _text(mails[0])
