@@ -25,7 +25,7 @@ from app.engine.meaning import decision_of
 from app.runners import clock
 from tests.clock.conftest import T0
 from tests.mail.conftest import lead_of
-from tests.people.conftest import reply
+from tests.people.conftest import newest_unread, reply
 from tests.mail.test_when_mail_matters import CheckingMailbox, graced, new_game, play  # noqa: F401
 from tests.people.test_plans_by_reply import ORDERS, TURN, _first_command, _log, _text
 
@@ -72,12 +72,9 @@ def play_one_game(app: Any, game_at_t0: Any, mailbox: Any, tick: Any,
         tick(now)
         if services.game_info(game_id).status != "running":
             break
-        mails = [m for m in mailbox.to(ANN) if m["Reply-To"]
-                 and str(m["Message-ID"]) not in answered]
-        if not mails:
+        mail = newest_unread(mailbox, ANN, answered)
+        if mail is None:
             continue
-        mail = mails[-1]
-        answered.update(str(m["Message-ID"]) for m in mails)
         if "Your turn" not in lead_of(mail) and "still your turn" not in lead_of(mail):
             continue  # it asks nothing
         if not sent_orders:
