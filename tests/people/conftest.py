@@ -85,3 +85,12 @@ def reply(app: Any, to: str, sender: str, text: str, now: Any = None) -> tuple[s
     with read_session() as session:
         row = session.get(InboxMessage, stored.id)
         return str(row.status), str(row.outcome)
+
+
+def newest_unread(box: Recorder, address: str, read: set[str]) -> Any:
+    """The newest mail to ``address`` that takes a reply (it has a Reply-To) among those
+    not read yet, as a player reads their inbox (None: nothing new); every one of them is
+    read from then on."""
+    mails = [m for m in box.to(address) if m["Reply-To"] and str(m["Message-ID"]) not in read]
+    read.update(str(m["Message-ID"]) for m in mails)
+    return mails[-1] if mails else None

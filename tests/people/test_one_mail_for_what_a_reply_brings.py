@@ -22,7 +22,7 @@ from app.engine.meaning import decision_of
 from app.engine.plans import ABILITY_NAMES
 from tests.clock.conftest import T0
 from tests.mail.conftest import lead_of
-from tests.people.conftest import reply
+from tests.people.conftest import newest_unread, reply
 from tests.people.test_plans_by_reply import _first_command, _text
 
 ANN = "ann@example.com"
@@ -119,12 +119,9 @@ def test_r52_a_turn_mail_offers_the_order_that_would_have_spared_it_and_replying
     for _ in range(300):
         now += timedelta(minutes=5)
         tick(now)
-        mails = [m for m in mailbox.to(ANN) if m["Reply-To"]
-                 and str(m["Message-ID"]) not in answered]
-        if not mails:
+        mail = newest_unread(mailbox, ANN, answered)
+        if mail is None:
             continue
-        mail = mails[-1]
-        answered.update(str(m["Message-ID"]) for m in mails)
         # the orders in force are listed in every turn mail, and none offers what they answer
         assert "Always skip the Split Seer." in _text(mail)
         assert not OFFER.search(_text(mail)) or "PEEK" not in OFFER.search(_text(mail)).group(1)
@@ -150,12 +147,9 @@ def test_r52_a_turn_mail_offers_the_order_that_would_have_spared_it_and_replying
         tick(now)
         if services.game_info(created.game_id).status != "running":
             break
-        mails = [m for m in mailbox.to(ANN) if m["Reply-To"]
-                 and str(m["Message-ID"]) not in answered]
-        if not mails:
+        mail = newest_unread(mailbox, ANN, answered)
+        if mail is None:
             continue
-        mail = mails[-1]
-        answered.update(str(m["Message-ID"]) for m in mails)
         assert lead_of(mail).split(" (round")[0] != kind.split(" (round")[0]
         assert f"Always skip the {ability}." in _text(mail)
         command = ("D, KEEP AT 2 IF 3 OR LESS, ELSE DISCARD"

@@ -22,7 +22,7 @@ from app import engine, services
 from app.clock import deadlines as dl
 from tests.clock.conftest import T0
 from tests.mail.conftest import lead_of
-from tests.people.conftest import reply
+from tests.people.conftest import newest_unread, reply
 
 ANN = "ann@example.com"
 ORDERS = "PEEK 1 2; ALWAYS PEEK 1 2; ALWAYS SKIP SPLIT SEER; ALWAYS DISCARD IF 9 OR MORE"
@@ -75,12 +75,9 @@ def test_r35_a_whole_game_by_plans_needs_at_most_1_2_turn_mails_a_turn(
         tick(now)
         if services.game_info(game_id).status != "running":
             break
-        mails = [m for m in mailbox.to(ANN) if m["Reply-To"]
-                 and str(m["Message-ID"]) not in answered]
-        if not mails:
+        mail = newest_unread(mailbox, ANN, answered)
+        if mail is None:
             continue
-        mail = mails[-1]
-        answered.add(str(mail["Message-ID"]))
         lead = lead_of(mail).lower()
         text = _text(mail)
         if "stopped" in text:

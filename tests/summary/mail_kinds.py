@@ -53,6 +53,13 @@ def every_mail() -> dict[str, compose.Mail]:
     tie = S.TIE_FOR_FEWEST.play()
     mails["round_end"] = compose.round_mail(info, 0, tie.view(0), 1, link=LINK,
                                             unsubscribe=UNSUBSCRIBE)
+    # issue 51 item 1: the next round's first decision, with the round's end in it, the
+    # seat's standing orders and the one order that would have answered it
+    mails["turn_round_over"] = compose.turn_mail(
+        info, 0, tie.view(0), since_step=0, due=due, now=NOW, link=LINK,
+        unsubscribe=UNSUBSCRIBE, reply_address=REPLY, round_over=1,
+        orders=["Always skip the Split Seer.", "Always skip the Twister."],
+        offer="ALWAYS PEEK 1 2")
     rng = random.Random(2)
     while tie.state.phase != "over":
         seat = tie.view(None)["to_act"][0]
