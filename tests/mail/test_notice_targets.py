@@ -210,7 +210,9 @@ def test_a_player_who_waits_gets_one_notice_per_waiting_stretch_with_the_link(
     assert all(link in sink.text_of(b) for b in posted)
     # no card a seat holds is named: only public words, the turn mail's own first line
     # (issue 49 item 1: "Test game · Your turn: <the decision> (round n) · due <time>")
-    asked = "|".join(re.escape(w) for w in LEAD_WORDS.values())
+    # (a turn names the discard it may take: public to the whole table)
+    asked = "|".join([*(re.escape(w) for w in LEAD_WORDS.values()), "draw a card",
+                      r"draw, or take the -?\d+ [A-Z][\w ]+ from the discard"])
     said = re.compile(rf"Test game · Your turn: ({asked}) \(round \d\) · due \w{{3}} \d+ "
                       rf"\w{{3}} \d\d:\d\d \w+")
     shown = [json.dumps(json.loads(t), ensure_ascii=False) for t in turns]

@@ -84,7 +84,7 @@ def play_one_game(app: Any, game_at_t0: Any, mailbox: Any, tick: Any,
             continue  # it asks nothing
         if not sent_orders:
             command, sent_orders = STYLES[style][0], True
-        elif "draw a card" in lead_of(mail).lower():
+        elif "your turn: draw" in lead_of(mail).lower():  # (it may name the discard)
             command = STYLES[style][1]
         elif OFFER.search(_text(mail)):  # the order answers this one, and the next ones
             command = OFFER.search(_text(mail)).group(1)

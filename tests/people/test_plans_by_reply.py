@@ -84,7 +84,7 @@ def test_r35_a_whole_game_by_plans_needs_at_most_1_2_turn_mails_a_turn(
             stopped += 1
         if not sent_orders:
             command, sent_orders = ORDERS, True
-        elif "draw a card" in lead:
+        elif "your turn: draw" in lead:  # (it may name the discard to take)
             command = TURN
             plans_sent += 1
         else:
