@@ -295,7 +295,7 @@ def pending_sentence(view: View, me: int | None, names: Sequence[str]) -> str:
     to_act = list(view.get("to_act") or [])
     what = _decision(view, me, names)
     if me is not None and me in to_act:
-        return _my_move(view, me, what)
+        return _my_move(view, me, what, names)
     return _waiting(view, to_act, what, names)
 
 
@@ -304,6 +304,24 @@ def _game_over(view: View, me: int | None, names: Sequence[str]) -> str:
     if winner is None:
         return "The game is over."
     return "You won the game!" if winner == me else f"{names[winner]} won the game."
+
+
+def asked_words(view: View, me: int, kind: str | None, names: Sequence[str] = ()) -> str:
+    """What seat ``me`` is asked now (``kind``: ``meaning.decision_of`` of its view), in the
+    one vocabulary of the seat page's status line, the turn mail's first line and every
+    notice and push (issue 49 item 1): "peek at two of your cards", "draw, or take the 6
+    Twister from the discard", "turn cards over with the Twister (1 more to turn)". Public
+    words only: the discard's top is the table's, and no card the seat holds is named."""
+    if kind == "peek":
+        return "peek at two of your cards"
+    if kind == "turn":
+        types, discard = legal_types(view), view.get("discard") or []
+        take = (f"take the {card_words(discard[-1])} from the discard"
+                if discard and "take" in types else "")
+        if "call" in types:
+            return f"draw, {take + ', ' if take else ''}or call for a vote"
+        return f"draw, or {take}" if take else "draw a card"
+    return _decision({**view, "pending": kind}, me, names) if kind else "your decision"
 
 
 def _decision(view: View, me: int | None, names: Sequence[str]) -> str:
@@ -325,13 +343,13 @@ def _decision(view: View, me: int | None, names: Sequence[str]) -> str:
     return what
 
 
-def _my_move(view: View, me: int, what: str) -> str:
+def _my_move(view: View, me: int, what: str, names: Sequence[str] = ()) -> str:
     if "peek" in legal_types(view):
-        return "Your move: peek at two of your cards."
+        return f"Your move: {asked_words(view, me, 'peek')}."
     if view.get("phase") == "resolve" and what:
         return f"Your move (scoring the round): {what}."
-    if me == view.get("current") and what:
-        return f"Your move: {what}."
+    if what and (me == view.get("current") or view.get("pending") == "simon_claims"):
+        return f"Your move: {asked_words(view, me, view.get('pending'), names)}."
     return "Your move."
 
 

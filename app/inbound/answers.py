@@ -381,7 +381,7 @@ def answer_mail(game: compose.MailGame, seat: int, view: dict[str, Any], *, link
         game=game, seat=seat, name=names[seat], why=why, quoted=compose.clean_name(quoted, 200),
         show=show, menu=menu, round=view.get("round"),
         decision=compose.decision_words(compose.decision_of(view, seat)),
-        asked=compose.lead_words(compose.decision_of(view, seat)),  # the turn mail's words
+        asked=compose.lead_words(compose.decision_of(view, seat), view, seat, names),
         has_decision=seat in (view.get("to_act") or []),
         village=village_info(view, seat),
         hand=card_info(hand) if hand else None,

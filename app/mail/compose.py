@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
@@ -162,21 +162,18 @@ def thread_subject(game: MailGame) -> str:
     return clean_name(f"{BRAND} · {game.label}", limit=200)
 
 
-#: What the lead of a turn mail says is asked: the subject words, where "your draw"
-#: alone would not say what may be done.
-LEAD_WORDS = {**SUBJECT_WORDS, "turn": "draw a card or take the discard"}
+#: What the lead of a turn mail says is asked, without the seat's view: the seat page's
+#: words (``words.PENDING_WORDS``), one vocabulary (issue 49 item 1).
+LEAD_WORDS = {**words.PENDING_WORDS, "peek": "peek at two of your cards"}
 
 
-def lead_words(pending: str | None, view: dict[str, Any] | None = None) -> str:
-    """What a turn mail's first line says is asked: "Twister: turn two cards". A turn
-    names the discard it may take, public to every seat: "draw, or take the 7 Ghost
-    from the discard" (issue 49: the lock screen says what to decide)."""
-    legal = (view or {}).get("legal_actions") or ()
-    discard = (view or {}).get("discard") or []
-    if pending == "turn" and view is not None:
-        if discard and any(a.get("type") == "take" for a in legal):
-            return f"draw, or take the {words.card_words(discard[-1])} from the discard"
-        return "draw a card"
+def lead_words(pending: str | None, view: dict[str, Any] | None = None,
+               seat: int | None = None, names: Sequence[str] = ()) -> str:
+    """What a turn mail's first line says is asked: with the seat's ``view``, the page's
+    own words for it (``words.asked_words``: "draw, or take the 7 Ghost from the
+    discard", "turn cards over with the Twister (1 more to turn)")."""
+    if view is not None and seat is not None and pending:
+        return words.asked_words(view, seat, pending, names)
     return LEAD_WORDS.get(pending or "", "your decision")
 
 
@@ -259,7 +256,7 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
                      reminder=reminder, digest=digest, deadline=deadline, others=others,
                      due=short_time_words(due, zone) if due is not None else "",
                      left=_span(as_utc(due) - as_utc(now)) if due is not None else "",
-                     clock=clock, asked=lead_words(pending, view))
+                     clock=clock, asked=lead_words(pending, view, seat, names))
     menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
     return replace(render(
         "turn", subject, lead=lead, menu=menu,

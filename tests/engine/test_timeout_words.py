@@ -98,3 +98,18 @@ def test_r29_every_decision_the_engine_asks_has_clock_words():
     assert asked <= set(words.TIMEOUT_WORDS), asked - set(words.TIMEOUT_WORDS)
     assert words.timeout_words(None) == "the clock plays the default for you"
 
+
+
+@pytest.mark.parametrize("kind", sorted(set(DOES) - {"drawn_refused"}))
+def test_the_page_and_the_turn_mail_ask_in_the_same_words(positions, kind):
+    """Issue 49 item 1, one vocabulary: the seat page's status line ("Your move: …") and
+    the turn mail's first line, which every notice and push repeats, say the same words
+    for the decision, with its public progress and the discard it may take."""
+    from app.mail.compose import lead_words
+
+    state, seat = positions[kind]
+    view, names = engine.view(state, seat), ["Ann", "Bob", "Cai"]
+    asked = lead_words(decision_of(view, seat), view, seat, names)
+    page = words.pending_sentence(view, seat, names)
+    assert page in (f"Your move: {asked}.", f"Your move (scoring the round): {asked}."), \
+        (page, asked)

@@ -73,7 +73,7 @@ def test_a_seat_that_draws_and_walks_away_gets_one_mail_naming_the_card_in_hand(
     assert mailbox.to(EVE) == [], "within the grace period she may still be on her page"
     clock.send_mail_due(app, drawn_at + timedelta(seconds=121), backend=mailbox)
     [mail] = mailbox.to(EVE)
-    assert "the card you drew" in lead_of(mail), "the decision she faces now"
+    assert "keep the drawn card or discard it" in lead_of(mail), "the decision she faces now"
     assert f"The card in your hand: {card}" in text_of(mail)
     assert "Please play by" in text_of(mail), "it names the deadline of her turn"
 

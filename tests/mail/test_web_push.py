@@ -363,7 +363,7 @@ def test_two_decisions_in_a_row_are_one_live_notice_the_second_replacing_the_fir
     first, second = push_service.at("ann")
     assert first.headers["topic"] == second.headers["topic"]
     said = [browser.read(got.body) for got in (first, second)]
-    assert "look at two of your cards" in said[0]["body"]
+    assert "peek at two of your cards" in said[0]["body"]
     assert "Your turn: draw" in said[1]["body"]
     assert said[0]["tag"] == said[1]["tag"] == first.headers["topic"]
     with Session(get_engine(push_app)) as session:

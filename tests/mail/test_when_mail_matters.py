@@ -42,8 +42,9 @@ SUBJECT = re.compile(r"^(?=.*\(round (\d+)\))(?:Reminder, y|Y)our turn: (.+?) \(
 def asked_words(game_id: str, seat: int) -> str:
     """What the seat's turn mail says is asked, read off the seat's own view now (a turn
     names the discard it may take: issue 49 item 1)."""
-    view = services.snapshot(game_id).view(seat)
-    return compose.lead_words(compose.decision_of(view, seat), view)
+    snapshot = services.snapshot(game_id)
+    view = snapshot.view(seat)
+    return compose.lead_words(compose.decision_of(view, seat), view, seat, snapshot.game.names)
 
 
 class CheckingMailbox:
@@ -368,7 +369,7 @@ def test_subjects_say_what_is_asked():
                              unsubscribe="u")
     # the subject is the game's (one conversation: issue 19 item 4); the first line asks
     assert mail.subject == "Silver Eye · Fun (game g)"
-    assert lead_of(mail) == "Your turn: Twister: turn two cards (round 3)"
+    assert lead_of(mail) == "Your turn: turn cards over with the Twister (round 3)"
     view.update(round=2, pending="turn")
     assert lead_of(compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
                                      unsubscribe="u")) == "Your turn: draw a card (round 2)"
@@ -382,7 +383,7 @@ def test_subjects_say_what_is_asked():
                 current=1)
     later = compose.turn_mail(game, 0, view, since_step=0, due=None, now=T0, link="l",
                               unsubscribe="u")
-    assert lead_of(later) == "Your turn: place your Nelly (round 4)"
+    assert lead_of(later) == "Your turn: tuck a Nelly under a card (round 4)"
     assert later.subject == mail.subject
 
 

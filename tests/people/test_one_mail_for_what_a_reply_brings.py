@@ -57,7 +57,7 @@ def test_r24_r5_the_rounds_end_rides_in_the_mail_that_asks_for_the_next_peek(
     tick(T0 + timedelta(minutes=5))
     mails = mailbox.to(ANN)
     assert [lead_of(m).split(" · ")[0] for m in mails] == [
-        "Your turn: look at two of your cards (round 2)"]
+        "Your turn: peek at two of your cards (round 2)"]
     text, html = _text(mails[0]), _html(mails[0])
     assert 'Round 1 of "Test game" is over.' in text and "Round 1: how it was scored" in text
     assert "Round 1 is over" in html and "how it was scored" in html
@@ -80,7 +80,7 @@ def test_r24_a_seat_that_peeks_on_its_page_before_the_mail_leaves_gets_the_round
     tick(T0 + timedelta(hours=1))
     leads = [lead_of(m) for m in mailbox.to(ANN)]
     assert "Round 1 is over: how it was scored, and the totals" in leads
-    assert not any("look at two of your cards" in lead for lead in leads)
+    assert not any("peek at two of your cards" in lead for lead in leads)
 
 
 def test_r52_orders_sent_by_reply_are_answered_in_the_turn_mail_they_bring(

@@ -106,7 +106,7 @@ def test_r35_a_whole_game_by_plans_needs_at_most_1_2_turn_mails_a_turn(
     assert plans_sent >= len(turns) - 1
     # every plan was told: what it did, in the next turn mail; where it stopped, and why
     told = [_text(m) for m in mailbox.to(ANN) if "Your plan “" in _text(m)]
-    stops = [m for m in mailbox.to(ANN) if "keep or discard" in lead_of(m)]
+    stops = [m for m in mailbox.to(ANN) if "keep the drawn card or discard it" in lead_of(m)]
     print(len(told), len(stops))
     assert all("stopped at" in _text(m) for m in stops)
     # (a round's end, in a mail of its own or in the next turn mail since issue 51, is

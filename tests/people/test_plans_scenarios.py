@@ -47,7 +47,7 @@ def test_r35_r14_an_obsessor_on_the_pile_refuses_the_planned_discard(app, game_a
     assert {src for _, src in _mine(created.game_id)} == {"mail"}
     tick(T0 + timedelta(minutes=1))
     last = [m for m in mailbox.to(ANN) if m["Reply-To"]][-1]
-    assert "keep or discard the card you drew" in lead_of(last)
+    assert "keep the drawn card or discard it" in lead_of(last)
     said = " ".join(_text(last).split())
     assert "Your plan “PEEK 1 2, DRAW, DISCARD, SKIP” stopped at “DISCARD”" in said
     assert "Odd Obsessor" in said and "Before that, you peeked at #1" in said
