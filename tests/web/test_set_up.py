@@ -6,6 +6,7 @@ the wait before a turn is mailed."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import signal
 import socket
@@ -42,9 +43,19 @@ def test_each_web_port_has_its_own_inbound_port() -> None:
 
 
 def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A web port whose inbound port is free too, both below the kernel's ephemeral range
+    (32768 and up), where another test's client sockets cannot take the inbound one (it
+    did once in CI: a free web port 50037 whose inbound port 47562 a client held)."""
+    rng = random.Random()
+    while True:
+        port = rng.randrange(20000, 30000)
+        try:
+            for candidate in (port, inbound_port(port)):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
 
 
 def _listening(port: int) -> bool:
