@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from datetime import timedelta
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -94,3 +95,25 @@ def newest_unread(box: Recorder, address: str, read: set[str]) -> Any:
     mails = [m for m in box.to(address) if m["Reply-To"] and str(m["Message-ID"]) not in read]
     read.update(str(m["Message-ID"]) for m in mails)
     return mails[-1] if mails else None
+
+
+class ReplyLoop:
+    """A reply player's afternoon: every five minutes the clock ticks, and the newest
+    unread mail to ``address`` that takes a reply is handed over (``mails``), until the
+    game stops running; ``now`` is the loop's moment, for the reply and for what follows."""
+
+    def __init__(self, game_id: str, box: Recorder, tick: Callable[..., Any],
+                 address: str) -> None:
+        self.game_id, self.box, self.tick, self.address = game_id, box, tick, address
+        self.now = T0
+        self.read: set[str] = set()
+
+    def mails(self, steps: int) -> Iterator[Any]:
+        for _ in range(steps):
+            self.now += timedelta(minutes=5)
+            self.tick(self.now)
+            if services.game_info(self.game_id).status != "running":
+                return
+            mail = newest_unread(self.box, self.address, self.read)
+            if mail is not None:
+                yield mail

@@ -28,9 +28,8 @@ from app import services
 from app.clock import deadlines as dl
 from app.engine.meaning import decision_of
 from app.runners import clock
-from tests.clock.conftest import T0
 from tests.mail.conftest import lead_of
-from tests.people.conftest import newest_unread, reply
+from tests.people.conftest import ReplyLoop, reply
 from tests.mail.test_when_mail_matters import CheckingMailbox, graced, new_game, play  # noqa: F401
 from tests.people.test_plans_by_reply import ORDERS, TURN, _first_command, _log, _text
 
@@ -69,17 +68,9 @@ def play_one_game(app: Any, game_at_t0: Any, mailbox: Any, tick: Any,
     mailbox.clear()
     created = game_at_t0(seats=3, bots=(1, 2), seed=seed)
     game_id = created.game_id
-    now = T0
-    answered: set[str] = set()
+    loop = ReplyLoop(game_id, mailbox, tick, ANN)
     sent_orders = False
-    for _ in range(600):
-        now += timedelta(minutes=5)
-        tick(now)
-        if services.game_info(game_id).status != "running":
-            break
-        mail = newest_unread(mailbox, ANN, answered)
-        if mail is None:
-            continue
+    for mail in loop.mails(600):
         if "Your turn" not in lead_of(mail) and "still your turn" not in lead_of(mail):
             continue  # it asks nothing
         if not sent_orders:
@@ -90,9 +81,10 @@ def play_one_game(app: Any, game_at_t0: Any, mailbox: Any, tick: Any,
             command = OFFER.search(_text(mail)).group(1)
         else:
             command = _first_command(mail)
-        with dl.at(now):
-            status, outcome = reply(app, str(mail["Reply-To"]), ANN, command, now=now)
+        with dl.at(loop.now):
+            status, outcome = reply(app, str(mail["Reply-To"]), ANN, command, now=loop.now)
         assert status in ("applied", "answered"), (command, status, outcome)
+    now = loop.now
     for _ in range(3):  # the game-over mail leaves
         now += timedelta(minutes=5)
         tick(now)

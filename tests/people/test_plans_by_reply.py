@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ from app import engine, services
 from app.clock import deadlines as dl
 from tests.clock.conftest import T0
 from tests.mail.conftest import lead_of
-from tests.people.conftest import newest_unread, reply
+from tests.people.conftest import ReplyLoop, reply
 
 ANN = "ann@example.com"
 ORDERS = "PEEK 1 2; ALWAYS PEEK 1 2; ALWAYS SKIP SPLIT SEER; ALWAYS DISCARD IF 9 OR MORE"
@@ -66,18 +65,10 @@ def test_r35_a_whole_game_by_plans_needs_at_most_1_2_turn_mails_a_turn(
         app, game_at_t0, mailbox, tick):
     created = game_at_t0(seats=3, bots=(1, 2), seed="35")
     game_id = created.game_id
-    now = T0
-    answered: set[str] = set()
+    loop = ReplyLoop(game_id, mailbox, tick, ANN)
     sent_orders = False
     plans_sent = stopped = 0
-    for _ in range(400):
-        now += timedelta(minutes=5)
-        tick(now)
-        if services.game_info(game_id).status != "running":
-            break
-        mail = newest_unread(mailbox, ANN, answered)
-        if mail is None:
-            continue
+    for mail in loop.mails(400):
         lead = lead_of(mail).lower()
         text = _text(mail)
         if "stopped" in text:
@@ -89,8 +80,8 @@ def test_r35_a_whole_game_by_plans_needs_at_most_1_2_turn_mails_a_turn(
             plans_sent += 1
         else:
             command = _first_command(mail)
-        with dl.at(now):  # (the reply's transaction opens deadlines at this "now")
-            status, outcome = reply(app, str(mail["Reply-To"]), ANN, command, now=now)
+        with dl.at(loop.now):  # (the reply's transaction opens deadlines at this "now")
+            status, outcome = reply(app, str(mail["Reply-To"]), ANN, command, now=loop.now)
         assert status in ("applied", "answered"), (command, status, outcome)
     assert services.game_info(game_id).status == "over"
 
