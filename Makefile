@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run test test-slow test-sqlite test-pg test-e2e test-all coverage bench setup migrate clean
+.PHONY: run test test-slow test-sqlite test-pg test-e2e test-all coverage bench setup migrate clean translations
 
 $(BIN)/python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "need $(PY) on PATH"; exit 1; }
@@ -14,7 +14,27 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# the compiled catalogues (issue 50): built from the PO files under translations/ at
+# setup, never committed
+LANGS := de ja
+MO    := $(foreach l,$(LANGS),translations/$(l)/LC_MESSAGES/messages.mo)
+translations/%/LC_MESSAGES/messages.mo: translations/%/LC_MESSAGES/messages.po $(STAMP)
+	$(BIN)/pybabel -q compile -d translations -l $*
+
+setup: $(STAMP) $(MO)
+
+# extract every marked message (app/, templates/), merge it into each language's PO
+# file, compile: run after marking or changing an English message, then translate what
+# tests/i18n/test_catalogues.py says is missing
+translations: $(STAMP)
+	$(BIN)/pybabel -q extract -F babel.cfg -k lazy_gettext -k _ --no-wrap --sort-by-file \
+	  --project "Silver Eye Post" --copyright-holder "Silver Eye Post" -o translations/messages.pot .
+	for l in $(LANGS); do \
+	  if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
+	    $(BIN)/pybabel -q update --no-wrap --no-fuzzy-matching -i translations/messages.pot -d translations -l $$l; \
+	  else $(BIN)/pybabel -q init --no-wrap -i translations/messages.pot -d translations -l $$l; fi; \
+	done
+	$(BIN)/pybabel -q compile -d translations
 
 migrate: setup
 	$(BIN)/flask --app app db-upgrade

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from app import i18n
 from app.clock.time import as_utc, short_time_words
 from app.standing.outcome import place_words
 from app.engine import words
@@ -44,6 +45,8 @@ _env = Environment(
     lstrip_blocks=True,
     keep_trailing_newline=True,
 )
+i18n.install(_env)  # the reader's language: each mail is composed ``in_language`` (issue 50)
+_env.globals["html_lang"] = i18n.current
 
 #: What a pending decision asks of the player, in words (the engine's short names).
 #: What a seat must decide, as a mail says it (the words live in app.engine.words).

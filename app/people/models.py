@@ -59,6 +59,10 @@ class Person(SQLModel, table=True):
     #: The person's time zone (an IANA name; None: not chosen yet, shown as UTC) and
     #: quiet hours in minutes after local midnight (both None: none), for every game.
     time_zone: str | None = Field(default=None, max_length=64)
+    #: The language the person reads (issue 50: 'en', 'de', 'ja'; ``app.i18n.LANGUAGES``):
+    #: chosen on the settings page, or guessed once from a browser's Accept-Language;
+    #: None: not known (pages follow the browser, mail is English).
+    language: str | None = Field(default=None, max_length=8)
     quiet_start: int | None = None
     quiet_end: int | None = None
     #: When zone or quiet hours were last set (the migration kept the newest of the

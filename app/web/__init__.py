@@ -16,6 +16,8 @@ def register_blueprints(app: Any) -> None:
     access_log.init_app(app)  # one safe line per request
     security_headers.init_app(app)  # CSP, HSTS, no Referer
     cookie_session.init_app(app)  # the flash cookie, read only when a request has one
+    from app.web import language  # the reader's language: person, cookie, browser (issue 50)
+    language.init_app(app)
     from app.web import api, errors, lobby, play, replay, spectate
 
     app.register_blueprint(errors.bp)

@@ -1,0 +1,93 @@
+"""Which language a request is answered in (issue 50 item 1), chosen once per request.
+
+The order: a person's own choice once a route knows whose page it is (the seat page,
+the settings and games pages call ``for_person``); else the ``lang`` cookie the switch
+on every page sets; else the browser's ``Accept-Language``; else English. The answer
+says it: ``<html lang>`` and ``Content-Language``.
+
+Flask-Babel chooses (``locale_selector``) and formats in templates; the catalogues and
+the language being written in live in ``app.i18n``, below every package, so that a
+mail composed in this request for another reader is written in that reader's language
+(``i18n.in_language``) and the page goes on in its own.
+
+Door: ``POST /language`` (no key: it sets a cookie of the browser that posts it, and
+touches nothing stored).
+"""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Response, redirect, request
+from flask_babel import Babel, refresh
+
+from app import i18n
+from app.web.doors import door
+
+bp = Blueprint("language", __name__)
+COOKIE = "lang"
+YEAR = 365 * 24 * 3600
+
+
+def browser_language() -> str:
+    """The cookie's language, else the browser's, else English."""
+    return (i18n.supported(request.cookies.get(COOKIE))
+            or i18n.negotiate(request.headers.get("Accept-Language")) or i18n.DEFAULT)
+
+
+def for_person(chosen: str | None) -> str:
+    """Answer this request in a person's chosen language (None: the browser's)."""
+    code = i18n.supported(chosen) or browser_language()
+    i18n.use(code)
+    return code
+
+
+def _choose() -> None:
+    i18n.use(browser_language())
+
+
+def _say(response: Response) -> Response:
+    response.headers.setdefault("Content-Language", i18n.current())
+    vary = response.headers.get("Vary", "")
+    if "Accept-Language" not in vary:
+        response.headers["Vary"] = f"{vary}, Accept-Language" if vary else "Accept-Language"
+    return response
+
+
+def _done(_exc: BaseException | None) -> None:
+    i18n.use(i18n.DEFAULT)  # a worker thread's next request starts from nothing
+
+
+def _refresh_if_in_request() -> None:
+    from flask import has_request_context
+    if has_request_context():
+        refresh()
+
+
+@bp.post("/language")
+@door("none", "this browser's language cookie; nothing stored")
+def switch() -> Any:
+    """The switch on every page: remember the language in this browser, go back."""
+    code = i18n.supported(request.form.get("lang")) or i18n.DEFAULT
+    back = request.form.get("next") or "/"
+    parts = urlsplit(back)
+    if parts.scheme or parts.netloc or not back.startswith("/"):
+        back = "/"  # only this site's own pages
+    response = redirect(back, code=303)
+    response.set_cookie(COOKIE, code, max_age=YEAR, samesite="Lax",
+                        secure=request.is_secure, httponly=True)
+    return response
+
+
+def init_app(app: Any) -> None:
+    Babel(app, locale_selector=i18n.current, default_translation_directories=str(
+        i18n.TRANSLATIONS), default_domain=i18n.DOMAIN)
+    i18n.install(app.jinja_env)
+    i18n.on_switch(_refresh_if_in_request)
+    app.before_request(_choose)
+    app.after_request(_say)
+    app.teardown_request(_done)
+    app.jinja_env.globals.update(
+        html_lang=i18n.current, languages=i18n.NAMES,
+        language_here=lambda: request.full_path.rstrip("?") if request else "/")
+    app.register_blueprint(bp)
