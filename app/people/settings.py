@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 import sqlalchemy as sa
 
+from app import i18n
 from app.clock import deadlines as dl
 from app.clock.calendar import Quiet
 from app.db.statements import table_of
@@ -126,6 +127,17 @@ def _zone_read(form: Mapping[str, Any], _: Any) -> Any:
     return check_zone(str(form["time_zone"])) if form.get("time_zone") else KEEP
 
 
+def _language_read(form: Mapping[str, Any], _: Any) -> Any:
+    """The language the person reads (issue 50): one the server speaks, or refused."""
+    if not form.get("language"):
+        return KEEP
+    code = i18n.supported(str(form["language"]))
+    if code is None or code != str(form["language"]):
+        raise Refused("Choose one of the languages listed: "
+                      + ", ".join(i18n.NAMES.values()) + ".")
+    return code
+
+
 def _quiet_read(form: Mapping[str, Any], _: Any) -> Any:
     if "quiet_start" not in form and "quiet_end" not in form:
         return KEEP
@@ -221,6 +233,9 @@ FIELDS: tuple[Field, ...] = (
     Field("time_zone", ("time_zone",), _zone_read, lambda row: row.time_zone,
           lambda zone, now: {"time_zone": zone, "settings_at": now},
           lambda zone: f"times in {zone or 'UTC'}", clock=True),
+    Field("language", ("language",), _language_read, lambda row: row.language,
+          lambda code, now: {"language": code},
+          lambda code: f"pages and mail in {i18n.NAMES.get(code or i18n.DEFAULT)}"),
     Field("quiet", ("quiet_start", "quiet_end"), _quiet_read,
           lambda row: list(quiet) if (quiet := quiet_of(row)) else None,
           lambda quiet, now: {"quiet_start": quiet[0] if quiet else None,
@@ -318,6 +333,9 @@ def status(row: Person | Any | None, address: str) -> dict[str, Any]:
     zone = (row.time_zone if row is not None else None) or "UTC"
     quiet = quiet_of(row) if row is not None else None
     return {"address": address, "time_zone": zone, "name": row.name if row is not None else "",
+            "language": (row.language if row is not None else None) or i18n.current(),
+            "language_chosen": row.language if row is not None else None,
+            "languages": i18n.NAMES,
             "chosen": row is not None and row.settings_at is not None,
             "zones": common_zones(zone),
             "quiet_start": hhmm(quiet[0]) if quiet else "",

@@ -10,34 +10,37 @@ the language being written in live in ``app.i18n``, below every package, so that
 mail composed in this request for another reader is written in that reader's language
 (``i18n.in_language``) and the page goes on in its own.
 
-Door: ``POST /language`` (no key: it sets a cookie of the browser that posts it, and
-touches nothing stored).
+The switch at the foot of every page is a GET form to the page itself (``?lang=de``):
+no action URL is written into the page (a seat page's link stays out of its HTML), the
+page answers in that language and the browser keeps it in the ``lang`` cookie. Nothing
+stored changes: a mail scanner opening such a link changes no one's setting.
 """
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
-
-from flask import Blueprint, Response, redirect, request
+from flask import Response, request
 from flask_babel import Babel, refresh
 
 from app import i18n
-from app.web.doors import door
-
-bp = Blueprint("language", __name__)
 COOKIE = "lang"
 YEAR = 365 * 24 * 3600
 
 
+def asked() -> str | None:
+    """The language the switch asked for in this very request (``?lang=``), if any."""
+    return i18n.supported(request.args.get("lang"))
+
+
 def browser_language() -> str:
-    """The cookie's language, else the browser's, else English."""
-    return (i18n.supported(request.cookies.get(COOKIE))
+    """The switch's, else the cookie's, else the browser's, else English."""
+    return (asked() or i18n.supported(request.cookies.get(COOKIE))
             or i18n.negotiate(request.headers.get("Accept-Language")) or i18n.DEFAULT)
 
 
 def for_person(chosen: str | None) -> str:
-    """Answer this request in a person's chosen language (None: the browser's)."""
-    code = i18n.supported(chosen) or browser_language()
+    """Answer this request in a person's chosen language (None: the browser's); the
+    switch, used on this very request, wins."""
+    code = asked() or i18n.supported(chosen) or browser_language()
     i18n.use(code)
     return code
 
@@ -48,6 +51,10 @@ def _choose() -> None:
 
 def _say(response: Response) -> Response:
     response.headers.setdefault("Content-Language", i18n.current())
+    code = asked()
+    if code is not None and request.cookies.get(COOKIE) != code:
+        response.set_cookie(COOKIE, code, max_age=YEAR, samesite="Lax",
+                            secure=request.is_secure, httponly=True)
     vary = response.headers.get("Vary", "")
     if "Accept-Language" not in vary:
         response.headers["Vary"] = f"{vary}, Accept-Language" if vary else "Accept-Language"
@@ -64,21 +71,6 @@ def _refresh_if_in_request() -> None:
         refresh()
 
 
-@bp.post("/language")
-@door("none", "this browser's language cookie; nothing stored")
-def switch() -> Any:
-    """The switch on every page: remember the language in this browser, go back."""
-    code = i18n.supported(request.form.get("lang")) or i18n.DEFAULT
-    back = request.form.get("next") or "/"
-    parts = urlsplit(back)
-    if parts.scheme or parts.netloc or not back.startswith("/"):
-        back = "/"  # only this site's own pages
-    response = redirect(back, code=303)
-    response.set_cookie(COOKIE, code, max_age=YEAR, samesite="Lax",
-                        secure=request.is_secure, httponly=True)
-    return response
-
-
 def init_app(app: Any) -> None:
     Babel(app, locale_selector=i18n.current, default_translation_directories=str(
         i18n.TRANSLATIONS), default_domain=i18n.DOMAIN)
@@ -87,7 +79,4 @@ def init_app(app: Any) -> None:
     app.before_request(_choose)
     app.after_request(_say)
     app.teardown_request(_done)
-    app.jinja_env.globals.update(
-        html_lang=i18n.current, languages=i18n.NAMES,
-        language_here=lambda: request.full_path.rstrip("?") if request else "/")
-    app.register_blueprint(bp)
+    app.jinja_env.globals.update(html_lang=i18n.current, languages=i18n.NAMES)

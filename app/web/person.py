@@ -31,6 +31,7 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
 from app import services
 from app.services import my_games, notice_targets
 from app.services import person_settings as settings
+from app.web import language
 from app.services import settings_keys as keys
 from app.web.doors import door
 from app.web.openapi_parts import BAD_LINK, TOKEN
@@ -39,14 +40,18 @@ from app.web.seat_request import SeatRequest, seat_required
 bp = Blueprint("person", __name__)
 
 #: The fields of the settings form: posted to a seat's door, they are refused.
-SETTINGS_FIELDS = ("time_zone", "quiet_start", "quiet_end", "address_mode", "by_mail",
+SETTINGS_FIELDS = ("time_zone", "language", "quiet_start", "quiet_end", "address_mode", "by_mail",
                    "push_instead",
                    "target_url", "remove_target", "invitations", "away_until", "away_back",
                    "standing", "new_address")
 
 
 def _page(address: str, *, action: str, back: tuple[str, str] | None, push_url: str) -> Any:
-    return render_template("person.html", st=settings.status(address),
+    st = settings.status(address)
+    if st.get("language_chosen"):  # the person's page in the person's language (issue 50)
+        language.for_person(st["language_chosen"])
+        st["language"] = st["language_chosen"]
+    return render_template("person.html", st=st,
                            targets=notice_targets.of_address(address), action=action,
                            back=back, no_referrer=True, push_url=push_url)
 

@@ -28,6 +28,7 @@ from app.services import (absence, notice_targets, plans, reading, seat_lines, s
                           standing, table)
 from app.services import talk as talk_service
 from app.talk import store as talk_store
+from app.web import language
 from app.web import table_clock
 from app.channels import targets as target_store
 
@@ -70,6 +71,8 @@ def read_table(session: Session, access: services.SeatAccess, snap: services.Sna
     now = now or dl.now()
     seats, spectators = reading.holders(session, game_id)
     mine = seats[me]
+    # the seat's page in its person's language (issue 50), before any line is worded
+    language.for_person(mine.person.language if mine.person is not None else None)
     marks = {s.index: s.mail for s in seats if s.mail is not None}
     persons = {s.index: s.person for s in seats if s.person is not None}
     decisions = dl.open_rows(session, game_id, kind=dl.DECISION)
