@@ -27,7 +27,7 @@ setup: $(STAMP) $(MO)
 # file, compile: run after marking or changing an English message, then translate what
 # tests/i18n/test_catalogues.py says is missing
 translations: $(STAMP)
-	$(BIN)/pybabel -q extract -F babel.cfg -k lazy_gettext -k _ --no-wrap --sort-by-file \
+	$(BIN)/pybabel -q extract -F babel.cfg -k lazy_gettext -k _ -k N_ --no-wrap --sort-by-file \
 	  --project "Silver Eye Post" --copyright-holder "Silver Eye Post" -o translations/messages.pot .
 	for l in $(LANGS); do \
 	  if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \

@@ -103,6 +103,14 @@ def gettext(message: str, **values: Any) -> str:
 _ = gettext
 
 
+def N_(message: str) -> str:
+    """Mark a message for the catalogue without translating it now: a module-level table
+    keeps its English (the message id) and the code that reads it says ``_(table[k])``
+    when the reader's language is known. (Prefer this to ``lazy_gettext`` where the
+    value may reach JSON or a dict key.)"""
+    return message
+
+
 def ngettext(singular: str, plural: str, num: int, **values: Any) -> str:
     values.setdefault("num", num)
     return _fill(translations().ungettext(singular, plural, num), values)
