@@ -29,6 +29,7 @@ from sqlmodel import Session, col, select
 from app import services
 from app.channels import push, targets
 from app.channels.models import NoticeTarget
+from app import i18n
 from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.statements import dialect_insert, table_of
@@ -319,6 +320,19 @@ def _store(address: str, now: datetime | None, **values: Any) -> None:
             unit.update(row, **done.columns)
         if done.clock:
             fields.settle(unit, row.address, row, now)
+        unit.write()
+
+
+def guess_language(address: str, code: str, now: datetime | None = None) -> None:
+    """Keep the language a person's first post behind a key that proves their address
+    was read in (issue 50: guessed once from the browser), unless they chose one; no
+    mail, no undo: it is what they were already reading. Never from a seat link (a
+    forwarded mail proves no address) nor from a form a stranger fills in."""
+    now = dl.as_utc(now or dl.now())
+    with unit_of_work() as unit:
+        row = person_row(unit, address)
+        if row.language is None and code in i18n.LANGUAGES:
+            unit.update(row, language=code, updated_at=now)
         unit.write()
 
 

@@ -31,6 +31,7 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
 from app import services
 from app.services import my_games, notice_targets
 from app.services import person_settings as settings
+from app import i18n
 from app.web import language
 from app.services import settings_keys as keys
 from app.web.doors import door
@@ -59,6 +60,8 @@ def _page(address: str, *, action: str, back: tuple[str, str] | None, push_url: 
 def _save(address: str, via: str, to: str, key_id: str | None = None) -> Any:
     said = settings.save(address, settings.check(request.form, request.form.getlist), via,
                         key_id=key_id)
+    if not request.form.get("language"):  # the first post behind a key: keep its language
+        settings.guess_language(address, i18n.current())
     flash(f"Saved for all your games: {'; '.join(said)}. We mailed you what changed, with a "
           "link that undoes it.", "success")
     return redirect(to, code=303)
