@@ -12,6 +12,17 @@
   }
   if (!box || !("serviceWorker" in navigator) || !("PushManager" in window) ||
       !("Notification" in window) || !box.dataset.key) { return; }
+  /* The page's words (issue 50): app/web/language.py script_words, in <html lang>. */
+  var WORDS = (function () {
+    var el = document.getElementById("words");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }());
+  function words(key, values) {
+    var text = WORDS[key] || key;
+    return text.replace(/%\((\w+)\)s/g, function (m, name) {
+      return values && values[name] !== undefined ? String(values[name]) : m;
+    });
+  }
   var button = box.querySelector("button");
   var said = box.querySelector(".push-said");
 
@@ -23,7 +34,7 @@
   }
   function say(words) { said.textContent = words; }
   function show(on) {
-    button.textContent = on ? "Stop notifying this browser" : "Notify this browser of my turns";
+    button.textContent = words(on ? "push_stop" : "push_start");
     button.setAttribute("aria-pressed", on ? "true" : "false");
   }
   function send(method, body) {
@@ -31,7 +42,7 @@
       headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
       .then(function (answer) {
         return answer.json().catch(function () { return {}; }).then(function (json) {
-          if (!answer.ok) { throw new Error(json.message || "The server said no."); }
+          if (!answer.ok) { throw new Error(json.message || words("push_no")); }
           return json;
         });
       });
@@ -52,12 +63,12 @@
       if (button.getAttribute("aria-pressed") === "true" && sub) {
         return send("DELETE", {endpoint: sub.endpoint}).then(function () {
           show(false);
-          say("Done: this browser gets no more notices from here.");
+          say(words("push_stopped"));
         });
       }
       return Notification.requestPermission().then(function (permission) {
         if (permission !== "granted") {
-          say("Your browser did not allow notices: nothing changed. Mail comes as before.");
+          say(words("push_refused"));
           return null;
         }
         return (sub ? Promise.resolve(sub) : reg.pushManager.subscribe({
@@ -65,11 +76,11 @@
           .then(function (made) { return send("POST", made.toJSON()); })
           .then(function (answer) {
             show(true);
-            say("Done: your turns come to this browser (" + answer.shown + ").");
+            say(words("push_done", {shown: answer.shown}));
           });
       });
     }).catch(function (error) {
-      say("That did not work: " + (error && error.message ? error.message : error));
+      say(words("push_failed", {error: error && error.message ? error.message : error}));
     }).then(function () { button.disabled = false; });
   });
 }());

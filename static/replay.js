@@ -3,6 +3,17 @@
    follows those same links on a timer or on a key press. */
 (function () {
   "use strict";
+  /* The page's words (issue 50): app/web/language.py script_words, in <html lang>. */
+  var WORDS = (function () {
+    var el = document.getElementById("words");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }());
+  function say(key, values) {
+    var text = WORDS[key] || key;
+    return text.replace(/%\((\w+)\)s/g, function (m, name) {
+      return values && values[name] !== undefined ? String(values[name]) : m;
+    });
+  }
   var nav = document.getElementById("replay");
   if (!nav) { return; }
   var play = document.getElementById("play");
@@ -20,7 +31,7 @@
   function setPlaying(on) {
     try { on ? sessionStorage.setItem(KEY, "1") : sessionStorage.removeItem(KEY); } catch (e) { /* private mode */ }
     play.setAttribute("aria-pressed", on ? "true" : "false");
-    play.textContent = on ? "❚❚ Pause" : "▶ Play";
+    play.textContent = say(on ? "pause" : "play");
     if (timer) { clearTimeout(timer); timer = null; }
     if (on) {
       if (next) { timer = setTimeout(function () { go(next); }, DELAY_MS); }

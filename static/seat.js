@@ -3,6 +3,17 @@
    (the cards are checkboxes) and the Reload button stays. */
 (function () {
   "use strict";
+  /* The page's words (issue 50): app/web/language.py script_words, in <html lang>. */
+  var WORDS = (function () {
+    var el = document.getElementById("words");
+    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
+  }());
+  function say(key, values) {
+    var text = WORDS[key] || key;
+    return text.replace(/%\((\w+)\)s/g, function (m, name) {
+      return values && values[name] !== undefined ? String(values[name]) : m;
+    });
+  }
 
   function spots(boxes) {
     return boxes.map(function (b) {
@@ -13,7 +24,12 @@
 
   function and(words) {
     if (words.length <= 1) return words.join("");
-    return words.slice(0, -1).join(", ") + " and " + words[words.length - 1];
+    var lang = document.documentElement.lang || "en";
+    if (lang === "en") lang = "en-GB";  /* "a, b and c", as the server says lists */
+    if (window.Intl && Intl.ListFormat) {
+      return new Intl.ListFormat(lang, {style: "long", type: "conjunction"}).format(words);
+    }
+    return words.join(", ");
   }
 
   function sentence(form, ticked) {
@@ -21,25 +37,26 @@
     var least = +form.dataset.least || 1, most = +form.dataset.most || 1;
     var picked = ticked.filter(function (b) { return b.value.charAt(0) === "v"; });
     var pile = ticked.filter(function (b) { return b.value.charAt(0) === "p"; });
-    if (!ticked.length) return {text: "Tick the cards, then press the button.", ok: false, quiet: true};
-    if (ticked.length > most) return {text: "That is " + ticked.length + " cards: tick at most " + most + ".", ok: false};
+    if (!ticked.length) return {text: say("tick_first"), ok: false, quiet: true};
+    if (ticked.length > most) return {text: say("too_many", {count: ticked.length, most: most}), ok: false};
     var names = spots(picked);
     var text;
     if (kind === "exchange") {
       var values = picked.map(function (b) { return b.dataset.value; });
       var same = values.every(function (v) { return v !== "" && v === values[0]; });
-      text = "Exchange " + and(names) + (hand ? " for the " + hand : "");
-      if (picked.length > 1) text += same ? ": they match, so they all go to the pile" : ": they must match (if they don't, all stay and the new card joins an end)";
+      text = hand ? say("exchange_for", {cards: and(names), hand: hand}) : say("exchange", {cards: and(names)});
+      if (picked.length > 1) text = say(same ? "they_match" : "must_match", {sentence: text});
     } else if (kind === "peek") {
-      text = "Peek at " + and(names);
+      text = say("peek", {cards: and(names)});
     } else if (kind === "undermine") {
-      text = "Underminer: swap " + (names.length ? and(names) : "two village cards") + " with " + (pile.length ? and(spots(pile)) : "two pile cards");
+      text = say("undermine", {cards: names.length ? and(names) : say("two_village"),
+                               pile: pile.length ? and(spots(pile)) : say("two_pile")});
     } else {
-      text = form.dataset.title + ": " + and(names.concat(spots(pile)));
-      if (most > 1) text += " (" + ticked.length + " of up to " + most + ")";
+      text = say("titled", {title: form.dataset.title, cards: and(names.concat(spots(pile)))});
+      if (most > 1) text = say("of_most", {sentence: text, count: ticked.length, most: most});
     }
-    if (ticked.length < least) text += " — tick " + (least - ticked.length) + " more";
-    return {text: text + ".", ok: ticked.length >= least};
+    if (ticked.length < least) text = say("more", {sentence: text, count: least - ticked.length});
+    return {text: say("end", {sentence: text}), ok: ticked.length >= least};
   }
 
   function initChoice() {

@@ -71,6 +71,41 @@ def _refresh_if_in_request() -> None:
         refresh()
 
 
+def script_words() -> dict[str, str]:
+    """What the pages' scripts say (static/seat.js, push.js, replay.js), in the page's
+    language: written into every page as JSON (``<script type="application/json"
+    id="words">``, data, never run), filled in by the scripts with ``%(name)s`` as here.
+    Lists are joined by the browser's ``Intl.ListFormat`` in ``<html lang>``."""
+    _ = i18n.gettext
+    return {
+        "tick_first": _("Tick the cards, then press the button."),
+        "too_many": _("That is %(count)s cards: tick at most %(most)s."),
+        "exchange": _("Exchange %(cards)s"),
+        "exchange_for": _("Exchange %(cards)s for the %(hand)s"),
+        "they_match": _("%(sentence)s: they match, so they all go to the pile"),
+        "must_match": _("%(sentence)s: they must match (if they don't, all stay and the new "
+                        "card joins an end)"),
+        "peek": _("Peek at %(cards)s"),
+        "undermine": _("Underminer: swap %(cards)s with %(pile)s"),
+        "two_village": _("two village cards"),
+        "two_pile": _("two pile cards"),
+        "titled": _("%(title)s: %(cards)s"),
+        "of_most": _("%(sentence)s (%(count)s of up to %(most)s)"),
+        "more": _("%(sentence)s — tick %(count)s more"),
+        "end": _("%(sentence)s."),
+        "push_stop": _("Stop notifying this browser"),
+        "push_start": _("Notify this browser of my turns"),
+        "push_no": _("The server said no."),
+        "push_stopped": _("Done: this browser gets no more notices from here."),
+        "push_refused": _("Your browser did not allow notices: nothing changed. Mail comes "
+                          "as before."),
+        "push_done": _("Done: your turns come to this browser (%(shown)s)."),
+        "push_failed": _("That did not work: %(error)s"),
+        "pause": _("❚❚ Pause"),
+        "play": _("▶ Play"),
+    }
+
+
 def init_app(app: Any) -> None:
     Babel(app, locale_selector=i18n.current, default_translation_directories=str(
         i18n.TRANSLATIONS), default_domain=i18n.DOMAIN)
@@ -79,4 +114,5 @@ def init_app(app: Any) -> None:
     app.before_request(_choose)
     app.after_request(_say)
     app.teardown_request(_done)
-    app.jinja_env.globals.update(html_lang=i18n.current, languages=i18n.NAMES)
+    app.jinja_env.globals.update(html_lang=i18n.current, languages=i18n.NAMES,
+                                 script_words=script_words)
