@@ -23,7 +23,9 @@ SUITES = {"engine": "bench.engine_bench", "http": "bench.http_bench", "mail": "b
           # restarts PostgreSQL itself only with BENCH_FAULT_RESTART_POSTGRES=1 (see bench/fault.py)
           "fault": "bench.fault",
           # ours (web, clock, inbound) beside boardgame.io on the lived store, in windows (issue 30)
-          "peer-lived": "bench.peer_lived_bench"}
+          "peer-lived": "bench.peer_lived_bench",
+          # issue 50: a turn mail and a seat page in English, German and Japanese
+          "i18n": "bench.i18n_bench"}
 
 
 #: Run alone, with the rest of the command line as their arguments.
