@@ -203,3 +203,23 @@ def test_a_page_updates_itself_when_another_seat_moves(live, browser):
         assert "Ann looked at cards #1 and #2" in page.inner_text("main")
     shot(bob, "live-updated-desktop")
     bob.context.close()
+
+
+def test_the_live_line_speaks_the_pages_language(live, browser):
+    """Kenji reads Japanese (issue 50): the line under the cards he taps is Japanese,
+    its list of cards joined the Japanese way, and so is the Play button of a replay."""
+    created = in_app(live, lambda: positions.start(3))
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.goto(f"{live.base}/play/{created.tokens[0]}?lang=ja")
+    assert page.locator("html").get_attribute("lang") == "ja"
+    form = page.locator("form#choose")
+    assert "チェック" in form.locator(".live-line").inner_text()
+    tap_cards(page, 2)
+    line = form.locator(".live-line").inner_text()
+    assert line.endswith("。") and "を見る" in line and "Peek" not in line, line
+    page.goto(f"{live.base}/play/{created.tokens[0]}?lang=de")
+    tap_cards(page, 2)
+    line = page.locator("form#choose .live-line").inner_text()
+    assert " und " in line and "ansehen" in line, line
+    context.close()
