@@ -301,6 +301,25 @@ def call_stakes() -> str:
     return _(CALL_STAKES)
 
 
+#: The help page's names of two decisions the subjects do not name (issue 48 item 6).
+HELP_ASKED: dict[str, str] = {
+    "turn": N_("your turn, not begun"),
+    "drawn_refused": N_("a drawn card the pile refuses"),
+}
+
+
+def timeout_rows() -> list[tuple[str, str]]:
+    """The help page's list of what the clock does, decision by decision, in the reader's
+    language: (the decision, capitalized; what the clock does)."""
+    asked = {**SUBJECT_WORDS, **HELP_ASKED}
+    rows = []
+    for kind, then in TIMEOUT_WORDS.items():
+        if kind in asked:
+            what = _(asked[kind])
+            rows.append((what[:1].upper() + what[1:], _(then)))
+    return rows
+
+
 def timeout_words(pending: str | None, legal: Sequence[Mapping[str, Any]] = ()) -> str:
     """What the clock will do for a seat deciding ``pending`` when its deadline passes;
     ``legal``: the seat's legal actions in its view (a drawn card the pile refuses has
