@@ -1,5 +1,10 @@
 """Public events in words, for logs, mails and the replay viewer (R31).
 
+Long because: every event is one whole sentence per side (the reader's own deed
+and another's, the reader's village and another's), so that a translator can order each
+sentence as the language wants (issue 50); splitting the sentences of one event across
+modules would only scatter them.
+
 Only what an event carries is said, and events carry only public facts, so a
 description can be shown to anyone. The small words (a card, a spot "#3",
 "an 8") come from ``words``, the one vocabulary; this module only builds

@@ -1,5 +1,8 @@
 """Does a late reply still mean what it said? (issue 17 item 4)
 
+Long because: the judgement of a late reply and the words that explain it belong
+together, and each explanation is a whole translatable sentence (issue 50).
+
 A player reads a mail written at one step and answers it; by the time the
 answer is read, others may have moved. ``still_means(state_at_mail,
 state_now, seat, action)`` decides whether the command may be applied now:

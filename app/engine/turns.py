@@ -1,5 +1,9 @@
 """A turn (R7-R12): draw, take, call, gamble or search, and what follows a draw or a take.
 
+Long because: the turn's decisions (draw, take, search, drawn, taken) share the
+exchange and discard code, and each illegal move says why in a whole translatable
+sentence (issue 50).
+
 The exchange (R8, R9, R14, R15) is shared by drawn and taken cards; the pending
 decision says where the card in hand came from.
 """

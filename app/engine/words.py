@@ -1,5 +1,8 @@
 """Words for cards, decisions and results: the one vocabulary of pages, mails and replays.
 
+Long because: it is the one vocabulary of pages, mails and replays, and every
+button and status line is a whole translatable sentence per side (issue 50).
+
 Pure (no Flask, no SQL): everything here reads a *view* (the dict
 ``engine.view`` returns) or an event, never the engine's state, so nothing can
 say more than the viewer may know. A new card or decision gets its words here
