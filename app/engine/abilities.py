@@ -13,6 +13,8 @@ by card they would only import each other's helpers back.
 """
 from __future__ import annotations
 
+from app.i18n import N_, _, ngettext
+
 from . import cards
 from .cards import VALUE, VALUES
 from .decisions import DONE, SKIP, Decision, register, replace_top
@@ -87,7 +89,7 @@ def tanner(step: Step, end: str) -> None:
 @register
 class Twister(Decision):
     kind = "twister"
-    prompt = "turn over cards in any villages"
+    prompt = N_("turn over cards in any villages")
 
     @staticmethod
     def count(st: State, seat: int) -> int:
@@ -105,7 +107,7 @@ class Twister(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "twist":
-            raise IllegalAction("Choose a card to turn over (twist), or skip the Twister.")
+            raise IllegalAction(_("Choose a card to turn over (twist), or skip the Twister."))
         st = step.state
         target = seat_field(st, action)
         pos = position_field(st, target, action)
@@ -116,7 +118,7 @@ class Twister(Decision):
         card = st.villages[target][pos]
         turned = entry.get("turned", ())
         if card in turned:
-            raise IllegalAction("You already turned that card with this Twister: choose another.")
+            raise IllegalAction(_("You already turned that card with this Twister: choose another."))
         left = entry.get("left")
         if left is None:
             left = self.count(st, step.seat)
@@ -153,7 +155,7 @@ class Twister(Decision):
 @register
 class Ghost(Decision):
     kind = "ghost"
-    prompt = "discard one card from any village"
+    prompt = N_("discard one card from any village")
 
     def options(self, st, seat, entry):
         acts = [{"type": "ghost", "seat": s, "position": p}
@@ -162,13 +164,13 @@ class Ghost(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "ghost":
-            raise IllegalAction("Choose a card for the Ghost to discard, or skip it.")
+            raise IllegalAction(_("Choose a card for the Ghost to discard, or skip it."))
         st = step.state
         target = seat_field(st, action)
         pos = position_field(st, target, action)
         spotters = spotter_field(st, step.seat, action)
         if spotters and target != step.seat:
-            raise IllegalAction("A Spotter only helps when you discard from your own village.")
+            raise IllegalAction(_("A Spotter only helps when you discard from your own village."))
         card = st.villages[target][pos]
         st.stack.pop()
         if discard_from_village(step, target, pos):
@@ -184,7 +186,7 @@ class Ghost(Decision):
 class SplitSeer(Decision):
     """R39: the villages may be looked into in any order; `skip` ends the Split Seer."""
     kind = "seer"
-    prompt = "look at one facedown card in each village"
+    prompt = N_("look at one facedown card in each village")
 
     def options(self, st, seat, entry):
         seen = entry.get("seen", ())
@@ -194,15 +196,15 @@ class SplitSeer(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "see":
-            raise IllegalAction("Choose a facedown card to look at (see), or skip.")
+            raise IllegalAction(_("Choose a facedown card to look at (see), or skip."))
         st = step.state
         target = seat_field(st, action)
         if target in entry.get("seen", ()):
-            raise IllegalAction("You already looked at a card in that village.")
+            raise IllegalAction(_("You already looked at a card in that village."))
         pos = position_field(st, target, action)
         card = st.villages[target][pos]
         if st.faceup[card]:
-            raise IllegalAction("That card is faceup: choose a facedown one.")
+            raise IllegalAction(_("That card is faceup: choose a facedown one."))
         learn(st, step.seat, card)
         step.emit("see", target=target, position=pos)
         replace_top(st, seen=entry.get("seen", ()) + (target,))
@@ -213,7 +215,7 @@ class SplitSeer(Decision):
 @register
 class Dracula(Decision):
     kind = "dracula"
-    prompt = "move the five cards under the Dracula to the bottom of the deck"
+    prompt = N_("move the five cards under the Dracula to the bottom of the deck")
 
     def options(self, st, seat, entry):
         card = entry["card"]
@@ -223,7 +225,7 @@ class Dracula(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "dracula":
-            raise IllegalAction("Use the Dracula (dracula) or skip it.")
+            raise IllegalAction(_("Use the Dracula (dracula) or skip it."))
         st = step.state
         # R41: the cards directly beneath the Dracula's own card, even if Simon
         # discards were put on top of it since
@@ -250,7 +252,7 @@ class Underminer(Decision):
     meanwhile (a Simon claim) makes the Underminer lapse.
     """
     kind = "underminer"
-    prompt = "swap two cards of one village with two cards of the pile"
+    prompt = N_("swap two cards of one village with two cards of the pile")
 
     def options(self, st, seat, entry):
         card = entry["card"]
@@ -273,30 +275,33 @@ class Underminer(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "undermine":
-            raise IllegalAction("Choose the Underminer's cards (undermine), or skip it.")
+            raise IllegalAction(_("Choose the Underminer's cards (undermine), or skip it."))
         st = step.state
         targets = entry.get("targets", ())
         if len(targets) < 2:
             target = seat_field(st, action)
             if targets and target != targets[0][0]:
-                raise IllegalAction("Both cards must come from the same village.")
+                raise IllegalAction(_("Both cards must come from the same village."))
             if len(st.villages[target]) < 2:
-                raise IllegalAction("That village has fewer than two cards.")
+                raise IllegalAction(_("That village has fewer than two cards."))
             pos = position_field(st, target, action)
             card = st.villages[target][pos]
             if targets and card == targets[0][1]:
-                raise IllegalAction("Choose two different cards.")
+                raise IllegalAction(_("Choose two different cards."))
             replace_top(st, targets=targets + ((target, card),))
             return
         idx = int_field(action, "pile", "pile card")
         if not 0 <= idx < len(st.pile):
-            raise IllegalAction(f"The pile has {len(st.pile)} cards (0 = bottom to {len(st.pile) - 1} = top).")
+            raise IllegalAction(ngettext(
+                "The pile has %(num)d card (0 = bottom to %(last)s = top).",
+                "The pile has %(num)d cards (0 = bottom to %(last)s = top).", len(st.pile),
+                last=len(st.pile) - 1))
         card = st.pile[idx]
         takes = entry.get("takes", ())
         if card == entry["card"]:
-            raise IllegalAction("You can't take the Underminer you just played.")
+            raise IllegalAction(_("You can't take the Underminer you just played."))
         if card in takes:
-            raise IllegalAction("You already chose that pile card.")
+            raise IllegalAction(_("You already chose that pile card."))
         takes = takes + (card,)
         if len(takes) < 2:
             replace_top(st, takes=takes)
@@ -329,7 +334,7 @@ class Underminer(Decision):
 @register
 class Drunk(Decision):
     kind = "drunk"
-    prompt = "give the top deck card to an end of any village"
+    prompt = N_("give the top deck card to an end of any village")
 
     def options(self, st, seat, entry):
         if not st.deck:
@@ -339,7 +344,7 @@ class Drunk(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "drunk":
-            raise IllegalAction("Choose the village and end for the Drunk's card, or skip it.")
+            raise IllegalAction(_("Choose the village and end for the Drunk's card, or skip it."))
         st = step.state
         target = seat_field(st, action)
         end = end_field(action)
@@ -362,7 +367,7 @@ class Spotter(Decision):
     the first match or when the village has no unlooked facedown card; `skip` gives
     up the remaining searches too."""
     kind = "spotter"
-    prompt = "look through one village's facedown cards for a match"
+    prompt = N_("look through one village's facedown cards for a match")
 
     def options(self, st, seat, entry):
         target = entry.get("target")
@@ -379,21 +384,21 @@ class Spotter(Decision):
         target = entry.get("target")
         if target is None:
             if action["type"] != "spot":
-                raise IllegalAction("Choose the village to search with your Spotter (spot), or skip.")
+                raise IllegalAction(_("Choose the village to search with your Spotter (spot), or skip."))
             target = seat_field(st, action)
             if not facedown_positions(st, target):
-                raise IllegalAction("That village has no facedown card to look at.")
+                raise IllegalAction(_("That village has no facedown card to look at."))
             replace_top(st, target=target, looked=())
             step.emit("spot", target=target, value=entry["value"])
             return
         if action["type"] != "look":
-            raise IllegalAction("Choose a facedown card to look at (look), or skip.")
+            raise IllegalAction(_("Choose a facedown card to look at (look), or skip."))
         pos = position_field(st, target, action)
         card = st.villages[target][pos]
         if st.faceup[card]:
-            raise IllegalAction("That card is faceup: choose a facedown one.")
+            raise IllegalAction(_("That card is faceup: choose a facedown one."))
         if card in entry.get("looked", ()):
-            raise IllegalAction("You already looked at that card.")
+            raise IllegalAction(_("You already looked at that card."))
         learn(st, step.seat, card)
         if VALUE[card] != entry["value"]:
             step.emit("look", target=target, position=pos, found=False)
@@ -445,7 +450,7 @@ def gamble(step: Step, action: dict, used: int = 0, start: int | None = None) ->
     assert seat is not None  # a seat's own move
     guess = action.get("value")
     if isinstance(guess, bool) or guess not in VALUES:
-        raise IllegalAction("Name a card value to gamble on: -1, 0, 2 to 13.")
+        raise IllegalAction(_("Name a card value to gamble on: -1, 0, 2 to 13."))
     end = end_field(action)
     if start is None:
         start = faceup_count(st, seat, cards.GAMBLER)
@@ -475,7 +480,7 @@ def gamble(step: Step, action: dict, used: int = 0, start: int | None = None) ->
 @register
 class GambleMore(Decision):
     kind = "gamble_more"
-    prompt = "use another Gambler or end your turn"
+    prompt = N_("use another Gambler or end your turn")
 
     def options(self, st, seat, entry):
         acts = gamble_options(st, seat, entry["used"], entry["start"])
@@ -487,9 +492,9 @@ class GambleMore(Decision):
             step.emit("done", what=self.kind)
             return
         if action["type"] != "gamble":
-            raise IllegalAction("Gamble again with another Gambler, or end your turn (done).")
+            raise IllegalAction(_("Gamble again with another Gambler, or end your turn (done)."))
         if gambles_left(step.state, step.seat, entry["used"], entry["start"]) == 0:
-            raise IllegalAction("You have no unused faceup Gambler left.")
+            raise IllegalAction(_("You have no unused faceup Gambler left."))
         gamble(step, action, entry["used"], entry["start"])
 
     def skip(self, step, entry):
@@ -499,7 +504,7 @@ class GambleMore(Decision):
 @register
 class GambleWin(Decision):
     kind = "gamble_win"
-    prompt = "discard any one card of your village"
+    prompt = N_("discard any one card of your village")
 
     def options(self, st, seat, entry):
         acts = [{"type": "discard", "position": p}
@@ -508,7 +513,7 @@ class GambleWin(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "discard" or "position" not in action:
-            raise IllegalAction("You guessed right: discard a card of your village (discard with a position), or skip.")
+            raise IllegalAction(_("You guessed right: discard a card of your village (discard with a position), or skip."))
         st, seat = step.state, step.seat
         pos = position_field(st, seat, action)
         spotters = spotter_field(st, seat, action)
@@ -588,12 +593,13 @@ def simon_claim(step: Step, action: dict) -> None:
     st, seat = step.state, step.seat
     assert seat is not None  # a seat's own move
     if not simon_claim_options(st, seat):
-        raise IllegalAction("You have no Simon discard to make now: the top of the pile must match "
-                            "a faceup card of yours while you have an unused faceup Simon.")
+        raise IllegalAction(_("You have no Simon discard to make now: the top of the pile must "
+                              "match a faceup card of yours while you have an unused faceup "
+                              "Simon."))
     pos = position_field(st, seat, action)
     if {"type": "simon", "position": pos} not in simon_claim_options(st, seat):
-        raise IllegalAction("That card can't be discarded with Simon: it must be faceup and match "
-                            "the top of the pile.")
+        raise IllegalAction(_("That card can't be discarded with Simon: it must be faceup and "
+                              "match the top of the pile."))
     card = st.villages[seat][pos]
     del st.villages[seat][pos]
     place_on_pile(step, card)

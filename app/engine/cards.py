@@ -8,6 +8,10 @@ per value 2..12 in order (6-9 are the 2s, ..., 46-49 the 12s), 50-51 Mad Bomber
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
+from app.i18n import N_, _, current, pgettext
+
 DECK_SIZE = 52
 VALUES: tuple[int, ...] = (-1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 
@@ -41,31 +45,31 @@ NAME: dict[int, str] = {
 DRAWN_ABILITY_VALUES = frozenset({TWISTER, GHOST, SPLIT_SEER, DRACULA, UNDERMINER, DRUNK})
 
 ABILITY: dict[int, str] = {
-    -1: "Faceup at round end: tuck under a card in any village (not a 0 or a negative card); "
-        "that card scores its negative.",
-    0: "Faceup at scoring: worth minus the number of cards left in the deck.",
-    2: "Faceup in your village: when a card of the same value lands on the pile, discard a "
-       "faceup card of that value from your village.",
-    3: "Faceup in your village: when you discard from your village, search one village for a "
-       "facedown match and discard it too.",
-    4: "Faceup in your village: instead of a turn, guess the top deck card; right: discard any "
-       "card of yours, wrong: it joins your village.",
-    5: "Drawn from the deck: put it faceup at an end of your village and turn all your cards faceup.",
-    6: "Drawn and discarded: turn over as many cards (any villages) as you have in your village.",
-    7: "Drawn and discarded: discard one card from any village.",
-    8: "Drawn and discarded: look at one facedown card in each village.",
-    9: "On top of the pile: only certain cards may be placed on it.",
-    10: "Drawn and discarded: move the five cards under it to the bottom of the deck.",
-    11: "Drawn and discarded: swap two cards of one village with two cards of the pile.",
-    12: "Drawn and discarded: give the top deck card to an end of any village.",
-    13: "Faceup at round end: remove itself and one other card in any village from the round.",
+    -1: N_("Faceup at round end: tuck under a card in any village (not a 0 or a negative card); "
+        "that card scores its negative."),
+    0: N_("Faceup at scoring: worth minus the number of cards left in the deck."),
+    2: N_("Faceup in your village: when a card of the same value lands on the pile, discard a "
+       "faceup card of that value from your village."),
+    3: N_("Faceup in your village: when you discard from your village, search one village for a "
+       "facedown match and discard it too."),
+    4: N_("Faceup in your village: instead of a turn, guess the top deck card; right: discard any "
+       "card of yours, wrong: it joins your village."),
+    5: N_("Drawn from the deck: put it faceup at an end of your village and turn all your cards faceup."),
+    6: N_("Drawn and discarded: turn over as many cards (any villages) as you have in your village."),
+    7: N_("Drawn and discarded: discard one card from any village."),
+    8: N_("Drawn and discarded: look at one facedown card in each village."),
+    9: N_("On top of the pile: only certain cards may be placed on it."),
+    10: N_("Drawn and discarded: move the five cards under it to the bottom of the deck."),
+    11: N_("Drawn and discarded: swap two cards of one village with two cards of the pile."),
+    12: N_("Drawn and discarded: give the top deck card to an end of any village."),
+    13: N_("Faceup at round end: remove itself and one other card in any village from the round."),
 }
 
 OBSESSOR_RULE = {
-    "even": "only even values (0, 2, 4, 6, 8, 10, 12)",
-    "odd": "only odd values (-1, 3, 5, 7, 9, 11, 13)",
-    "low": "only values 6 or lower",
-    "high": "only values 7 or higher",
+    "even": N_("only even values (0, 2, 4, 6, 8, 10, 12)"),
+    "odd": N_("only odd values (-1, 3, 5, 7, 9, 11, 13)"),
+    "low": N_("only values 6 or lower"),
+    "high": N_("only values 7 or higher"),
 }
 
 
@@ -73,24 +77,52 @@ def value(card: int) -> int:
     return VALUE[card]
 
 
+@lru_cache(maxsize=None)
+def _said(language: str) -> dict[int | str, str]:
+    """The card names in ``language`` (German keeps the English names, Japanese says
+    them in katakana): by value, and the Obsessors by kind."""
+    del language  # (the cache key: pgettext reads the language being written in)
+    return {
+        -1: pgettext("card", "Nelly"), 0: pgettext("card", "Illusionist"),
+        2: pgettext("card", "Simon"), 3: pgettext("card", "Spotter"),
+        4: pgettext("card", "Gambler"), 5: pgettext("card", "Tanner"),
+        6: pgettext("card", "Twister"), 7: pgettext("card", "Ghost"),
+        8: pgettext("card", "Split Seer"), 9: pgettext("card", "Obsessor"),
+        10: pgettext("card", "Dracula"), 11: pgettext("card", "Underminer"),
+        12: pgettext("card", "Drunk"), 13: pgettext("card", "Mad Bomber"),
+        "even": pgettext("card", "Even Obsessor"), "odd": pgettext("card", "Odd Obsessor"),
+        "low": pgettext("card", "Low Obsessor"), "high": pgettext("card", "High Obsessor"),
+    }
+
+
+def value_name(card_value: int) -> str:
+    """The name of the cards of a value, in the reader's language ('Ghost' for 7)."""
+    return _said(current()).get(card_value, NAME.get(card_value, ""))
+
+
 def name(card: int) -> str:
     """Full name of a card, with the Obsessor's kind: 'Odd Obsessor', 'Ghost'."""
     kind = OBSESSOR_KIND.get(card)
     if kind:
-        return f"{kind.capitalize()} Obsessor"
-    return NAME[VALUE[card]]
+        return _said(current())[kind]
+    return _said(current())[VALUE[card]]
 
 
 def label(card: int) -> str:
     """Value and name, as a player says it: '7 Ghost', '-1 Nelly'."""
-    return f"{VALUE[card]} {name(card)}"
+    return _("%(value)s %(name)s", value=VALUE[card], name=name(card))
+
+
+def obsessor_rule(obsessor: int) -> str:
+    """What an Obsessor accepts, in the reader's language."""
+    return _(OBSESSOR_RULE[OBSESSOR_KIND[obsessor]])
 
 
 def ability(card: int) -> str:
     kind = OBSESSOR_KIND.get(card)
     if kind:
-        return f"On top of the pile: accepts {OBSESSOR_RULE[kind]}."
-    return ABILITY[VALUE[card]]
+        return _("On top of the pile: accepts %(rule)s.", rule=_(OBSESSOR_RULE[kind]))
+    return _(ABILITY[VALUE[card]])
 
 
 def accepts(obsessor: int, card_value: int) -> bool:

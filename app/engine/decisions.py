@@ -6,6 +6,8 @@ that knows its options, how to apply a chosen action, and what a timeout does
 """
 from __future__ import annotations
 
+from app.i18n import _
+
 from .state import IllegalAction, State
 from .table import Step
 
@@ -39,7 +41,7 @@ class Decision:
     def skip(self, step: Step, entry: dict) -> None:
         assert step.seat is not None  # a seat's own move
         if SKIP not in self.options(step.state, step.seat, entry):
-            raise IllegalAction(f"You can't skip this: {self.prompt}.")
+            raise IllegalAction(_("You can't skip this: %(prompt)s.", prompt=_(self.prompt)))
         step.state.stack.pop()
         step.emit("skip", what=self.kind)
 

@@ -1,5 +1,8 @@
 """Does a late reply still mean what it said? (issue 17 item 4)
 
+Long because: the judgement of a late reply and the words that explain it belong
+together, and each explanation is a whole translatable sentence (issue 50).
+
 A player reads a mail written at one step and answers it; by the time the
 answer is read, others may have moved. ``still_means(state_at_mail,
 state_now, seat, action)`` decides whether the command may be applied now:
@@ -28,10 +31,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from app.i18n import _
+
 from .describe import event_sentence
 from .state import State
 from .views import view
-from .words import card_words, possessive, spot
+from .words import card_words, english_owner, spot
 
 View = Mapping[str, Any]
 Card = Mapping[str, Any]
@@ -333,18 +338,21 @@ def _last_touch(place: str, owner: int | None, since: Sequence[Mapping[str, Any]
 def place_words(named: Named, seat: int, names: Sequence[str]) -> str:
     """'your card #2', "Bob's card #3", 'the top of the discard pile' (from 1, as the menu)."""
     if named.place == "village":
-        owner = named.seat
-        whose = "your" if owner == seat else (
-            possessive(names[owner]) if isinstance(owner, int) and 0 <= owner < len(names)
-            else "that player's")
-        return f"{whose} card {spot(named.position or 0)}"
+        owner, where = named.seat, spot(named.position or 0)
+        if owner == seat:
+            return _("your card %(spot)s", spot=where)
+        if isinstance(owner, int) and 0 <= owner < len(names):
+            return english_owner(_("%(name)s's card %(spot)s", name=names[owner], spot=where),
+                                 names[owner])
+        return _("that player's card %(spot)s", spot=where)
     if named.place == "pile_top":
-        return "the top of the discard pile"
+        return _("the top of the discard pile")
     if named.place == "pile":
-        return f"pile card {spot(named.position or 0)} (from the bottom)"
+        return _("pile card %(spot)s (from the bottom)", spot=spot(named.position or 0))
     if named.place == "deck":
-        return "the top of the deck" if not named.position else f"deck card {spot(named.position)}"
-    return "the card in your hand"
+        return (_("the top of the deck") if not named.position
+                else _("deck card %(spot)s", spot=spot(named.position)))
+    return _("the card in your hand")
 
 
 def changed_words(meaning: Meaning, seat: int, names: Sequence[str]) -> str:
@@ -355,30 +363,43 @@ def changed_words(meaning: Meaning, seat: int, names: Sequence[str]) -> str:
     for named in meaning.changed:
         cause = ""
         if named.by is not None:
-            cause = event_sentence(named.by, names, seat).rstrip(".")
+            cause = event_sentence(named.by, names, seat).rstrip(".").rstrip("。")
             if not cause.startswith(tuple(names)):
                 cause = cause[:1].lower() + cause[1:]
         groups.setdefault(cause, []).append(_change(named, seat, names))
-    return "; ".join(f"{cause}: {'; '.join(what)}" if cause else "; ".join(what)
-                     for cause, what in groups.items())
+    return _("; ").join(_("%(cause)s: %(what)s", cause=cause, what=_("; ").join(what))
+                        if cause else _("; ").join(what)
+                        for cause, what in groups.items())
 
 
 def _change(named: Named, seat: int, names: Sequence[str]) -> str:
     where = place_words(named, seat, names)
     then_known = bool(named.then and named.then.get("id") is not None)
-    meant = f"the {card_words(named.then)} you meant" if then_known else "the card you meant"
+    if then_known:
+        meant = card_words(named.then)
     if named.place == "village":
         if named.lost:
-            return f"{where} may no longer be {meant}"
+            return (_("%(where)s may no longer be the %(card)s you meant", where=where,
+                      card=meant) if then_known
+                    else _("%(where)s may no longer be the card you meant", where=where))
         if named.moved_to is None:
-            return f"{where}{f' ({card_words(named.then)})' if then_known else ''} is gone"
+            return (_("%(where)s (%(card)s) is gone", where=where, card=meant) if then_known
+                    else _("%(where)s is gone", where=where))
         if named.moved_to != named.position:
-            return f"the card that was {where} is now card {spot(named.moved_to)}"
+            return _("the card that was %(where)s is now card %(spot)s", where=where,
+                     spot=spot(named.moved_to))
     if named.now is None:
-        return f"{where} is gone, and with it {meant}"
+        return (_("%(where)s is gone, and with it the %(card)s you meant", where=where,
+                  card=meant) if then_known
+                else _("%(where)s is gone, and with it the card you meant", where=where))
     if named.now.get("id") is not None and then_known and \
             card_words(named.now) == card_words(named.then):   # two alike cards (R1 ids)
-        return f"{where} is now another {card_words(named.now)}, not the one you meant"
+        return _("%(where)s is now another %(card)s, not the one you meant", where=where,
+                 card=card_words(named.now))
     if named.now.get("id") is not None:
-        return f"{where} is now the {card_words(named.now)}, not {meant}"
-    return f"{where} is no longer {meant}"
+        return (_("%(where)s is now the %(card)s, not the %(meant)s you meant", where=where,
+                  card=card_words(named.now), meant=meant) if then_known
+                else _("%(where)s is now the %(card)s, not the card you meant", where=where,
+                       card=card_words(named.now)))
+    return (_("%(where)s is no longer the %(card)s you meant", where=where, card=meant)
+            if then_known else _("%(where)s is no longer the card you meant", where=where))

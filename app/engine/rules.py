@@ -7,6 +7,8 @@ where versions differ, the code says `st.rules >= N`.
 """
 from __future__ import annotations
 
+from app.i18n import _
+
 import random
 
 from . import abilities, turns  # noqa: F401  (register their decisions)
@@ -180,11 +182,11 @@ def replay(seats: int, seed: int, actions, decks=None, options=None,
 
 def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise IllegalAction('An action is a JSON object with a "type", like {"type": "draw"}.')
+        raise IllegalAction(_('An action is a JSON object with a "type", like {"type": "draw"}.'))
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < st.seats:
-        raise IllegalAction(f"There is no seat {seat!r} in this game.")
+        raise IllegalAction(_("There is no seat %(seat)s in this game.", seat=repr(seat)))
     if st.phase == "over":
-        raise IllegalAction("The game is over.")
+        raise IllegalAction(_("The game is over."))
     kind = action["type"]
     st.step += 1
     step = Step(st, seat, kind=kind)
@@ -208,18 +210,18 @@ def apply_in_place(st: State, seat: int, action: dict) -> list[dict]:
         resolve(step, action)
     elif kind == "simon":
         if seat in st.peeks:
-            raise IllegalAction("First look at two of your facedown cards (peek).")
+            raise IllegalAction(_("First look at two of your facedown cards (peek)."))
         simon_claim(step, action)
     elif st.round_end is not None:
         if kind != "skip" or seat not in claims_waiting(st):
-            raise IllegalAction("The round is ending: only Simon discards by hand (simon) "
-                                "or declining them (skip) can be made now.")
+            raise IllegalAction(_("The round is ending: only Simon discards by hand (simon) "
+                                  "or declining them (skip) can be made now."))
         simon_decline(step)
     else:
         if seat in st.peeks:
-            raise IllegalAction("First look at two of your facedown cards (peek).")
+            raise IllegalAction(_("First look at two of your facedown cards (peek)."))
         if seat != st.current:
-            raise IllegalAction(f"It's not your turn: seat {st.current} is playing.")
+            raise IllegalAction(_("It's not your turn: seat %(seat)s is playing.", seat=st.current))
         entry = st.stack[-1]
         decision = REGISTRY[entry["kind"]]
         if kind == "skip":
@@ -242,19 +244,19 @@ def _peek(step: Step, action: dict) -> None:
     """R5: two facedown cards of one's own village, before one's first action."""
     st, seat = step.state, step.seat
     if st.phase != "play" or seat not in st.peeks:
-        raise IllegalAction("You have already looked at your cards this round.")
+        raise IllegalAction(_("You have already looked at your cards this round."))
     down = facedown_positions(st, seat)
     need = min(2, len(down))
     positions = action.get("positions")
     if (not isinstance(positions, list) or len(positions) != need
             or any(isinstance(p, bool) or not isinstance(p, int) for p in positions)):
-        raise IllegalAction(f"Choose {need} of your facedown cards to look at, like "
-                            f'{{"type": "peek", "positions": [0, 1]}}.')
+        raise IllegalAction(_('Choose %(need)s of your facedown cards to look at, like '
+                              '{"type": "peek", "positions": [0, 1]}.', need=need))
     if len(set(positions)) != len(positions):
-        raise IllegalAction("Choose two different cards.")
+        raise IllegalAction(_("Choose two different cards."))
     for p in positions:
         if p not in down:
-            raise IllegalAction(f"Position {p} is not one of your facedown cards.")
+            raise IllegalAction(_("Position %(position)s is not one of your facedown cards.", position=p))
     for p in positions:
         learn(st, seat, st.villages[seat][p])
     st.peeks.remove(seat)
@@ -268,7 +270,7 @@ def _resign(step: Step) -> None:
     st, seat = step.state, step.seat
     assert seat is not None  # apply_in_place checked the seat
     if seat in st.resigned:
-        raise IllegalAction("You have already resigned.")
+        raise IllegalAction(_("You have already resigned."))
     st.resigned.append(seat)
     step.emit("resign")
     if st.seats - len(st.resigned) == 1:
@@ -282,7 +284,8 @@ def _take_over(step: Step, action: dict) -> None:
     name, was = action.get("name"), action.get("was")
     for key, value in (("name", name), ("was", was)):
         if not is_name(value):
-            raise IllegalAction(f"'{key}' must be a name of 1 to {MAX_NAME} characters.")
+            raise IllegalAction(_("'%(key)s' must be a name of 1 to %(most)s characters.", key=key,
+                                   most=MAX_NAME))
     if seat in st.resigned:
         st.resigned.remove(seat)
     step.emit("take_over", name=name, was=was)
@@ -312,7 +315,7 @@ def _timeout(step: Step) -> None:
             resolve(step, {"type": "pass"})
             acted = True
     if not acted:
-        raise IllegalAction("You have nothing to decide right now.")
+        raise IllegalAction(_("You have nothing to decide right now."))
 
 
 def _end_of_step(step: Step) -> None:

@@ -2,6 +2,8 @@
 then the round score, the silver eye, and the end of the game."""
 from __future__ import annotations
 
+from app import i18n
+
 from . import cards
 from .cards import VALUE
 from .decisions import SKIP
@@ -74,7 +76,7 @@ def resolve(step: Step, action: dict) -> None:
     st, seat = step.state, step.seat
     pending = next_resolution(st)
     if pending is None or pending[0] != seat:
-        raise IllegalAction("You have no round-end choice to make now.")
+        raise IllegalAction(i18n._("You have no round-end choice to make now."))
     _, card, kind = pending
     sc = st.scoring
     assert sc is not None  # a pending resolution implies one
@@ -83,14 +85,15 @@ def resolve(step: Step, action: dict) -> None:
         step.emit("skip", what=kind, card=public(st, card), timeout=action["type"] == "pass")
         return
     if action["type"] != kind:
-        word = "tuck your Nelly (nelly)" if kind == "nelly" else "place your Mad Bomber (bomb)"
-        raise IllegalAction(f"Round end: {word} on a card, or skip.")
+        raise IllegalAction(i18n._("Round end: tuck your Nelly (nelly) on a card, or skip.")
+                            if kind == "nelly" else
+                            i18n._("Round end: place your Mad Bomber (bomb) on a card, or skip."))
     target_seat = seat_field(st, action)
     pos = position_field(st, target_seat, action)
     target = st.villages[target_seat][pos]
     if kind == "nelly":
         if not _nelly_can_tuck_under(st, card, target):
-            raise IllegalAction("A Nelly can't go under a 0 or under a card that is already negative.")
+            raise IllegalAction(i18n._("A Nelly can't go under a 0 or under a card that is already negative."))
         st.villages[seat].remove(card)
         sc["tucks"][target] = card
         sc["done"].add(card)
@@ -98,7 +101,7 @@ def resolve(step: Step, action: dict) -> None:
                   target_card=public(st, target))
         return
     if target == card:
-        raise IllegalAction("The Mad Bomber must land on another card.")
+        raise IllegalAction(i18n._("The Mad Bomber must land on another card."))
     gone = [card, target]
     for c in (card, target):
         if c in sc["tucks"]:

@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from app.i18n import _, ngettext
+from app.i18n import forms
+
 from . import cards
 from .describe import describe
 from .names import SeatNames
@@ -38,19 +41,21 @@ class ScoredCard:
     def note(self) -> str:
         """Why the card scores what it does, when that is not simply its value."""
         if self.nelly is not None:
-            return f"a Nelly is tucked under it: {self.points}"
+            return _("a Nelly is tucked under it: %(points)s", points=self.points)
         if self.value == cards.ILLUSIONIST:
             if self.faceup_at_scoring:
                 left = -self.points
                 if left == 0:  # (issue 51 item 4: "minus the 0 cards" read like a slip)
-                    return "faceup at scoring, but the deck was empty: 0"
-                return (f"faceup at scoring: minus the {left} card{'s' if left != 1 else ''} "
-                        "left in the deck")
-            return "facedown at scoring: 0"
+                    return _("faceup at scoring, but the deck was empty: 0")
+                return ngettext("faceup at scoring: minus the %(num)d card left in the deck",
+                                "faceup at scoring: minus the %(num)d cards left in the deck",
+                                left)
+            return _("facedown at scoring: 0")
         if self.value == cards.NELLY:
-            return "facedown at scoring: -1" if not self.faceup_at_scoring else "not tucked: -1"
+            return _("facedown at scoring: -1") if not self.faceup_at_scoring else _("not tucked: -1")
         if self.value == cards.MAD_BOMBER:
-            return "facedown at scoring: 13" if not self.faceup_at_scoring else "not used: 13"
+            return (_("facedown at scoring: 13") if not self.faceup_at_scoring
+                    else _("not used: 13"))
         return ""
 
 
@@ -173,9 +178,7 @@ def last_summary(view: dict[str, Any]) -> RoundSummary | None:
 # -- words ---------------------------------------------------------------------
 
 def _join(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return forms.names(items)
 
 
 def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
@@ -184,15 +187,17 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
 
     def who(seat: int | None) -> str:
         if seat is None:
-            return "nobody"
-        return names[seat] if 0 <= seat < len(names) else f"Seat {seat + 1}"
+            return _("nobody")
+        return names[seat] if 0 <= seat < len(names) else _("Seat %(seat)s", seat=seat + 1)
 
     # The sentences say the rulings R24 (all faceup), R25 (the call), R26-R27 (the silver
     # eye), R28 (the winner) and R48 (resigned, last) in words; the ids stay here, never in
     # what a player reads (issue 51 item 4).
-    ending = (f"{who(s.caller)} called for a vote; everyone else had one more turn."
-              if s.reason == "call" else "The deck ran out.")
-    lines = [f"Round {s.round} is over. {ending} All cards were turned faceup."]
+    ending = (_("%(name)s called for a vote; everyone else had one more turn.",
+                name=who(s.caller))
+              if s.reason == "call" else _("The deck ran out."))
+    lines = [_("Round %(round)s is over. %(ending)s All cards were turned faceup.",
+               round=s.round, ending=ending)]
     lines += [describe(e, names) for e in s.choices]
     call = ""
     if s.caller is not None:
@@ -200,54 +205,75 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
         others = [r for r in s.seats if r.seat != s.caller]
         low = min(r.sum for r in others) if others else me.sum
         if s.successful:
-            tie = " (a tie counts)" if low == me.sum else ""
-            call = (f"{who(s.caller)} called and had the lowest sum{tie}: {me.sum} against "
-                    f"{low}, so {who(s.caller)} scores 0.")
+            if low == me.sum:
+                call = _("%(name)s called and had the lowest sum (a tie counts): %(sum)s "
+                         "against %(low)s, so %(name)s scores 0.", name=who(s.caller),
+                         sum=me.sum, low=low)
+            else:
+                call = _("%(name)s called and had the lowest sum: %(sum)s against %(low)s, so "
+                         "%(name)s scores 0.", name=who(s.caller), sum=me.sum, low=low)
         else:
             lower = [who(r.seat) for r in others if r.sum < me.sum]
-            call = (f"{who(s.caller)} called but {_join(lower)} had a lower sum ({low} against "
-                    f"{me.sum}), so {who(s.caller)} scores {me.sum} + 10 = {me.score}.")
+            call = _("%(name)s called but %(lower)s had a lower sum (%(low)s against %(sum)s), "
+                     "so %(name)s scores %(sum)s + 10 = %(score)s.", name=who(s.caller),
+                     lower=_join(lower), low=low, sum=me.sum, score=me.score)
         lines.append(call)
     best = s.seats[s.fewest[0]].score if s.seats else 0
     if len(s.fewest) == 1:
-        fewest = f"Fewest points this round: {who(s.fewest[0])} with {best}."
+        fewest = _("Fewest points this round: %(name)s with %(points)s.", name=who(s.fewest[0]),
+                   points=best)
     else:
-        fewest = f"{_join([who(x) for x in s.fewest])} tie for the fewest points this round, with {best}."
+        fewest = _("%(names)s tie for the fewest points this round, with %(points)s.",
+                   names=_join([who(x) for x in s.fewest]), points=best)
     lines.append(fewest)
     holder = who(s.eye_holder)
-    eye = {
-        "caller": f"{holder} takes the silver eye open: a successful call with the fewest "
-                  f"points." + ("" if s.winner is not None else
-                                      f" Next round {holder} may search the deck once "
-                                      f"instead of drawing."),
-        "fewest": f"{holder} takes the silver eye, closed: the fewest points this round.",
-        "kept": f"{holder} keeps the silver eye, closed: tied for the fewest and already holding it.",
-        "clockwise": f"{holder} takes the silver eye, closed: of the tied players, the first "
-                     f"clockwise from the left of the start player, {who(s.start_player)}.",
-    }[s.eye_reason]
+    if s.eye_reason == "caller":
+        eye = (_("%(name)s takes the silver eye open: a successful call with the fewest "
+                 "points.", name=holder) if s.winner is not None else
+               _("%(name)s takes the silver eye open: a successful call with the fewest "
+                 "points. Next round %(name)s may search the deck once instead of drawing.",
+                 name=holder))
+    elif s.eye_reason == "fewest":
+        eye = _("%(name)s takes the silver eye, closed: the fewest points this round.",
+                name=holder)
+    elif s.eye_reason == "kept":
+        eye = _("%(name)s keeps the silver eye, closed: tied for the fewest and already "
+                "holding it.", name=holder)
+    else:
+        eye = _("%(name)s takes the silver eye, closed: of the tied players, the first "
+                "clockwise from the left of the start player, %(start)s.", name=holder,
+                start=who(s.start_player))
     lines.append(eye)
     winner = ""
     if s.winner is not None:
         total = s.seats[s.winner].total
-        tied = [r.seat for r in s.seats if r.total == total and r.seat not in s.resigned]
-        fewest_of = " of the players who did not resign" if s.resigned else ""
-        winner = {
-            "fewest": f"{who(s.winner)} wins the game with {total} points, the fewest"
-                      f"{fewest_of}.",
-            "eye": f"{_join([who(x) for x in tied])} tie on {total} points; {who(s.winner)} holds "
-                   f"the silver eye and wins the game.",
-            "clockwise": f"{_join([who(x) for x in tied])} tie on {total} points; {who(s.winner)}, "
-                         f"the first of them clockwise from the silver eye holder "
-                         f"{holder}, wins the game.",
-        }[s.winner_reason or "fewest"]
+        tied = _join([who(r.seat) for r in s.seats
+                      if r.total == total and r.seat not in s.resigned])
+        reason = s.winner_reason or "fewest"
+        if reason == "fewest":
+            winner = (_("%(name)s wins the game with %(total)s points, the fewest of the "
+                        "players who did not resign.", name=who(s.winner), total=total)
+                      if s.resigned else
+                      _("%(name)s wins the game with %(total)s points, the fewest.",
+                        name=who(s.winner), total=total))
+        elif reason == "eye":
+            winner = _("%(tied)s tie on %(total)s points; %(name)s holds the silver eye and "
+                       "wins the game.", tied=tied, total=total, name=who(s.winner))
+        else:
+            winner = _("%(tied)s tie on %(total)s points; %(name)s, the first of them "
+                       "clockwise from the silver eye holder %(holder)s, wins the game.",
+                       tied=tied, total=total, name=who(s.winner), holder=holder)
         if s.resigned:
             gone = _join([who(x) for x in s.resigned])
-            winner += f" {gone} resigned and {'ranks' if len(s.resigned) == 1 else 'rank'} last."
+            winner += " " + ngettext("%(names)s resigned and ranks last.",
+                                     "%(names)s resigned and rank last.", len(s.resigned),
+                                     names=gone)
         lines.append(winner)
     seats = []
     for r in s.seats:
-        score = ("0 (a successful call)" if r.called and s.successful
-                 else f"{r.sum} + 10 = {r.score} (a failed call)" if r.called else str(r.score))
+        score = (_("0 (a successful call)") if r.called and s.successful
+                 else _("%(sum)s + 10 = %(score)s (a failed call)", sum=r.sum, score=r.score)
+                 if r.called else str(r.score))
         seats.append({
             "seat": r.seat, "name": who(r.seat), "sum": r.sum, "score": r.score,
             "score_words": score, "total": r.total, "called": r.called, "fewest": r.fewest,
@@ -258,9 +284,9 @@ def _words(s: RoundSummary, names: list[str]) -> dict[str, Any]:
                       for c in r.cards],
             "removed": [cards.label(c) for c in r.removed],
         })
-    return {"round": s.round, "title": f"Round {s.round}: how it was scored", "lines": lines,
-            "ending": ending, "call": call, "fewest": fewest, "eye": eye, "winner": winner,
-            "seats": seats, "deck_count": s.deck_count,
+    return {"round": s.round, "title": _("Round %(round)s: how it was scored", round=s.round),
+            "lines": lines, "ending": ending, "call": call, "fewest": fewest, "eye": eye,
+            "winner": winner, "seats": seats, "deck_count": s.deck_count,
             "cards_shown": s.cards_shown,
-            "any_faceup": any(c.faceup_at_scoring for r in s.seats for c in r.cards), "caller": s.caller,
-            "eye_holder": s.eye_holder, "eye_open": s.eye_open}
+            "any_faceup": any(c.faceup_at_scoring for r in s.seats for c in r.cards),
+            "caller": s.caller, "eye_holder": s.eye_holder, "eye_open": s.eye_open}

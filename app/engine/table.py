@@ -5,6 +5,8 @@ knowledge and the Obsessor's demands are kept in one place.
 """
 from __future__ import annotations
 
+from app.i18n import N_, _, current, ngettext
+
 from . import cards
 from .cards import VALUE
 from .words import with_article
@@ -92,10 +94,13 @@ def refusing_obsessor(st: State, value: int) -> int | None:
 
 
 def refusal_text(obsessor: int, card: int | None = None, value: int | None = None) -> str:
-    kind = cards.OBSESSOR_KIND[obsessor]
-    what = cards.label(card) if card is not None else with_article(str(value))
-    return (f"The {kind.capitalize()} Obsessor on top of the pile accepts "
-            f"{cards.OBSESSOR_RULE[kind]}, so {what} can't go on it.")
+    if card is not None:
+        return _("The %(obsessor)s on top of the pile accepts %(rule)s, so %(card)s can't go "
+                 "on it.", obsessor=cards.name(obsessor), rule=cards.obsessor_rule(obsessor),
+                 card=cards.label(card))
+    return _("The %(obsessor)s on top of the pile accepts %(rule)s, so %(value)s can't go on "
+             "it.", obsessor=cards.name(obsessor), rule=cards.obsessor_rule(obsessor),
+             value=with_article(str(value)) if current() == "en" else value)
 
 
 def place_on_pile(step: Step, card: int) -> None:
@@ -128,6 +133,12 @@ def facedown_positions(st: State, seat: int) -> list[int]:
 def int_field(action: dict, key: str, what: str) -> int:
     value = action.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
+        said = {"village": N_("Say which village with a whole number in '%(key)s'."),
+                "card": N_("Say which card with a whole number in '%(key)s'."),
+                "pile card": N_("Say which pile card with a whole number in '%(key)s'."),
+                "deck card": N_("Say which deck card with a whole number in '%(key)s'.")}
+        if what in said:
+            raise IllegalAction(_(said[what], key=key))
         raise IllegalAction(f"Say which {what} with a whole number in '{key}'.")
     return value
 
@@ -135,7 +146,8 @@ def int_field(action: dict, key: str, what: str) -> int:
 def seat_field(st: State, action: dict) -> int:
     seat = int_field(action, "seat", "village")
     if not 0 <= seat < st.seats:
-        raise IllegalAction(f"There is no village {seat}: villages are numbered 0 to {st.seats - 1}.")
+        raise IllegalAction(_("There is no village %(seat)s: villages are numbered 0 to "
+                              "%(last)s.", seat=seat, last=st.seats - 1))
     return seat
 
 
@@ -144,15 +156,18 @@ def position_field(st: State, seat: int, action: dict, key: str = "position") ->
     n = len(st.villages[seat])
     if not 0 <= pos < n:
         if n == 0:
-            raise IllegalAction("That village has no cards.")
-        raise IllegalAction(f"There is no card at position {pos}: that village has {n} cards (0 to {n - 1}).")
+            raise IllegalAction(_("That village has no cards."))
+        raise IllegalAction(ngettext(
+            "There is no card at position %(position)s: that village has %(num)d card (0 to "
+            "%(last)s).", "There is no card at position %(position)s: that village has "
+            "%(num)d cards (0 to %(last)s).", n, position=pos, last=n - 1))
     return pos
 
 
 def end_field(action: dict) -> str:
     end = action.get("end", "right")
     if end not in ("left", "right"):
-        raise IllegalAction("'end' must be \"left\" or \"right\".")
+        raise IllegalAction(_("'end' must be \"left\" or \"right\"."))
     return end
 
 
@@ -160,10 +175,10 @@ def spotter_field(st: State, seat: int, action: dict) -> int:
     """How many Spotter searches a discarding action declares (R17); 0 if none."""
     flag = action.get("spotter", False)
     if not isinstance(flag, bool):
-        raise IllegalAction("'spotter' must be true or false.")
+        raise IllegalAction(_("'spotter' must be true or false."))
     if not flag:
         return 0
     n = faceup_count(st, seat, cards.SPOTTER)
     if n == 0:
-        raise IllegalAction("You have no faceup Spotter to use.")
+        raise IllegalAction(_("You have no faceup Spotter to use."))
     return n

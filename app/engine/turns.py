@@ -1,9 +1,15 @@
 """A turn (R7-R12): draw, take, call, gamble or search, and what follows a draw or a take.
 
+Long because: the turn's decisions (draw, take, search, drawn, taken) share the
+exchange and discard code, and each illegal move says why in a whole translatable
+sentence (issue 50).
+
 The exchange (R8, R9, R14, R15) is shared by drawn and taken cards; the pending
 decision says where the card in hand came from.
 """
 from __future__ import annotations
+
+from app.i18n import N_, _, ngettext
 
 import itertools
 import random
@@ -95,14 +101,17 @@ def _positions(st: State, seat: int, action: dict) -> list[int]:
     positions = action.get("positions")
     n = len(st.villages[seat])
     if not isinstance(positions, list) or not positions:
-        raise IllegalAction("Say which of your cards to exchange: 'positions' is a list like [0] or [1, 3].")
+        raise IllegalAction(_("Say which of your cards to exchange: 'positions' is a list like [0] or [1, 3]."))
     for p in positions:
         if isinstance(p, bool) or not isinstance(p, int):
-            raise IllegalAction("Positions are whole numbers, 0 for your leftmost card.")
+            raise IllegalAction(_("Positions are whole numbers, 0 for your leftmost card."))
         if not 0 <= p < n:
-            raise IllegalAction(f"You have no card at position {p}: your village has {n} cards (0 to {n - 1}).")
+            raise IllegalAction(ngettext(
+                "You have no card at position %(position)s: your village has %(num)d card (0 to "
+                "%(last)s).", "You have no card at position %(position)s: your village has "
+                "%(num)d cards (0 to %(last)s).", n, position=p, last=n - 1))
     if len(set(positions)) != len(positions):
-        raise IllegalAction("Each card can be chosen only once.")
+        raise IllegalAction(_("Each card can be chosen only once."))
     return positions
 
 
@@ -114,7 +123,7 @@ def exchange(step: Step, action: dict, source: str) -> None:
     positions = _positions(st, seat, action)
     into = action.get("into", min(positions))
     if isinstance(into, bool) or into not in positions:
-        raise IllegalAction("'into' must be one of the positions you exchange.")
+        raise IllegalAction(_("'into' must be one of the positions you exchange."))
     end = end_field(action)
     spotters = spotter_field(st, seat, action)
     chosen = [village[p] for p in positions]
@@ -182,7 +191,7 @@ def _failed(step: Step, positions, chosen, new, source, end, penalty, reason, ob
 @register
 class Turn(Decision):
     kind = "turn"
-    prompt = "draw, take the top discard, call for a vote, or use a Gambler"
+    prompt = N_("draw, take the top discard, call for a vote, or use a Gambler")
 
     def has_options(self, st, seat, entry):
         return True
@@ -222,9 +231,11 @@ class Turn(Decision):
             step.emit("draw", card=was_public)
         elif kind == "take":
             if not self._can_take(st, seat):
-                raise IllegalAction("You can't take the top discard now: you need a card to exchange it "
-                                    "for, and a card on the pile." if not (st.villages[seat] and st.pile)
-                                    else "You can't take it: none of your cards could go on the Obsessor below it.")
+                raise IllegalAction(
+                    _("You can't take the top discard now: you need a card to exchange it for, "
+                      "and a card on the pile.") if not (st.villages[seat] and st.pile)
+                    else _("You can't take it: none of your cards could go on the Obsessor "
+                           "below it."))
             card = st.pile.pop()
             st.hand, st.hand_seat = card, seat
             step.pile_touched = True
@@ -232,25 +243,26 @@ class Turn(Decision):
             step.emit("take", card=public(st, card))
         elif kind == "call":
             if st.caller is not None:
-                raise IllegalAction("Someone has already called for a vote this round.")
+                raise IllegalAction(_("Someone has already called for a vote this round."))
             if len(st.villages[seat]) > MAX_CALL_SIZE:
-                raise IllegalAction(f"You can call only with four or fewer cards; you have {len(st.villages[seat])}.")
+                raise IllegalAction(_("You can call only with four or fewer cards; you have "
+                                      "%(count)s.", count=len(st.villages[seat])))
             st.caller = seat
             st.stack.pop()
             step.emit("call")
         elif kind == "gamble":
             if gambles_left(st, seat) == 0:
-                raise IllegalAction("You need a faceup Gambler in your village (and cards in the deck) to gamble.")
+                raise IllegalAction(_("You need a faceup Gambler in your village (and cards in the deck) to gamble."))
             gamble(step, action)
         elif kind == "search":
             if not (st.eye_holder == seat and st.eye_open):
-                raise IllegalAction("Only the holder of the open silver eye can search the deck.")
+                raise IllegalAction(_("Only the holder of the open silver eye can search the deck."))
             for card in st.deck:
                 learn(st, seat, card)
             replace_top(st, kind="search")
             step.emit("search")
         else:
-            raise IllegalAction(f"It's the start of your turn: {self.prompt}.")
+            raise IllegalAction(_("It's the start of your turn: %(prompt)s.", prompt=_(self.prompt)))
 
     def timeout(self, step, entry):
         """R29: the turn ends, no card moves."""
@@ -261,18 +273,20 @@ class Turn(Decision):
 @register
 class Search(Decision):
     kind = "search"
-    prompt = "choose a card from the deck"
+    prompt = N_("choose a card from the deck")
 
     def options(self, st, seat, entry):
         return [{"type": "pick", "position": p} for p in range(len(st.deck))]
 
     def apply(self, step, entry, action):
         if action["type"] != "pick":
-            raise IllegalAction("Choose a card of the deck to take (pick, 0 = top).")
+            raise IllegalAction(_("Choose a card of the deck to take (pick, 0 = top)."))
         st = step.state
         pos = int_field(action, "position", "deck card")
         if not 0 <= pos < len(st.deck):
-            raise IllegalAction(f"The deck has {len(st.deck)} cards (0 = top to {len(st.deck) - 1}).")
+            raise IllegalAction(ngettext("The deck has %(num)d card (0 = top to %(last)s).",
+                                         "The deck has %(num)d cards (0 = top to %(last)s).",
+                                         len(st.deck), last=len(st.deck) - 1))
         self._pick(step, pos)
 
     @staticmethod
@@ -298,7 +312,7 @@ class Search(Decision):
 @register
 class Drawn(Decision):
     kind = "drawn"
-    prompt = "discard the card you drew or exchange it for cards of your village"
+    prompt = N_("discard the card you drew or exchange it for cards of your village")
 
     def options(self, st, seat, entry):
         others = self.other_options(st)
@@ -324,18 +338,19 @@ class Drawn(Decision):
         if kind == "discard" and "position" not in action:
             obsessor = refusing_obsessor(st, VALUE[st.hand])
             if obsessor is not None:
-                raise IllegalAction(refusal_text(obsessor, st.hand) + " Exchange it instead.")
+                raise IllegalAction(_("%(refusal)s Exchange it instead.",
+                                      refusal=refusal_text(obsessor, st.hand)))
             self._discard(step, entry, with_ability=True)
         elif kind == "exchange":
             exchange(step, action, entry["source"])
         elif kind == "tanner":
             if VALUE[st.hand] != cards.TANNER:
-                raise IllegalAction("Only a Tanner drawn from the deck can be put faceup into your village.")
+                raise IllegalAction(_("Only a Tanner drawn from the deck can be put faceup into your village."))
             end = end_field(action)
             st.stack.pop()
             tanner(step, end)
         else:
-            raise IllegalAction(f"You hold the card you drew: {self.prompt}.")
+            raise IllegalAction(_("You hold the card you drew: %(prompt)s.", prompt=_(self.prompt)))
 
     @staticmethod
     def _discard(step: Step, entry: dict, with_ability: bool) -> None:
@@ -371,7 +386,7 @@ class Drawn(Decision):
 @register
 class Taken(Decision):
     kind = "taken"
-    prompt = "exchange the card you took for one or more cards of your village"
+    prompt = N_("exchange the card you took for one or more cards of your village")
 
     def options(self, st, seat, entry):
         return exchange_options(st, seat)
@@ -381,7 +396,7 @@ class Taken(Decision):
 
     def apply(self, step, entry, action):
         if action["type"] != "exchange":
-            raise IllegalAction("You took the top discard: exchange it for one or more of your cards.")
+            raise IllegalAction(_("You took the top discard: exchange it for one or more of your cards."))
         exchange(step, action, "discard")
 
     def timeout(self, step, entry):

@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from app.i18n import _, ngettext
+
 #: Outcomes, as stored (``app.standing.models.Result.outcome``).
 FINISHED, RESIGNED, TIMED_OUT, HANDED_OVER = "finished", "resigned", "timed_out", "handed_over"
 #: Outcomes that count as having left a game (reliability).
@@ -153,10 +155,6 @@ def counts_for_rating(found: Sequence[Outcome]) -> bool:
     return len({o.address.casefold() for o in found}) >= 2
 
 
-_ORDINALS = ("first", "second", "third", "fourth")
-_COUNTS = {2: "two", 3: "three", 4: "four"}
-
-
 def place_words(view: Mapping[str, Any], seat: int) -> str | None:
     """The reader's place at the end, first thing in the game-over mail and page (issue
     51 item 4): "You finished second of three (135 points)." R54's places: a tie shares
@@ -169,13 +167,42 @@ def place_words(view: Mapping[str, Any], seat: int) -> str | None:
     final = Final(True, tuple(ranking), tuple(totals), tuple(view.get("resigned") or ()))
     placed = places(final)
     place = placed[seat]
-    of = _COUNTS.get(len(ranking), str(len(ranking)))
+    count = len(ranking)
     points = totals[seat] if seat < len(totals) else 0
-    said = f"({points} point{'s' if points != 1 else ''})"
-    ordinal = _ORDINALS[place - 1] if 0 < place <= len(_ORDINALS) else f"#{place}"
     if seat in final.resigned:
-        return f"You resigned, so you finished last: {ordinal} of {of} {said}."
+        return _place_sentence(_RESIGNED, place, count, points)
     if place == 1 and ranking[0] == seat:
-        return f"You won: first of {of} {said}."
+        return _place_sentence(_WON, 1, count, points)
     tied = sum(1 for other in placed.values() if other == place) > 1
-    return f"You finished {ordinal} of {of}{', tied' if tied else ''} {said}."
+    return _place_sentence(_TIED if tied else _FINISHED, place, count, points)
+
+
+_RESIGNED, _WON, _TIED, _FINISHED = "resigned", "won", "tied", "finished"
+
+
+def _place_sentence(how: str, place: int, count: int, points: int) -> str:
+    """One whole sentence per way of finishing, so that each language says "second of
+    three" its own way ("Zweiter von drei", "3人中2位")."""
+    said = ngettext("(%(num)d point)", "(%(num)d points)", points)
+    where = _place_of(place, count)
+    if how == _RESIGNED:
+        return _("You resigned, so you finished last: %(place)s %(points)s.", place=where,
+                 points=said)
+    if how == _WON:
+        return _("You won: %(place)s %(points)s.", place=where, points=said)
+    if how == _TIED:
+        return _("You finished %(place)s, tied %(points)s.", place=where, points=said)
+    return _("You finished %(place)s %(points)s.", place=where, points=said)
+
+
+def _place_of(place: int, count: int) -> str:
+    """'second of three' (R54's places among 2 to 4 players)."""
+    said = {
+        (1, 2): _("first of two"), (2, 2): _("second of two"),
+        (1, 3): _("first of three"), (2, 3): _("second of three"), (3, 3): _("third of three"),
+        (1, 4): _("first of four"), (2, 4): _("second of four"), (3, 4): _("third of four"),
+        (4, 4): _("fourth of four"),
+    }
+    if (place, count) in said:
+        return said[(place, count)]
+    return _("#%(place)s of %(count)s", place=place, count=count)
