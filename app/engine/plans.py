@@ -35,7 +35,10 @@ from typing import Any, Mapping, Sequence
 
 from . import action_schema, cards
 from .meaning import decision_of
-from .words import PENDING_WORDS, and_list, card_words, spot, with_article
+from app.i18n import _, current, pgettext
+from app.i18n.forms import names as and_list
+
+from .words import PENDING_WORDS, card_words, pending_words, spot, with_article
 
 View = Mapping[str, Any]
 
@@ -79,19 +82,37 @@ MAX_TEXT = 200
 NAME_COMPARE = ("eq", "ne")
 
 
+def compare_words(compare: str, what: str) -> str:
+    """'it is 3 or less', 'it is your card #2', in the reader's language."""
+    if compare == "le":
+        return _("it is %(what)s or less", what=what)
+    if compare == "ge":
+        return _("it is %(what)s or more", what=what)
+    if compare == "lt":
+        return _("it is less than %(what)s", what=what)
+    if compare == "gt":
+        return _("it is more than %(what)s", what=what)
+    if compare == "ne":
+        return _("it is not %(what)s", what=what)
+    return _("it is %(what)s", what=what)
+
+
 def over_limit(what: str, count: int) -> str:
     """The words refusing ``count`` steps, choices, orders or characters (``what``), the
     limit named; the API, the page and a reply's answer say exactly these."""
-    said = {
-        "steps": f"A plan has at most {MAX_STEPS} steps; this one has {count}.",
-        "choices": f"A step has at most {MAX_CHOICES} choices (each IF, and the ELSE); this "
-                   f"one has {count}.",
-        "orders": f"You can keep at most {MAX_ORDERS} standing orders; this would make "
-                  f"{count}.",
-        "text": f"A command, plan or set of standing orders is at most {MAX_TEXT} "
-                f"characters on one line; this one has {count}.",
-    }[what]
-    return f"{said} Nothing of it was kept, so nothing was changed."
+    if what == "steps":
+        said = _("A plan has at most %(most)s steps; this one has %(count)s.",
+                 most=MAX_STEPS, count=count)
+    elif what == "choices":
+        said = _("A step has at most %(most)s choices (each IF, and the ELSE); this one has "
+                 "%(count)s.", most=MAX_CHOICES, count=count)
+    elif what == "orders":
+        said = _("You can keep at most %(most)s standing orders; this would make %(count)s.",
+                 most=MAX_ORDERS, count=count)
+    else:
+        said = _("A command, plan or set of standing orders is at most %(most)s characters "
+                 "on one line; this one has %(count)s.", most=MAX_TEXT, count=count)
+    return _("%(refused)s Nothing of it was kept, so nothing was changed.", refused=said)
 
 
 class PlanError(ValueError):
@@ -136,15 +157,21 @@ class Condition:
 
     def words(self) -> str:
         if self.name is not None:
-            return f"it is {'not ' if self.compare == 'ne' else ''}{with_article(self.name)}"
-        what = f"your card {spot(self.mine)}" if self.mine is not None else str(self.value)
-        return "it is " + COMPARE[self.compare].format(what)
+            card = pgettext("card", self.name)
+            if current() == "en":  # (English says "a Simon", "an Ogre")
+                return f"it is {'not ' if self.compare == 'ne' else ''}{with_article(card)}"
+            if self.compare == "ne":
+                return _("it is not the %(card)s", card=card)
+            return _("it is the %(card)s", card=card)
+        if self.mine is not None:
+            return compare_words(self.compare, _("your card %(spot)s", spot=spot(self.mine)))
+        return compare_words(self.compare, str(self.value))
 
     def unknown(self, view: View, seat: int) -> str:
         """Why ``holds`` said None, in words."""
         if subject_card(view, seat) is None:
-            return "you hold no card to look at"
-        return f"you do not know your card {spot(self.mine or 0)}"
+            return _("you hold no card to look at")
+        return _("you do not know your card %(spot)s", spot=spot(self.mine or 0))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"compare": self.compare}
@@ -217,21 +244,27 @@ def missing_card(steps: "Sequence[Step]", view: Mapping[str, Any], seat: int) ->
             if kind in _OWN_POSITIONS:
                 size = len(villages[seat]) if 0 <= seat < len(villages) else 0
                 named = [int(p) for p in action.get("positions") or []]
-                whose = "your village"
+                whose = "yours"
             elif kind in _TARGET_POSITION and isinstance(action.get("seat"), int) \
                     and "position" in action:
                 target = int(action["seat"])
                 if not 0 <= target < len(villages):
-                    return (f"“{step.text}” names player {target + 1}: players are numbered "
-                            f"1 to {len(villages)}.")
+                    return _("“%(step)s” names player %(player)s: players are numbered 1 "
+                             "to %(count)s.", step=step.text, player=target + 1,
+                             count=len(villages))
                 size, named, whose = len(villages[target]), [int(action["position"])], \
-                    "that village"
+                    "that"
             else:
                 continue
             for position in named:
                 if not 0 <= position < size:
-                    return (f"“{step.text}” names card #{position + 1}, and {whose} has "
-                            f"{size} cards (#1 to #{size}).")
+                    if whose == "yours":
+                        return _("“%(step)s” names card #%(card)s, and your village has "
+                                 "%(size)s cards (#1 to #%(size)s).", step=step.text,
+                                 card=position + 1, size=size)
+                    return _("“%(step)s” names card #%(card)s, and that village has "
+                             "%(size)s cards (#1 to #%(size)s).", step=step.text,
+                             card=position + 1, size=size)
     return None
 
 
@@ -301,14 +334,14 @@ def decide(plan: Plan, progress: Progress, view: View, seat: int) -> Next:
             or (view.get("phase") == "resolve" and not progress.began):
         if progress.began:
             return Done(_unused(left))
-        return Stop("the round ended before your turn came", step)
+        return Stop(_("the round ended before your turn came"), step)
     if not progress.began:
         begun = _begun_without(view, seat, progress.sent_step)
         if begun is not None:
             return Stop(begun, step)
     if _turn_over(view, seat, progress):
         return Done(_unused(left)) if all(_optional(s) for s in left) else Stop(
-            "your turn ended before this step", step)
+            _("your turn ended before this step"), step)
     kind = decision_of(view, seat)
     if not kind:
         return Wait()
@@ -317,7 +350,9 @@ def decide(plan: Plan, progress: Progress, view: View, seat: int) -> Next:
     if kind not in step.answers:
         if _optional(step) and all(_optional(s) for s in left):
             return Wait()   # (an ability the plan answers may still come this turn)
-        return Stop(f"you must now {PENDING_WORDS.get(kind, kind.replace('_', ' '))}", step)
+        return Stop(_("you must now %(decision)s",
+                      decision=pending_words(kind) if kind in PENDING_WORDS
+                      else kind.replace("_", " ")), step)
     return _choose(step, view, seat, kind)
 
 
@@ -331,8 +366,12 @@ def _begun_without(view: View, seat: int, since: int) -> str | None:
         if event.get("seat") == seat and int(event.get("step") or 0) > since \
                 and event.get("type") in TURN_EVENTS:
             if event["type"] == "pass":
-                return "time ran out and your turn was passed before your plan could play it"
-            return f"your turn began without it (you chose {event['type']} yourself)"
+                return _("time ran out and your turn was passed before your plan could "
+                         "play it")
+            chose = {"draw": pgettext("move", "draw"), "take": pgettext("move", "take"),
+                     "call": pgettext("move", "call"), "gamble": pgettext("move", "gamble"),
+                     "search": pgettext("move", "search")}.get(event["type"], event["type"])
+            return _("your turn began without it (you chose %(move)s yourself)", move=chose)
     return None
 
 
@@ -377,10 +416,12 @@ def _unused(steps: Sequence[Step]) -> str:
 
 def _card(card: Mapping[str, Any] | None) -> str:
     if not card:
-        return "none"
+        return _("none")
     if card.get("id") is None:
-        return "a card you do not know"
-    return with_article(card_words(card))
+        return _("a card you do not know")
+    if current() == "en":
+        return with_article(card_words(card))
+    return card_words(card)
 
 
 def began_with(action: Mapping[str, Any]) -> bool:
@@ -395,25 +436,34 @@ def action_words(action: Mapping[str, Any]) -> str:
     kind = str(action.get("type"))
     positions = list(action.get("positions") or [])
     if kind == "draw":
-        return "draw"
+        return pgettext("move", "draw")
     if kind == "take":
-        return "take the top discard"
+        return _("take the top discard")
     if kind == "call":
-        return "call"
+        return pgettext("move", "call")
     if kind == "exchange":
         if len(positions) == 1:
-            return f"keep it at {spot(positions[0])}"
-        return "exchange it for your cards " + and_list([spot(p) for p in positions])
+            return _("keep it at %(spot)s", spot=spot(positions[0]))
+        return _("exchange it for your cards %(spots)s",
+                 spots=and_list([spot(p) for p in positions]))
     if kind == "discard":
-        return "discard it" if "position" not in action else f"discard your card {spot(action['position'])}"
+        if "position" not in action:
+            return _("discard it")
+        return _("discard your card %(spot)s", spot=spot(action["position"]))
     if kind == "skip":
-        return "skip the ability"
+        return _("skip the ability")
     if kind == "peek":
-        return "peek at " + and_list([spot(p) for p in positions])
+        return _("peek at %(spots)s", spots=and_list([spot(p) for p in positions]))
     if kind == "tanner":
-        return f"place the Tanner at the {action.get('end', 'right')} end"
+        if action.get("end", "right") == "left":
+            return _("place the Tanner at the left end")
+        return _("place the Tanner at the right end")
     if kind in ("see", "twist", "ghost", "undermine") and "seat" in action:
-        return f"{kind} player {int(action['seat']) + 1}'s card {spot(action.get('position', 0))}"
+        verb = {"see": pgettext("move", "see"), "twist": pgettext("move", "twist"),
+                "ghost": pgettext("move", "ghost"),
+                "undermine": pgettext("move", "undermine")}[kind]
+        return _("%(verb)s player %(player)s's card %(spot)s", verb=verb,
+                 player=int(action["seat"]) + 1, spot=spot(action.get("position", 0)))
     return kind
 
 
@@ -422,11 +472,11 @@ def step_words(step: Step) -> str:
     for choice in step.choices:
         said = action_words(choice.action)
         if choice.when is not None:
-            said += f" if {choice.when.words()}"
+            said = _("%(action)s if %(condition)s", action=said, condition=choice.when.words())
         elif parts:
-            said = "else " + said
+            said = _("else %(action)s", action=said)
         parts.append(said)
-    return ", ".join(parts)
+    return _(", ").join(parts)
 
 
 def plan_words(plan: Plan) -> str:
@@ -437,22 +487,27 @@ def plan_words(plan: Plan) -> str:
         before = plan.steps[index - 1] if index else None
         if before is not None and before.answers & {"turn"} and \
                 any(c.action["type"] == "draw" for c in before.choices) and step.answers & {"drawn"}:
-            words = "when you draw: " + words
+            words = _("when you draw: %(step)s", step=words)
         elif _optional(step):
-            words = words + " (if it is offered)"
+            words = _("%(step)s (if it is offered)", step=words)
         said.append(words)
-    text = "; then ".join(said)
-    return text[:1].upper() + text[1:] + "."
+    text = _("; then ").join(said)
+    return _("%(plan)s.", plan=text[:1].upper() + text[1:])
 
 
 def order_words(order: Order) -> str:
     if order.on == "peek":
-        return "Every round: " + step_words(order.step) + "."
+        return _("Every round: %(step)s.", step=step_words(order.step))
     if order.on in ABILITY_NAMES and all(c.action["type"] == "skip" for c in order.step.choices):
-        return f"Always skip the {ABILITY_NAMES[order.on].title()}."
-    when = {"drawn": "When you draw", "taken": "When you take"}.get(
-        order.on, f"Always, for {PENDING_WORDS.get(order.on, order.on)}")
-    return f"{when}: {step_words(order.step)}."
+        return _("Always skip the %(card)s.",
+                 card=pgettext("card", ABILITY_NAMES[order.on].title()))
+    if order.on == "drawn":
+        return _("When you draw: %(step)s.", step=step_words(order.step))
+    if order.on == "taken":
+        return _("When you take: %(step)s.", step=step_words(order.step))
+    return _("Always, for %(decision)s: %(step)s.",
+             decision=pending_words(order.on) if order.on in PENDING_WORDS else order.on,
+             step=step_words(order.step))
 
 
 def did_words(action: Mapping[str, Any], before: View, after: View, seat: int) -> str:
@@ -460,24 +515,31 @@ def did_words(action: Mapping[str, Any], before: View, after: View, seat: int) -
     kind = str(action.get("type"))
     hand_after = after.get("hand") if after.get("hand_seat") == seat else None
     hand_before = before.get("hand") if before.get("hand_seat") == seat else None
-    if kind in ("draw", "take"):
-        verb = "drew" if kind == "draw" else "took"
-        return f"{verb} {_card(hand_after)}"
+    if kind == "draw":
+        return _("drew %(card)s", card=_card(hand_after))
+    if kind == "take":
+        return _("took %(card)s", card=_card(hand_after))
     if kind == "exchange":
         del hand_before  # (the card kept is the one said when it was drawn or taken)
-        return action_words(action).replace("keep", "kept", 1).replace(
-            "exchange it", "exchanged it", 1)
+        positions = list(action.get("positions") or [])
+        if len(positions) == 1:
+            return _("kept it at %(spot)s", spot=spot(positions[0]))
+        return _("exchanged it for your cards %(spots)s",
+                 spots=and_list([spot(p) for p in positions]))
     if kind == "discard" and "position" not in action:
-        return "discarded it"
+        return _("discarded it")
     if kind == "skip":
-        return f"skipped the {ABILITY_NAMES.get(str(decision_of(before, seat)), 'ability').title()}"
+        ability = ABILITY_NAMES.get(str(decision_of(before, seat)))
+        if ability is None:
+            return _("skipped the Ability")
+        return _("skipped the %(card)s", card=pgettext("card", ability.title()))
     if kind == "peek":
         seen = []
         village = (after.get("villages") or [[]] * (seat + 1))[seat]
         for p in action.get("positions") or []:
             card = village[p] if 0 <= p < len(village) else None
             seen.append(f"{spot(p)} ({_card(card)})")
-        return "peeked at " + and_list(seen)
+        return _("peeked at %(spots)s", spots=and_list(seen))
     return action_words(action)
 
 
