@@ -240,7 +240,9 @@ def _clause(clause: str) -> str:
     tail = re.sub(r"^(?:自分の)?(?:カード)?\s*#?\s*(\d{1,2})\s*(?:番)?\s*未満$", r"未満 my card \1",
                   tail.strip())
     tail = re.sub(r"^(-?\d{1,2})\s*未満$", r"未満 \1", tail)
-    tail = re.sub(r"^(\S+?)\s*(?:では|じゃ)?ない$", r"not \1", tail)        # シモンでない
+    tail = re.sub(r"^(-?\d{1,2})\s*(?:より大きい|より上|超)$", r"more than \1", tail)
+    tail = re.sub(r"^(-?\d{1,2})\s*(?:より小さい|より下)$", r"less than \1", tail)
+    tail = re.sub(r"^(\S+?)\s*(?:ではない|じゃない|でない)$", r"not \1", tail)        # シモンでない
     tail = re.sub(r"^(\S+?)\s*以外$", r"not \1", tail)                       # 7以外
     said = f"{head.strip()} {if_word} {tail}".strip() if if_word else head.strip()
     return f"{lead}{said}"
