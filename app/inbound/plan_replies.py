@@ -42,7 +42,7 @@ def judge(ref: tokens.ReplyRef, parsed: Parsed,
             return Verdict(ANSWERED, "orders kept", answer=(said, parsed.line, "view"))
         action = parsed.action
         if action is None:
-            got, _ = plans.first_move(ref.game, ref.seat, payload["plan"])
+            got, _unused = plans.first_move(ref.game, ref.seat, payload["plan"])
             if isinstance(got, ep.Stop):
                 return Verdict(ANSWERED, "plan refused", answer=(
                     _("Your plan cannot start: %(why)s. Nothing was changed.", why=got.reason),

@@ -363,7 +363,7 @@ def _submit(ref: tokens.ReplyRef, parsed: Parsed, plan: dict | None = None) -> V
     """
     assert parsed.action is not None
     step = ref.step
-    for _ in range(REBASE_TRIES):
+    for _attempt in range(REBASE_TRIES):
         try:
             done = services.submit_action(ref.game, ref.seat, parsed.action, step,
                                           source="mail", plan=plan)

@@ -183,31 +183,54 @@ def _log(db: Any, game_id: str) -> list[tuple[int, int, Any]]:
                 for seq, seat, a, source in rows]
 
 
-def _played_by_replies(app: Any, new_game: Any, db: Any, say: Callable[[str, int], str]
-                       ) -> list[tuple[int, int, Any]]:
-    """A 2-seat game played to its end only by replies, each move's command said by
-    ``say`` (the English command, its number)."""
+def _choose(state: Any, rng: random.Random) -> tuple[int, dict[str, Any]] | None:
+    """The next move of a game played at random (None: the game is over)."""
+    to_act = engine.view(state, None)["to_act"]
+    if not to_act:
+        return None
+    seat = to_act[0]
+    legal = engine.legal_actions(state, seat)
+    kind = next((k for k in ORDER if any(a["type"] == k for a in legal)), None)
+    return seat, rng.choice([a for a in legal if a["type"] == kind] if kind else legal)
+
+
+def _played_by_replies(app: Any, new_game: Any, db: Any, say: Callable[[str, int], str],
+                       rounds: int | None = None) -> list[tuple[int, int, Any]]:
+    """A 2-seat game played only by replies, each move's command said by ``say`` (the
+    English command, its number), to its end (or the end of its first ``rounds``)."""
     game_id = new_game(seats=2, seed=SEED).game_id
     rng = random.Random(50)
     for n in range(2000):
         snap = services.snapshot(game_id)
-        to_act = engine.view(snap.state, None)["to_act"]
-        if not to_act:
+        chosen = _choose(snap.state, rng)
+        if chosen is None or rounds and engine.status(snap.state)["round"] > rounds:
             break
-        seat = to_act[0]
-        legal = engine.legal_actions(snap.state, seat)
-        kind = next((k for k in ORDER if any(a["type"] == k for a in legal)), None)
-        action = rng.choice([a for a in legal if a["type"] == kind] if kind else legal)
+        seat, action = chosen
         line = say(commands.command_for(action), n)
         status, outcome = reply(app, reply_address(game_id, seat, 1, snap.seq),
                                 PEOPLE[seat][1], line)
         assert status == "applied", (line, outcome)
-    assert services.game_info(game_id).status == "over"
+    assert rounds or services.game_info(game_id).status == "over"
     log = _log(db, game_id)
-    assert {source for *_, source in log} == {"mail"}
+    assert log and {source for *_, source in log} == {"mail"}
     return [(seq, seat, action) for seq, seat, action, _ in log]
 
 
+def test_a_round_by_german_replies_and_one_by_japanese_replies_play_the_english_moves(
+        app, new_game, db):
+    """The first round of the game below, quickly: the moves the English commands
+    make (the engine's own, from the same seed), made by German and Japanese replies."""
+    state = services.snapshot(new_game(seats=2, seed=SEED).game_id).state
+    rng = random.Random(50)
+    english = []
+    while (chosen := _choose(state, rng)) is not None and engine.status(state)["round"] == 1:
+        english.append((len(english) + 1, *chosen))
+        state, _ = engine.apply_action(state, *chosen)
+    assert _played_by_replies(app, new_game, db, german, rounds=1) == english
+    assert _played_by_replies(app, new_game, db, japanese, rounds=1) == english
+
+
+@pytest.mark.slow  # three whole games by mail (make test-slow), about two minutes
 def test_a_game_by_german_replies_and_one_by_japanese_replies_end_as_the_english_one(
         app, new_game, db):
     english = _played_by_replies(app, new_game, db, lambda command, n: command)
