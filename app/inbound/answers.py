@@ -21,9 +21,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app import engine as rules
-from app import i18n
-from app.i18n import N_, _, ngettext
-from app import services
+from app import i18n, services
+from app.i18n import _
 from app.gamelog import store
 from app.access import tokens
 from app.clock.time import as_utc
@@ -32,6 +31,7 @@ from app.db.unit import Row, Unit
 from app.mail import commands
 from app.mail.holds import with_notice
 from app.mail.menu import build as build_menu
+from app.inbound import words
 from app.inbound.models import InboxMessage
 from app.mail import compose, notify
 from app.mail import table_news
@@ -40,7 +40,6 @@ from app.config import setting
 from app.mail import unsent
 from app.mail.models import PENDING as MAIL_PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import card_info, village_info
-from app.people.models import Person
 from app.plans.models import Plan, standing_lines, told_lines
 
 #: Answers one seat may get in an hour (config ``INBOUND_ANSWERS_PER_HOUR``):
@@ -83,18 +82,11 @@ HELD_NOTE = "(answered together: hourly limit)"
 HELD_KEY = "answers-held"
 
 
-def language_of(session: Session, game_id: str, seat: int) -> str | None:
-    """The language the person holding ``seat`` reads (issue 50), None when unset: the
-    answers to their replies, and the words of what their replies did, are in it."""
-    return session.exec(select(Person.language).join(
-        store.Seat, sa.func.lower(col(store.Seat.email)) == sa.func.lower(col(Person.address)))
-        .where(store.Seat.game_id == game_id, store.Seat.index == seat)).first()
-
-
 def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
            now: datetime) -> None:
     """``_answer`` in the language of the seat's person (issue 50)."""
-    with i18n.in_language(language_of(unit.session, ref.game, ref.seat) or i18n.current()):
+    with i18n.in_language(words.language_of(unit.session, ref.game, ref.seat)
+                          or i18n.current()):
         _answer(unit, row, ref, verdict, now)
 
 
@@ -163,24 +155,17 @@ def _answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
                  conversation=True)
 
 
-#: A turn mail's line for orders changed by reply (it lists them: issue 51), and how
-#: answers and turn mails say the orders.
-ORDERS_KEPT = N_("your standing orders are changed; the ones in force are listed below.")
-ORDERS_WORDS = N_("Your standing orders: ")
-
-
 def answer_line(verdict: Verdict, body: str | None) -> str:
     """The answer to a reply in one line, for the turn mail that carries it; ``body``: the
     mail's text if composed already (None: composed as it leaves, with the orders then)."""
     assert verdict.answer is not None
     why, quoted = verdict.answer[0], compose.clean_name(verdict.answer[1], 200)
-    heading = _(ORDERS_WORDS)
+    heading = _(words.ORDERS_WORDS)
     orders = why[why.find(heading):] if heading in why else None
     listed = orders is not None and (body is None or orders in body)
-    said = _(ORDERS_KEPT) if verdict.outcome == "orders kept" and listed else why
-    if quoted:
-        return _("About your reply “%(quoted)s”: %(said)s", quoted=quoted, said=said)
-    return _("About your reply: %(said)s", said=said)
+    said = _(words.ORDERS_KEPT) if verdict.outcome == "orders kept" and listed else why
+    return (_("About your reply “%(quoted)s”: %(said)s", quoted=quoted, said=said) if quoted
+            else _("About your reply: %(said)s", said=said))
 
 
 def _carried(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
@@ -248,13 +233,8 @@ def _to_earlier_holder(unit: Unit, row: Row, ref: tokens.ReplyRef,
         return True
     ctx = notify.Context.load(session, game)
     title = ctx.info.title
-    lines = [_("Your seat in “%(title)s” is now played by %(name)s: the players handed it "
-               "over%(when)s. This reply came to the address of one of your mails from "
-               "before, which no longer plays the seat, so nothing was changed.",
-               title=title, name=left.now, when=left.when),
-             _("You can still watch the game: %(url)s",
-               url=f"{ctx.info.base_url}/games/{ref.game}"),
-             _("Thank you for playing.")]
+    lines = words.earlier_holder(title, left.now, left.when,
+                                 f"{ctx.info.base_url}/games/{ref.game}")
     unsubscribe = table_news.left_url(ctx, ref.seat, left.address, ctx.secret)
     mail = compose.people_mail(table_news.as_held_by(ctx, ref.seat, left.was), ref.seat,
                                lead=_("Your seat is now played by %(name)s", name=left.now),
@@ -303,18 +283,8 @@ def _hold(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
         col(InboxMessage.id) != row.id, col(InboxMessage.outcome).contains(HELD_NOTE),
         col(InboxMessage.done_at) >= since)).one())
     count = max(others + (1 if as_utc(now) >= since else 0), 1)  # (this row: done now)
-    why = ngettext(
-        "You sent %(num)d reply that did not become a move while we had already answered "
-        "%(limit)d in an hour (the most we send, so that two auto-responders cannot write "
-        "to each other for ever). This one mail answers it: nothing was changed by it.",
-        "You sent %(num)d replies that did not become a move while we had already answered "
-        "%(limit)d in an hour (the most we send, so that two auto-responders cannot write "
-        "to each other for ever). This one mail answers them all: nothing was changed by "
-        "any of them.", count, limit=limit)
-    if verdict.answer[1]:
-        why += " " + _("The last one said: “%(said)s”.",
-                       said=compose.clean_name(verdict.answer[1], 200))
-    why += " " + verdict.answer[0]
+    why = (words.held(count, limit, compose.clean_name(verdict.answer[1], 200))
+           + " " + verdict.answer[0])
     mail = answer_mail(ctx.info, ref.seat, view, link=ctx.link(ref.seat),
                        reply_address=ctx.reply_address(ref.seat, view),
                        unsubscribe=ctx.unsubscribe(ref.seat), why=why, quoted="",

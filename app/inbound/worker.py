@@ -45,7 +45,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app import i18n, services
-from app.i18n import N_, _
+from app.i18n import _
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
@@ -63,6 +63,7 @@ from app.inbound import answers
 from app.inbound import table_replies
 from app.inbound import plan_replies
 from app.inbound.answers import Verdict
+from app.inbound import words
 
 log = logging.getLogger(__name__)
 
@@ -120,11 +121,6 @@ def give_up_on(session: Session, row: InboxMessage, now: datetime) -> None:
               error.splitlines()[0] if error else "")
 
 
-#: What the seat hears when its reply was given up on (the fault was ours, not theirs).
-DEAD_WORDS = N_("We received a reply for your seat but could not apply it: something went "
-              "wrong on our side, and after {attempts} tries we gave up on it. Nothing was "
-              "changed. Reply again with your command, or use the link to your seat.")
-
 
 def _tell_dead(unit: Unit, row: Row, now: datetime) -> None:
     """Answer the seat of a dead-lettered reply at its own address, if the reply's
@@ -139,9 +135,9 @@ def _tell_dead(unit: Unit, row: Row, now: datetime) -> None:
     try:
         with unit.session.begin_nested():
             telling = Unit(unit.session)
-            with i18n.in_language(answers.language_of(unit.session, seat[0].game, seat[0].seat)):
+            with i18n.in_language(words.language_of(unit.session, seat[0].game, seat[0].seat)):
                 verdict = replace(verdict, answer=(
-                    _(DEAD_WORDS).format(attempts=row.attempts), "", "menu"))
+                    _(words.DEAD).format(attempts=row.attempts), "", "menu"))
                 answers.answer(telling, Row(INBOX, row.values), seat[0], verdict, now)
             telling.write()
     except Exception:  # noqa: BLE001 - the row must end dead even if nobody can be told
@@ -194,13 +190,12 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
 
 
 def _reader_language(rcpt: list[str]) -> str | None:
-    """The language of the person whose seat the envelope's reply address names (issue
-    50: what a reply did, and why not, is said in it), None when it names none."""
+    """The language of the person whose seat the envelope's reply address names."""
     seat = _seat_of(_token([reading.normalise_address(r) for r in rcpt]))
     if isinstance(seat, Verdict):
         return None
     with read_session() as session:
-        return answers.language_of(session, seat[0].game, seat[0].seat)
+        return words.language_of(session, seat[0].game, seat[0].seat)
 
 
 def _apply(engine: Engine, row_id: int, owner: str, now: datetime, raw: bytes,
@@ -242,9 +237,7 @@ def _unreadable(rcpt: list[str], why: str) -> tuple[tokens.ReplyRef | None, Verd
     if isinstance(seat, Verdict) or seat[2] != seat[0].version:
         return None, Verdict(IGNORED, f"unreadable: {why}")
     return seat[0], Verdict(ANSWERED, f"unreadable: {why}", answer=(
-        _("We received a reply for your seat but could not read it: the mail itself is "
-          "malformed (its sender line or its parts). Nothing was changed. Reply again with "
-          "just the command, or use the commands below."), "", "menu"))
+        _(words.UNREADABLE), "", "menu"))
 
 
 def _seat_of(token: str | None) -> tuple[tokens.ReplyRef, str, int] | Verdict:
@@ -281,18 +274,11 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
     ref, seat_address, version = seat
     if version != ref.version:
         return ref, Verdict(ANSWERED, "retired reply address", answer=(
-            _("This reply came to an address that no longer plays your seat (your seat's "
-              "link was replaced). Nothing was changed. Reply to the newest mail, or use "
-              "the commands below."), "", "menu"))
+            _(words.RETIRED), "", "menu"))
     sent_by = read.sender
     if not sent_by or sent_by != reading.normalise_address(seat_address):
         return ref, Verdict(ANSWERED, "sender is not the seat's address", answer=(
-            _("A reply for your seat came from an address that is not yours "
-              "(%(address)s). Nothing was changed. We take replies only when they say they "
-              "are from your address, but a sender line is easy to fake: what lets a reply "
-              "play your seat is the reply address of your mails, like the link in them, so "
-              "keep your turn mails to yourself.",
-              address=_shown(sent_by) or _("no address")), "", "menu"))
+            _(words.NOT_YOURS, address=_shown(sent_by) or _("no address")), "", "menu"))
     refused = _not_vouched_for(read, seat_address)
     if refused is not None:
         return ref, refused
@@ -322,12 +308,10 @@ def _decide(ref: tokens.ReplyRef, read: reading.Reading) -> Verdict:
     if parsed.action is None:
         return Verdict(ANSWERED, "unreadable", answer=(
             _("We could not read a command in your reply: %(why)s", why=parsed.problem)
-            + " " + _(SAY_WORDS), parsed.line, "menu"))
+            + " " + _(words.SAY), parsed.line, "menu"))
     return _submit(ref, parsed)
 
 
-#: What the answer to a reply we could not read adds (issue 20 item 2).
-SAY_WORDS = N_("To talk to the table, start your reply with SAY.")
 
 
 def _not_vouched_for(read: reading.Reading, seat_address: str) -> Verdict | None:
@@ -344,10 +328,7 @@ def _not_vouched_for(read: reading.Reading, seat_address: str) -> Verdict | None
     if ok:
         return None
     return Verdict(ANSWERED, f"not authenticated: {why}"[:300], answer=(
-        _("A reply for your seat said it came from your address, but our mail server could "
-          "not confirm that your mail provider sent it (%(why)s), so it may be forged. "
-          "Nothing was changed. If you sent it, reply again from your usual mail account; "
-          "the commands are below.", why=why), "", "menu"))
+        _(words.NOT_VOUCHED, why=why), "", "menu"))
 
 
 #: How often a late reply is re-judged when yet another move lands while it is applied.

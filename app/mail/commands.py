@@ -26,6 +26,7 @@ from typing import Any
 from app.engine import plans
 from app.i18n import N_, _
 from app.plans import aliases, grammar
+from app.plans import words as refusals
 
 #: Short letters and other words people use for an action name.
 ALIASES = {
@@ -214,26 +215,10 @@ def _parse(line: str) -> Parsed:
     return Parsed(original, action=action)
 
 
-#: What a number stands for, and how a refusal says it is not one (whole sentences).
-_SHOULD_BE = {
-    "card": N_('"%(word)s" should be a card number.'),
-    "seat": N_('"%(word)s" should be a player number.'),
-    "value": N_('"%(word)s" should be a card value.'),
-    "pile": N_('"%(word)s" should be a pile card number (1 = bottom).'),
-}
-_NOT_FROM_ONE = {
-    "card": N_('"%(word)s" is not a card number: numbers count from 1, as in the menu.'),
-    "seat": N_('"%(word)s" is not a player number: numbers count from 1, as in the menu.'),
-    "value": N_('"%(word)s" is not a card value: numbers count from 1, as in the menu.'),
-    "pile": N_('"%(word)s" is not a pile card number (1 = bottom): numbers count from 1, '
-               'as in the menu.'),
-}
-
-
 def _number(word: str, what: str) -> int:
     """``word`` as a number; ``what``: "card", "seat", "value" or "pile"."""
     if not re.fullmatch(r"-?\d{1,3}", word):
-        raise ValueError(_(_SHOULD_BE[what], word=word))
+        raise ValueError(_(refusals.SHOULD_BE[what], word=word))
     return int(word)
 
 
@@ -243,7 +228,7 @@ def _from_one(word: str, what: str) -> int:
     (issue 17 item 4: the mail says "Cards count from 1", the answer said "0 to 4")."""
     number = _number(word, what)
     if number < 1:
-        raise ValueError(_(_NOT_FROM_ONE[what], word=word))
+        raise ValueError(_(refusals.NOT_FROM_ONE[what], word=word))
     return number - 1
 
 
@@ -263,7 +248,7 @@ def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
         if not words:
             if optional:
                 continue
-            raise ValueError(_(_WANTS[name], verb=verb))
+            raise ValueError(_(refusals.WANTS[name], verb=verb))
         if name == "positions":
             action[name] = [_from_one(w, "card") for w in words]
             words = []
@@ -281,11 +266,6 @@ def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
     return action
 
 
-_WANTS = {"positions": N_('"%(verb)s" needs card numbers.'),
-          "position": N_('"%(verb)s" needs a card number.'),
-          "seat": N_('"%(verb)s" needs a player number.'),
-          "end": N_('"%(verb)s" needs left or right.'),
-          "value": N_('"%(verb)s" needs a card value.')}
 
 
 def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
@@ -316,40 +296,6 @@ def _plus_one(match: re.Match[str], template: str) -> str:
     return _(template).format(*numbers, *(n + 1 for n in numbers))
 
 
-#: The engine's messages that name a 0-based number, and how a mail says them
-#: (issue 17 item 4: "no card at position 8 ... (0 to 4)" under "Cards count from 1").
-#: In each template ``{0}``.. are the numbers as the engine said them, ``{k}``..
-#: (k = how many it said) the same plus one.
-_ENGINE_NUMBERS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), template) for pattern, template in (
-        (r"There is no card at position (\d+): that village has (\d+) cards \(0 to -?\d+\)\.",
-         N_("There is no card #{2}: that village has {1} cards (#1 to #{1}).")),
-        (r"You have no card at position (\d+): your village has (\d+) cards \(0 to -?\d+\)\.",
-         N_("You have no card #{2}: your village has {1} cards (#1 to #{1}).")),
-        (r"There is no village (\d+): villages are numbered 0 to (\d+)\.",
-         N_("There is no player {2}: players are numbered 1 to {3}.")),
-        (r"There is no seat (\d+) in this game\.", N_("There is no player {1} in this game.")),
-        (r"It's not your turn: seat (\d+) is playing\.",
-         N_("It's not your turn: player {1} is playing.")),
-        (r"Position (\d+) is not one of your facedown cards\.",
-         N_("Card #{1} is not one of your facedown cards.")),
-        (r"The pile has (\d+) cards \(0 = bottom to -?\d+ = top\)\.",
-         N_("The pile has {0} cards (1 = bottom to {0} = top).")),
-        (r"The deck has (\d+) cards \(0 = top to -?\d+\)\.",
-         N_("The deck has {0} cards (1 = top to {0}).")),
-        (r"This page is ahead of the game: step (\d+) has not happened \(the game is at "
-         r"step (\d+)\)\.", N_("This reply answers a mail about a position the game "
-                                "has not reached.")),
-    ))
-_ENGINE_PHRASES = (
-    ('like {"type": "peek", "positions": [0, 1]}', N_('like "peek 1 2"')),
-    ("Positions are whole numbers, 0 for your leftmost card.",
-     N_("Cards are numbered from 1, your leftmost card.")),
-    ("Say which of your cards to exchange: 'positions' is a list like [0] or [1, 3].",
-     N_('Say which of your cards to exchange, like "X 1" or "X 2 4".')),
-    ("'into' must be one of the positions you exchange.",
-     N_('"into" must be one of the cards you exchange.')),
-)
 _SAY_WHICH = re.compile(r"Say which (.+?) with a whole number in '\w+'\.")
 
 
@@ -357,10 +303,10 @@ def mail_words(message: str) -> str:
     """An engine (or service) refusal as a mail says it: every card, player, pile and
     deck number counted from 1, as the menu counts, and commands instead of JSON."""
     text = str(message)
-    for pattern, template in _ENGINE_NUMBERS:
+    for pattern, template in refusals.ENGINE_NUMBERS:
         text = pattern.sub(functools.partial(_plus_one, template=template), text)
-    for engine_words, words in _ENGINE_PHRASES:
-        text = text.replace(engine_words, _(words))
+    for engine_words, said in refusals.ENGINE_PHRASES:
+        text = text.replace(engine_words, _(said))
     return _SAY_WHICH.sub(lambda m: _("Say which %(what)s by its number (from 1).",
                                       what=m.group(1)), text)
 
