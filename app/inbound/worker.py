@@ -37,7 +37,6 @@ row's raw bytes are dropped.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -130,13 +129,11 @@ def _tell_dead(unit: Unit, row: Row, now: datetime) -> None:
     seat = _seat_of(_token([reading.normalise_address(r) for r in (row.rcpt or [])]))
     if isinstance(seat, Verdict) or seat[2] != seat[0].version:
         return
-    verdict = Verdict(DEAD, str(row.outcome or "dead"),
-                      answer=("", "", "menu"))
     try:
         with unit.session.begin_nested():
             telling = Unit(unit.session)
             with i18n.in_language(words.language_of(unit.session, seat[0].game, seat[0].seat)):
-                verdict = replace(verdict, answer=(
+                verdict = Verdict(DEAD, str(row.outcome or "dead"), answer=(
                     _(words.DEAD).format(attempts=row.attempts), "", "menu"))
                 answers.answer(telling, Row(INBOX, row.values), seat[0], verdict, now)
             telling.write()
