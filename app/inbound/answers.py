@@ -80,6 +80,8 @@ def _answers_since(session: Session, game_id: str, seat: int, since: datetime) -
 HELD_NOTE = "(answered together: hourly limit)"
 #: Idempotency key prefix of a seat's held answer.
 HELD_KEY = "answers-held"
+#: How answers and turn mails say standing orders changed by reply (issue 51: ``words``).
+ORDERS_KEPT, ORDERS_WORDS = words.ORDERS_KEPT, words.ORDERS_WORDS
 
 
 def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
@@ -160,10 +162,10 @@ def answer_line(verdict: Verdict, body: str | None) -> str:
     mail's text if composed already (None: composed as it leaves, with the orders then)."""
     assert verdict.answer is not None
     why, quoted = verdict.answer[0], compose.clean_name(verdict.answer[1], 200)
-    heading = _(words.ORDERS_WORDS)
+    heading = _(ORDERS_WORDS)
     orders = why[why.find(heading):] if heading in why else None
     listed = orders is not None and (body is None or orders in body)
-    said = _(words.ORDERS_KEPT) if verdict.outcome == "orders kept" and listed else why
+    said = _(ORDERS_KEPT) if verdict.outcome == "orders kept" and listed else why
     return (_("About your reply “%(quoted)s”: %(said)s", quoted=quoted, said=said) if quoted
             else _("About your reply: %(said)s", said=said))
 
