@@ -21,7 +21,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app import engine as rules
-from app import services
+from app import i18n, services
+from app.i18n import _
 from app.gamelog import store
 from app.access import tokens
 from app.clock.time import as_utc
@@ -30,6 +31,7 @@ from app.db.unit import Row, Unit
 from app.mail import commands
 from app.mail.holds import with_notice
 from app.mail.menu import build as build_menu
+from app.inbound import words
 from app.inbound.models import InboxMessage
 from app.mail import compose, notify
 from app.mail import table_news
@@ -78,10 +80,20 @@ def _answers_since(session: Session, game_id: str, seat: int, since: datetime) -
 HELD_NOTE = "(answered together: hourly limit)"
 #: Idempotency key prefix of a seat's held answer.
 HELD_KEY = "answers-held"
+#: How answers and turn mails say standing orders changed by reply (issue 51: ``words``).
+ORDERS_KEPT, ORDERS_WORDS = words.ORDERS_KEPT, words.ORDERS_WORDS
 
 
 def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
            now: datetime) -> None:
+    """``_answer`` in the language of the seat's person (issue 50)."""
+    with i18n.in_language(words.language_of(unit.session, ref.game, ref.seat)
+                          or i18n.current()):
+        _answer(unit, row, ref, verdict, now)
+
+
+def _answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
+            now: datetime) -> None:
     """Queue the answer (or the seat's next decision) on the row's unit of work.
 
     ``row``: the inbox row as its unit read it; a change of its outcome (answered
@@ -145,21 +157,17 @@ def answer(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
                  conversation=True)
 
 
-#: A turn mail's line for orders changed by reply (it lists them: issue 51), and how
-#: answers and turn mails say the orders.
-ORDERS_KEPT = "your standing orders are changed; the ones in force are listed below."
-ORDERS_WORDS = "Your standing orders: "
-
-
 def answer_line(verdict: Verdict, body: str | None) -> str:
     """The answer to a reply in one line, for the turn mail that carries it; ``body``: the
     mail's text if composed already (None: composed as it leaves, with the orders then)."""
     assert verdict.answer is not None
     why, quoted = verdict.answer[0], compose.clean_name(verdict.answer[1], 200)
-    orders = why[why.find(ORDERS_WORDS):] if ORDERS_WORDS in why else None
+    heading = _(ORDERS_WORDS)
+    orders = why[why.find(heading):] if heading in why else None
     listed = orders is not None and (body is None or orders in body)
-    said = ORDERS_KEPT if verdict.outcome == "orders kept" and listed else why
-    return f"About your reply “{quoted}”: {said}" if quoted else f"About your reply: {said}"
+    said = _(ORDERS_KEPT) if verdict.outcome == "orders kept" and listed else why
+    return (_("About your reply “%(quoted)s”: %(said)s", quoted=quoted, said=said) if quoted
+            else _("About your reply: %(said)s", said=said))
 
 
 def _carried(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
@@ -227,14 +235,12 @@ def _to_earlier_holder(unit: Unit, row: Row, ref: tokens.ReplyRef,
         return True
     ctx = notify.Context.load(session, game)
     title = ctx.info.title
-    lines = [f"Your seat in “{title}” is now played by {left.now}: the players handed it "
-             f"over{left.when}. This reply came to the address of one of your mails from "
-             "before, which no longer plays the seat, so nothing was changed.",
-             f"You can still watch the game: {ctx.info.base_url}/games/{ref.game}",
-             "Thank you for playing."]
+    lines = words.earlier_holder(title, left.now, left.when,
+                                 f"{ctx.info.base_url}/games/{ref.game}")
     unsubscribe = table_news.left_url(ctx, ref.seat, left.address, ctx.secret)
     mail = compose.people_mail(table_news.as_held_by(ctx, ref.seat, left.was), ref.seat,
-                               lead=f"Your seat is now played by {left.now}", lines=lines,
+                               lead=_("Your seat is now played by %(name)s", name=left.now),
+                               lines=lines,
                                link=None, button="", unsubscribe=unsubscribe)
     unsent.queue(unit, game_id=ref.game, seat=ref.seat, kind=LEFT_ANSWER, to=left.address,
                  to_name=left.was, mail=mail, idempotency=key, domain=ctx.domain, now=now,
@@ -279,14 +285,8 @@ def _hold(unit: Unit, row: Row, ref: tokens.ReplyRef, verdict: Verdict,
         col(InboxMessage.id) != row.id, col(InboxMessage.outcome).contains(HELD_NOTE),
         col(InboxMessage.done_at) >= since)).one())
     count = max(others + (1 if as_utc(now) >= since else 0), 1)  # (this row: done now)
-    why = (f"You sent {count} {'reply' if count == 1 else 'replies'} that did not become a "
-           f"move while we had already answered {limit} in an hour (the most we send, so "
-           f"that two auto-responders cannot write to each other for ever). This one mail "
-           f"answers {'it' if count == 1 else 'them all'}: nothing was changed by "
-           f"{'it' if count == 1 else 'any of them'}. "
-           + (f"The last one said: “{compose.clean_name(verdict.answer[1], 200)}”. "
-              if verdict.answer[1] else "")
-           + verdict.answer[0])
+    why = (words.held(count, limit, compose.clean_name(verdict.answer[1], 200))
+           + " " + verdict.answer[0])
     mail = answer_mail(ctx.info, ref.seat, view, link=ctx.link(ref.seat),
                        reply_address=ctx.reply_address(ref.seat, view),
                        unsubscribe=ctx.unsubscribe(ref.seat), why=why, quoted="",
@@ -373,7 +373,7 @@ def answer_mail(game: compose.MailGame, seat: int, view: dict[str, Any], *, link
     """The answer to a reply that did not become a move: what we read, why, what now."""
     names = game.names
     menu = build_menu(view, seat, reply_address, names,
-                      f"Re: {compose.thread_subject(game)}")
+                      f"Re: {compose.thread_subject(game)}")  # ("Re:" is what clients write)
     hand = view.get("hand") if view.get("hand_seat") == seat else None
     discard = view.get("discard") or []
     mail = compose.render(

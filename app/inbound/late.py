@@ -25,7 +25,8 @@ from typing import Any, Sequence
 
 from sqlmodel import col, select
 
-from app import engine, services
+from app import engine, i18n, services
+from app.i18n import _, forms
 from app.access import tokens
 from app.db import read_session
 from app.clock.time import as_utc
@@ -92,13 +93,19 @@ def stale_words(ref: tokens.ReplyRef, meaning: Meaning,
     seat = ref.seat
     about = compose.subject_words(meaning.decision_then)
     about = about if about.startswith("your ") else f"“{about}”"
-    head = f"Your reply was to {mail_of(ref)} about {about}"
     since = _since_words(meaning, seat, names, own)
-    tail = "Nothing was changed."
+    when = mail_time(ref)
+    if when is None:
+        said = _("Your reply was to an earlier mail about %(about)s; since then %(since)s.",
+                 about=about, since=since)
+    else:
+        said = _("Your reply was to the mail of %(when)s about %(about)s; since then "
+                 "%(since)s.", when=when, about=about, since=since)
+    tail = _("Nothing was changed.")
     if meaning.decision_now:
-        tail += (" A reply counts for the decision of the mail it answers; this mail "
-                 "shows what you face now, with its commands.")
-    return f"{head}; since then {since}. {tail}"
+        tail += " " + _("A reply counts for the decision of the mail it answers; this mail "
+                        "shows what you face now, with its commands.")
+    return f"{said} {tail}"
 
 
 def _since_words(meaning: Meaning, seat: int, names: list[str],
@@ -112,20 +119,22 @@ def _since_words(meaning: Meaning, seat: int, names: list[str],
         did = _sentences(meaning.own_events(seat), names, seat)
         source, same = own[0] if own else ("", False)
         if source in TIMEOUT_SOURCES:
-            return f"time ran out and that decision was made for you ({did})"
+            return _("time ran out and that decision was made for you (%(did)s)", did=did)
         if same and source != "mail":
-            return f"you already made that move on your seat page ({did})"
-        return f"you made that decision another way ({did})"
+            return _("you already made that move on your seat page (%(did)s)", did=did)
+        return _("you made that decision another way (%(did)s)", did=did)
     if reason == "round":
-        return f"round {meaning.round_then} ended and round {meaning.round_now} began"
+        return _("round %(then)s ended and round %(now)s began", then=meaning.round_then,
+                 now=meaning.round_now)
     others = _sentences([e for e in meaning.since if e.get("seat") != seat], names, seat)
     if reason == "over":
-        clause = "the game is over"
+        clause = _("the game is over")
     elif reason == "nothing":
-        clause = "nothing is waiting for you now"
+        clause = _("nothing is waiting for you now")
     else:
-        clause = f"what you face now is different: {compose.decision_words(meaning.decision_now)}"
-    return f"{others}; {clause}" if others else clause
+        clause = _("what you face now is different: %(decision)s",
+                   decision=compose.decision_words(meaning.decision_now))
+    return _("%(events)s; %(clause)s", events=others, clause=clause) if others else clause
 
 
 def _sentences(events: Sequence[Any], names: list[str], seat: int) -> str:
@@ -141,9 +150,9 @@ def _mid_sentence(text: str, names: list[str]) -> str:
     return text if not text or text.startswith(tuple(names)) else text[:1].lower() + text[1:]
 
 
-def mail_of(ref: tokens.ReplyRef) -> str:
-    """'the mail of 14:02 UTC' (in the seat's time zone): the mail whose reply address
-    this reply came to; 'an earlier mail' when no such mail is stored (pruned)."""
+def mail_time(ref: tokens.ReplyRef) -> str | None:
+    """'14:02 UTC' (in the seat's time zone): when the mail whose reply address this
+    reply came to was sent; None when no such mail is stored (pruned)."""
     from app.access.reply_address import reply_address
 
     address = reply_address(ref.game, ref.seat, ref.version, ref.step).lower()
@@ -155,8 +164,8 @@ def mail_of(ref: tokens.ReplyRef) -> str:
     times = [as_utc(sent or created) for headers, sent, created in rows
              if str((headers or {}).get("Reply-To") or "").lower() == address]
     if not times:
-        return "an earlier mail"
-    return f"the mail of {_clock_words(min(times), zone)}"
+        return None
+    return _clock_words(min(times), zone)
 
 
 def _clock_words(moment: datetime, zone: Any) -> str:
@@ -164,6 +173,10 @@ def _clock_words(moment: datetime, zone: Any) -> str:
     local = as_utc(moment).astimezone(zone or timezone.utc)
     today = datetime.now(timezone.utc).astimezone(zone or timezone.utc).date()
     name = local.tzname() or "UTC"
+    if i18n.current() != i18n.DEFAULT:   # the reader's CLDR forms (issue 50)
+        if local.date() == today:
+            return f"{forms.clock_time(local, local.tzinfo)} {forms.zone_label(local)}"
+        return forms.short_when(local, local.tzinfo)
     if local.date() == today:
         return f"{local:%H:%M} {name}"
     return f"{local:%A} {local.day} {local:%B}, {local:%H:%M} {name}"

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from app import services
+from app.i18n import _
 from app.access import tokens
 from app.engine import plans as ep
 from app.inbound.answers import Verdict
@@ -37,14 +38,14 @@ def judge(ref: tokens.ReplyRef, parsed: Parsed,
         plans.check_cards(ref.game, ref.seat, payload)
         if payload.get("plan") is None:
             sent = plans.store(ref.game, ref.seat, payload, "mail", key)
-            said = " ".join(sent.words) or "You have no standing orders now."
+            said = " ".join(sent.words) or _("You have no standing orders now.")
             return Verdict(ANSWERED, "orders kept", answer=(said, parsed.line, "view"))
         action = parsed.action
         if action is None:
-            got, _ = plans.first_move(ref.game, ref.seat, payload["plan"])
+            got, _unused = plans.first_move(ref.game, ref.seat, payload["plan"])
             if isinstance(got, ep.Stop):
                 return Verdict(ANSWERED, "plan refused", answer=(
-                    f"Your plan cannot start: {got.reason}. Nothing was changed.",
+                    _("Your plan cannot start: %(why)s. Nothing was changed.", why=got.reason),
                     parsed.line, "menu"))
             if not isinstance(got, ep.Move):
                 sent = plans.store(ref.game, ref.seat, payload, "mail", key)

@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import replace
 
 from app import services
+from app.i18n import _
 from app.access import tokens
 from app.clock.time import now as clock_now
 from app.db import write_session
@@ -29,10 +30,11 @@ def say(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading) -> Verdict:
     posted = _post(ref, parsed.say, read)
     if isinstance(posted, services.ServiceError):
         return Verdict(ANSWERED, f"talk refused: {posted.code}", answer=(
-            f"Nothing was said at the table: {posted.message}", parsed.line, None))
+            _("Nothing was said at the table: %(why)s", why=posted.message), parsed.line,
+            None))
     return Verdict(ANSWERED, f"{answers.SAID} (talk {posted})", answer=(
-        f"{_said(parsed.say)} Everyone at the table reads it on their page and in their "
-        "next mail.", "", None))
+        _("%(said)s Everyone at the table reads it on their page and in their next mail.",
+          said=_said(parsed.say)), "", None))
 
 
 def say_too(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading,
@@ -45,7 +47,7 @@ def say_too(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading,
     posted = _post(ref, parsed.also_say, read)
     if isinstance(posted, services.ServiceError):
         outcome, told = (f"{verdict.outcome}; talk refused: {posted.code}",
-                         f"Nothing was said at the table: {posted.message}")
+                         _("Nothing was said at the table: %(why)s", why=posted.message))
     else:
         outcome, told = f"{verdict.outcome}; {answers.SAID} (talk {posted})", ""
     if verdict.answer is not None:
@@ -54,8 +56,9 @@ def say_too(ref: tokens.ReplyRef, parsed: Parsed, read: reading.Reading,
             f"{why} {told or _said(parsed.also_say)}", quoted, show))
     if not told:
         return replace(verdict, outcome=outcome)
-    done = "Your move was made. " if verdict.status == APPLIED else ""
-    return replace(verdict, outcome=outcome, answer=(f"{done}{told}", "", "view"))
+    if verdict.status == APPLIED:
+        told = _("Your move was made. %(told)s", told=told)
+    return replace(verdict, outcome=outcome, answer=(told, "", "view"))
 
 
 def _post(ref: tokens.ReplyRef, words: str, read: reading.Reading) -> int | services.ServiceError:
@@ -72,7 +75,7 @@ def _post(ref: tokens.ReplyRef, words: str, read: reading.Reading) -> int | serv
 
 
 def _said(words: str) -> str:
-    return f"Said at the table: “{compose.clean_name(words, limit=300)}”."
+    return _("Said at the table: “%(words)s”.", words=compose.clean_name(words, limit=300))
 
 
 def vote(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
@@ -84,12 +87,15 @@ def vote(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
         vote = votes.answer(ref.game, ref.seat, None, parsed.vote, source="mail")
     except services.ServiceError as exc:
         return Verdict(ANSWERED, f"vote refused: {exc.code}", answer=(
-            f"Your answer was not counted: {exc.message}", parsed.line, None))
+            _("Your answer was not counted: %(why)s", why=exc.message), parsed.line, None))
     said = "yes" if parsed.vote else "no"
-    where = ("The vote is still open." if vote.status == "open"
-             else f"The vote is decided ({vote.status}): {vote.outcome}")
+    counted = (_("Your answer is counted: yes.") if parsed.vote
+               else _("Your answer is counted: no."))
+    where = (_("The vote is still open.") if vote.status == "open"
+             else _("The vote is decided (%(status)s): %(outcome)s", status=vote.status,
+                    outcome=vote.outcome))
     return Verdict(ANSWERED, f"voted {said} (vote {vote.id})", answer=(
-        f"Your answer is counted: {said}. {where}", "", None))
+        f"{counted} {where}", "", None))
 
 
 def back(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
@@ -100,8 +106,8 @@ def back(ref: tokens.ReplyRef, parsed: Parsed) -> Verdict:
         absence.come_back(ref.game, ref.seat, source="mail")
     except services.ServiceError as exc:
         return Verdict(ANSWERED, f"back refused: {exc.code}", answer=(
-            f"Nothing changed: {exc.message}", parsed.line, None))
+            _("Nothing changed: %(why)s", why=exc.message), parsed.line, None))
     return Verdict(ANSWERED, "came back", answer=(
-        "Welcome back: your decisions wait for you again, with normal deadlines. If "
-        "someone proposed a substitute for your seat, that vote fails: the seat stays "
-        "yours.", "", None))
+        _("Welcome back: your decisions wait for you again, with normal deadlines. If "
+          "someone proposed a substitute for your seat, that vote fails: the seat stays "
+          "yours."), "", None))

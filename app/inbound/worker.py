@@ -43,7 +43,8 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app import services
+from app import i18n, services
+from app.i18n import _
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
@@ -61,6 +62,7 @@ from app.inbound import answers
 from app.inbound import table_replies
 from app.inbound import plan_replies
 from app.inbound.answers import Verdict
+from app.inbound import words
 
 log = logging.getLogger(__name__)
 
@@ -118,11 +120,6 @@ def give_up_on(session: Session, row: InboxMessage, now: datetime) -> None:
               error.splitlines()[0] if error else "")
 
 
-#: What the seat hears when its reply was given up on (the fault was ours, not theirs).
-DEAD_WORDS = ("We received a reply for your seat but could not apply it: something went "
-              "wrong on our side, and after {attempts} tries we gave up on it. Nothing was "
-              "changed. Reply again with your command, or use the link to your seat.")
-
 
 def _tell_dead(unit: Unit, row: Row, now: datetime) -> None:
     """Answer the seat of a dead-lettered reply at its own address, if the reply's
@@ -132,12 +129,13 @@ def _tell_dead(unit: Unit, row: Row, now: datetime) -> None:
     seat = _seat_of(_token([reading.normalise_address(r) for r in (row.rcpt or [])]))
     if isinstance(seat, Verdict) or seat[2] != seat[0].version:
         return
-    verdict = Verdict(DEAD, str(row.outcome or "dead"),
-                      answer=(DEAD_WORDS.format(attempts=row.attempts), "", "menu"))
     try:
         with unit.session.begin_nested():
             telling = Unit(unit.session)
-            answers.answer(telling, Row(INBOX, row.values), seat[0], verdict, now)
+            with i18n.in_language(words.language_of(unit.session, seat[0].game, seat[0].seat)):
+                verdict = Verdict(DEAD, str(row.outcome or "dead"), answer=(
+                    _(words.DEAD).format(attempts=row.attempts), "", "menu"))
+                answers.answer(telling, Row(INBOX, row.values), seat[0], verdict, now)
             telling.write()
     except Exception:  # noqa: BLE001 - the row must end dead even if nobody can be told
         log.exception("could not tell the seat of dead inbox row %s", row.id)
@@ -184,6 +182,21 @@ def apply_row(engine: Engine, row_id: int, owner: str, now: datetime) -> str:
         if stored is None or stored.status != PENDING or stored.lease_owner != owner:
             return "skipped"
         raw, rcpt, mail_from = bytes(stored.raw), list(stored.rcpt or []), stored.mail_from
+    with i18n.in_language(_reader_language(rcpt)):   # its answer's words (issue 50)
+        return _apply(engine, row_id, owner, now, raw, rcpt, mail_from)
+
+
+def _reader_language(rcpt: list[str]) -> str | None:
+    """The language of the person whose seat the envelope's reply address names."""
+    seat = _seat_of(_token([reading.normalise_address(r) for r in rcpt]))
+    if isinstance(seat, Verdict):
+        return None
+    with read_session() as session:
+        return words.language_of(session, seat[0].game, seat[0].seat)
+
+
+def _apply(engine: Engine, row_id: int, owner: str, now: datetime, raw: bytes,
+           rcpt: list[str], mail_from: str | None) -> str:
     sender: str | None = None
     try:
         read = reading.read(raw, mail_from, rcpt,
@@ -221,9 +234,7 @@ def _unreadable(rcpt: list[str], why: str) -> tuple[tokens.ReplyRef | None, Verd
     if isinstance(seat, Verdict) or seat[2] != seat[0].version:
         return None, Verdict(IGNORED, f"unreadable: {why}")
     return seat[0], Verdict(ANSWERED, f"unreadable: {why}", answer=(
-        "We received a reply for your seat but could not read it: the mail itself is "
-        "malformed (its sender line or its parts). Nothing was changed. Reply again with "
-        "just the command, or use the commands below.", "", "menu"))
+        _(words.UNREADABLE), "", "menu"))
 
 
 def _seat_of(token: str | None) -> tuple[tokens.ReplyRef, str, int] | Verdict:
@@ -260,17 +271,11 @@ def judge(read: reading.Reading, mail_from: str | None) -> tuple[tokens.ReplyRef
     ref, seat_address, version = seat
     if version != ref.version:
         return ref, Verdict(ANSWERED, "retired reply address", answer=(
-            "This reply came to an address that no longer plays your seat (your seat's link "
-            "was replaced). Nothing was changed. Reply to the newest mail, or use the "
-            "commands below.", "", "menu"))
+            _(words.RETIRED), "", "menu"))
     sent_by = read.sender
     if not sent_by or sent_by != reading.normalise_address(seat_address):
         return ref, Verdict(ANSWERED, "sender is not the seat's address", answer=(
-            "A reply for your seat came from an address that is not yours "
-            f"({_shown(sent_by) or 'no address'}). Nothing was changed. We take replies "
-            "only when they say they are from your address, but a sender line is easy to "
-            "fake: what lets a reply play your seat is the reply address of your mails, "
-            "like the link in them, so keep your turn mails to yourself.", "", "menu"))
+            _(words.NOT_YOURS, address=_shown(sent_by) or _("no address")), "", "menu"))
     refused = _not_vouched_for(read, seat_address)
     if refused is not None:
         return ref, refused
@@ -285,9 +290,9 @@ def _decide(ref: tokens.ReplyRef, read: reading.Reading) -> Verdict:
     parsed = read.command
     if parsed.limit:  # over a limit: refused whole, never cut (issue 45 item 5)
         return Verdict(ANSWERED, "over a limit", answer=(
-            f"Your reply was not read: {parsed.problem}", parsed.line, "menu"))
+            _("Your reply was not read: %(why)s", why=parsed.problem), parsed.line, "menu"))
     if parsed.help:
-        return Verdict(ANSWERED, "help", answer=("Here are your commands again.",
+        return Verdict(ANSWERED, "help", answer=(_("Here are your commands again."),
                                                  parsed.line, "menu"))
     if parsed.say is not None:  # talk is no move: whatever step the address names
         return table_replies.say(ref, parsed, read)
@@ -299,13 +304,11 @@ def _decide(ref: tokens.ReplyRef, read: reading.Reading) -> Verdict:
         return plan_replies.judge(ref, parsed, _submit)
     if parsed.action is None:
         return Verdict(ANSWERED, "unreadable", answer=(
-            f"We could not read a command in your reply: {parsed.problem} {SAY_WORDS}",
-            parsed.line, "menu"))
+            _("We could not read a command in your reply: %(why)s", why=parsed.problem)
+            + " " + _(words.SAY), parsed.line, "menu"))
     return _submit(ref, parsed)
 
 
-#: What the answer to a reply we could not read adds (issue 20 item 2).
-SAY_WORDS = "To talk to the table, start your reply with SAY."
 
 
 def _not_vouched_for(read: reading.Reading, seat_address: str) -> Verdict | None:
@@ -322,10 +325,7 @@ def _not_vouched_for(read: reading.Reading, seat_address: str) -> Verdict | None
     if ok:
         return None
     return Verdict(ANSWERED, f"not authenticated: {why}"[:300], answer=(
-        "A reply for your seat said it came from your address, but our mail server could "
-        f"not confirm that your mail provider sent it ({why}), so it may be forged. Nothing "
-        "was changed. If you sent it, reply again from your usual mail account; the "
-        "commands are below.", "", "menu"))
+        _(words.NOT_VOUCHED, why=why), "", "menu"))
 
 
 #: How often a late reply is re-judged when yet another move lands while it is applied.
@@ -341,7 +341,7 @@ def _submit(ref: tokens.ReplyRef, parsed: Parsed, plan: dict | None = None) -> V
     """
     assert parsed.action is not None
     step = ref.step
-    for _ in range(REBASE_TRIES):
+    for _attempt in range(REBASE_TRIES):
         try:
             done = services.submit_action(ref.game, ref.seat, parsed.action, step,
                                           source="mail", plan=plan)
@@ -351,8 +351,8 @@ def _submit(ref: tokens.ReplyRef, parsed: Parsed, plan: dict | None = None) -> V
                 raise RuntimeError(f"game {ref.game} busy: {exc.message}") from exc
             if reason not in ("moved_on", "already_applied"):
                 said = commands.mail_words(exc.message)
-                if "Nothing was changed" not in said:
-                    said += " Nothing was changed."
+                if "Nothing was changed" not in said and _("Nothing was changed.") not in said:
+                    said += " " + _("Nothing was changed.")
                 return Verdict(ANSWERED, f"conflict: {reason}", answer=(said, parsed.line, "view"))
             verdict, step = _unchanged_for(ref, parsed)
             if verdict is not None:

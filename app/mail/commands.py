@@ -9,7 +9,10 @@ engine counts from 0; this module is the only place that converts.
 Short forms: D draw, T take, C call, S skip, X exchange ("X 2 5" exchanges my
 cards #2 and #5). Long forms are the engine's action names with the same
 arguments ("exchange 2 5 into 2 right", "twist 2 3" turns player 2's card #3).
-Case, spaces and punctuation around the words do not matter. A line of several steps
+Case, spaces and punctuation around the words do not matter. German and Japanese words
+for every command work too, in any game (issue 50: "ZIEHEN", "引く", "HIKU", "ＫＥＥＰ　２"):
+``app.plans.aliases`` turns them into these English words before a line is read. A line
+of several steps
 (a plan, standing orders: issue 35) is read by ``app.plans.grammar``, whose steps are
 these commands (``read_plan`` hands it this module's readers).
 """
@@ -21,13 +24,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.engine import plans
-from app.plans import grammar
+from app.i18n import N_, _
+from app.plans import aliases, grammar
+from app.plans import words as refusals
 
 #: Short letters and other words people use for an action name.
 ALIASES = {
     "d": "draw", "t": "take", "c": "call", "s": "skip", "x": "exchange",
     "pass": "skip", "no": "skip", "swap": "exchange", "eye": "search", "stop": "done",
-    "look at": "look",
+    "look at": "look", "keep": "exchange",
 }
 #: What the arguments of each action are, in order: ``positions`` (one or
 #: more card numbers), ``position``, ``seat`` (player number), ``end``
@@ -60,7 +65,8 @@ LONGEST_READ = 10 * MAX_LINE
 #: or "say: nice one", in any case; "sayonara" is not it. Talk is no move: it is read
 #: from the first line of the person's words, or from a line under a command (issue 45
 #: item 5), never from anywhere else, so nothing is posted by accident.
-_SAY = re.compile(r"say(?:\s*:|\s+|$)(.*)", re.I | re.S)
+#: (German "SAGE ..." and Japanese "言う ..." too: issue 50.)
+_SAY = re.compile(r"(?:say|sage|sag|iu|言う|いう)(?:\s*[:：、]|\s+|$)(.*)", re.I | re.S)
 
 
 def said(text: str) -> str | None:
@@ -184,9 +190,9 @@ def _parse(line: str) -> Parsed:
     planned = _read_plan(line)
     if planned is not None:
         return planned
-    text = normalise(line)
+    text = normalise(aliases.english(line))
     if not text:
-        return Parsed(original, problem="There is no command in it.")
+        return Parsed(original, problem=_("There is no command in it."))
     if text in HELP_WORDS:
         return Parsed(original, help=True)
     if text in VOTE_WORDS:
@@ -200,7 +206,8 @@ def _parse(line: str) -> Parsed:
         rest = rest[1:]
     verb = ALIASES.get(verb, verb)
     if verb not in SHAPES:
-        return Parsed(original, problem=f'"{words[0]}" is not a command we know.')
+        return Parsed(original, problem=_('"%(word)s" is not a command we know.',
+                                          word=words[0]))
     try:
         action = _arguments(verb, rest)
     except ValueError as exc:
@@ -209,8 +216,9 @@ def _parse(line: str) -> Parsed:
 
 
 def _number(word: str, what: str) -> int:
+    """``word`` as a number; ``what``: "card", "seat", "value" or "pile"."""
     if not re.fullmatch(r"-?\d{1,3}", word):
-        raise ValueError(f'"{word}" should be {what}.')
+        raise ValueError(_(refusals.SHOULD_BE[what], word=word))
     return int(word)
 
 
@@ -220,7 +228,7 @@ def _from_one(word: str, what: str) -> int:
     (issue 17 item 4: the mail says "Cards count from 1", the answer said "0 to 4")."""
     number = _number(word, what)
     if number < 1:
-        raise ValueError(f'"{word}" is not {what}: numbers count from 1, as in the menu.')
+        raise ValueError(_(refusals.NOT_FROM_ONE[what], word=word))
     return number - 1
 
 
@@ -228,8 +236,8 @@ def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
     action: dict[str, Any] = {"type": verb}
     if verb == "undermine" and words[:1] == ["pile"]:
         if len(words) != 2:
-            raise ValueError('Say which pile card, like "undermine pile 2".')
-        action["pile"] = _from_one(words[1], "a pile card number (1 = bottom)")
+            raise ValueError(_('Say which pile card, like "undermine pile 2".'))
+        action["pile"] = _from_one(words[1], "pile")
         return action
     if verb == "exchange":
         return _exchange(action, words)
@@ -240,25 +248,24 @@ def _arguments(verb: str, words: list[str]) -> dict[str, Any]:
         if not words:
             if optional:
                 continue
-            raise ValueError(f'"{verb}" needs {_WANTS[name]}.')
+            raise ValueError(_(refusals.WANTS[name], verb=verb))
         if name == "positions":
-            action[name] = [_from_one(w, "a card number") for w in words]
+            action[name] = [_from_one(w, "card") for w in words]
             words = []
         elif name == "end":
             if words[0] not in ("left", "right", "l", "r"):
-                raise ValueError(f'"{words[0]}" should be left or right.')
+                raise ValueError(_('"%(word)s" should be left or right.', word=words[0]))
             action[name] = "left" if words.pop(0).startswith("l") else "right"
         elif name == "value":
-            action[name] = _number(words.pop(0), "a card value")
+            action[name] = _number(words.pop(0), "value")
         else:
-            action[name] = _from_one(words.pop(0), _WANTS[name])
+            action[name] = _from_one(words.pop(0), "seat" if name == "seat" else "card")
     if words:
-        raise ValueError(f'"{" ".join(words)}" is more than "{verb}" takes.')
+        raise ValueError(_('"%(words)s" is more than "%(verb)s" takes.',
+                           words=" ".join(words), verb=verb))
     return action
 
 
-_WANTS = {"positions": "card numbers", "position": "a card number", "seat": "a player number",
-          "end": "left or right", "value": "a card value"}
 
 
 def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
@@ -268,15 +275,16 @@ def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
     while words:
         word = words.pop(0)
         if re.fullmatch(r"\d{1,3}", word):
-            positions.append(_from_one(word, "a card number"))
+            positions.append(_from_one(word, "card"))
         elif word == "into" and words:
-            action["into"] = _from_one(words.pop(0), "a card number")
+            action["into"] = _from_one(words.pop(0), "card")
         elif word in ("left", "right", "l", "r"):
             action["end"] = "left" if word.startswith("l") else "right"
-        elif word not in ("and", "with", "for", "card", "cards", "my", "number", "numbers"):
-            raise ValueError(f'"{word}" is not part of an exchange.')
+        elif word not in ("and", "with", "for", "card", "cards", "my", "number", "numbers",
+                          "it", "at", "as", "on", "in"):
+            raise ValueError(_('"%(word)s" is not part of an exchange.', word=word))
     if not positions:
-        raise ValueError('Say which of your cards, like "X 2" or "X 2 5".')
+        raise ValueError(_('Say which of your cards, like "X 2" or "X 2 5".'))
     action["positions"] = positions
     return action
 
@@ -285,43 +293,9 @@ def _exchange(action: dict[str, Any], words: list[str]) -> dict[str, Any]:
 
 def _plus_one(match: re.Match[str], template: str) -> str:
     numbers = [int(n) for n in match.groups()]
-    return template.format(*numbers, *(n + 1 for n in numbers))
+    return _(template).format(*numbers, *(n + 1 for n in numbers))
 
 
-#: The engine's messages that name a 0-based number, and how a mail says them
-#: (issue 17 item 4: "no card at position 8 ... (0 to 4)" under "Cards count from 1").
-#: In each template ``{0}``.. are the numbers as the engine said them, ``{k}``..
-#: (k = how many it said) the same plus one.
-_ENGINE_NUMBERS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), template) for pattern, template in (
-        (r"There is no card at position (\d+): that village has (\d+) cards \(0 to -?\d+\)\.",
-         "There is no card #{2}: that village has {1} cards (#1 to #{1})."),
-        (r"You have no card at position (\d+): your village has (\d+) cards \(0 to -?\d+\)\.",
-         "You have no card #{2}: your village has {1} cards (#1 to #{1})."),
-        (r"There is no village (\d+): villages are numbered 0 to (\d+)\.",
-         "There is no player {2}: players are numbered 1 to {3}."),
-        (r"There is no seat (\d+) in this game\.", "There is no player {1} in this game."),
-        (r"It's not your turn: seat (\d+) is playing\.",
-         "It's not your turn: player {1} is playing."),
-        (r"Position (\d+) is not one of your facedown cards\.",
-         "Card #{1} is not one of your facedown cards."),
-        (r"The pile has (\d+) cards \(0 = bottom to -?\d+ = top\)\.",
-         "The pile has {0} cards (1 = bottom to {0} = top)."),
-        (r"The deck has (\d+) cards \(0 = top to -?\d+\)\.",
-         "The deck has {0} cards (1 = top to {0})."),
-        (r"This page is ahead of the game: step (\d+) has not happened \(the game is at "
-         r"step (\d+)\)\.", "This reply answers a mail about a position the game has "
-                             "not reached."),
-    ))
-_ENGINE_PHRASES = (
-    ('like {"type": "peek", "positions": [0, 1]}', 'like "peek 1 2"'),
-    ("Positions are whole numbers, 0 for your leftmost card.",
-     "Cards are numbered from 1, your leftmost card."),
-    ("Say which of your cards to exchange: 'positions' is a list like [0] or [1, 3].",
-     'Say which of your cards to exchange, like "X 1" or "X 2 4".'),
-    ("'into' must be one of the positions you exchange.",
-     '"into" must be one of the cards you exchange.'),
-)
 _SAY_WHICH = re.compile(r"Say which (.+?) with a whole number in '\w+'\.")
 
 
@@ -329,11 +303,12 @@ def mail_words(message: str) -> str:
     """An engine (or service) refusal as a mail says it: every card, player, pile and
     deck number counted from 1, as the menu counts, and commands instead of JSON."""
     text = str(message)
-    for pattern, template in _ENGINE_NUMBERS:
+    for pattern, template in refusals.ENGINE_NUMBERS:
         text = pattern.sub(functools.partial(_plus_one, template=template), text)
-    for engine_words, words in _ENGINE_PHRASES:
-        text = text.replace(engine_words, words)
-    return _SAY_WHICH.sub(lambda m: f"Say which {m.group(1)} by its number (from 1).", text)
+    for engine_words, said in refusals.ENGINE_PHRASES:
+        text = text.replace(engine_words, _(said))
+    return _SAY_WHICH.sub(lambda m: _("Say which %(what)s by its number (from 1).",
+                                      what=m.group(1)), text)
 
 
 # -- plans and standing orders (issue 35): their grammar is ``app.plans.grammar`` ----------
@@ -342,13 +317,13 @@ def _step(said: str) -> dict[str, Any]:
     """The words of one step of a plan as one command's action (``ValueError`` with why)."""
     parsed = parse_plain(said)
     if parsed.action is None:
-        raise ValueError(parsed.problem or "It is not a command we know.")
+        raise ValueError(parsed.problem or _("It is not a command we know."))
     return parsed.action
 
 
 _PLANS = grammar.Grammar(grammar.Commands(
     normalise=normalise, action=_step,
-    card=functools.partial(_from_one, what="a card number")))
+    card=functools.partial(_from_one, what="card")))
 
 
 def read_plan(line: str) -> Parsed | None:
@@ -365,14 +340,14 @@ def read_plan(line: str) -> Parsed | None:
 def _read_plan(line: str) -> Parsed | None:
     original = " ".join(str(line).split())
     try:
-        read = _PLANS.read(line)
+        read = _PLANS.read(aliases.english(line))
     except grammar.PlanWords as exc:
         if exc.limit:   # the API's words, as they are (issue 45 item 5)
             return Parsed(original, problem=str(exc), limit=True)
         single = _single(line)
         if single is not None:
             return single
-        return Parsed(original, problem=f"{exc} {grammar.PLAN_HELP}")
+        return Parsed(original, problem=f"{exc} {_(grammar.PLAN_HELP)}")
     if read is None:
         return None
     payload, first = read
@@ -388,12 +363,12 @@ def _single(line: str) -> Parsed | None:
 
 def parse_plain(text: str) -> Parsed:
     """``parse`` without plans (the words of one step)."""
-    words = normalise(text).split()
+    words = normalise(aliases.english(text)).split()
     if not words:
-        return Parsed(text, problem="There is no command in it.")
+        return Parsed(text, problem=_("There is no command in it."))
     verb = ALIASES.get(words[0], words[0])
     if verb not in SHAPES:
-        return Parsed(text, problem=f'"{words[0]}" is not a command we know.')
+        return Parsed(text, problem=_('"%(word)s" is not a command we know.', word=words[0]))
     try:
         return Parsed(text, action=_arguments(verb, words[1:]))
     except ValueError as exc:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from app.engine import plans
+from app.i18n import N_, _
 
 #: Between the steps of a plan (and the choices of one step).
 _CLAUSES = re.compile(r"\s*(?:,|;|\bthen\b|\band then\b)\s*", re.I)
@@ -45,7 +46,7 @@ _ABILITY_WORDS = {"split seer": "seer", "seer": "seer", "twister": "twister", "g
                   "spotter": "spotter", "nelly": "nelly", "mad bomber": "bomb",
                   "bomber": "bomb"}
 
-PLAN_HELP = ('A plan lists the steps of your turn with commas, like "DRAW, KEEP AT 2 IF 3 '
+PLAN_HELP = N_('A plan lists the steps of your turn with commas, like "DRAW, KEEP AT 2 IF 3 '
              'OR LESS, ELSE DISCARD"; a standing order starts with ALWAYS, like "ALWAYS '
              'PEEK 1 2".')
 
@@ -124,7 +125,7 @@ class Grammar:
             steps.extend(self._steps(sentence))
             said_steps.append(" ".join(sentence.split()).upper())
         if not (steps or orders or clear or cancel):
-            raise PlanWords("There is no step in it.")
+            raise PlanWords(_("There is no step in it."))
         plan = None
         first: dict[str, Any] | None = None
         if steps:
@@ -155,7 +156,7 @@ class Grammar:
             continues = open_step is not None and open_step["choices"][-1].get("if") is not None
             if is_else:
                 if not continues:
-                    raise PlanWords(f'"{clause.strip()}" has no IF before it.')
+                    raise PlanWords(_('"%(clause)s" has no IF before it.', clause=clause.strip()))
             elif not (conditional and continues):
                 steps.append({"choices": [], "text": ""})
             step = steps[-1]
@@ -184,7 +185,7 @@ class Grammar:
         if keep:
             return {"type": "exchange", "positions": [self._card(keep.group(1), said)]}
         if said in ("keep", "keep it"):
-            raise PlanWords('Say where to keep it, like "KEEP AT 2".')
+            raise PlanWords(_('Say where to keep it, like "KEEP AT 2".'))
         if said in ("discard it", "throw it away", "discard the card", "bin it"):
             return {"type": "discard"}
         if said in ("skip it", "skip ability", "skip the ability", "no thanks"):
@@ -192,14 +193,14 @@ class Grammar:
         try:
             return self.commands.action(said)
         except ValueError as exc:
-            raise PlanWords(f'"{said}": {exc}') from None
+            raise PlanWords(_('"%(said)s": %(why)s', said=said, why=exc)) from None
 
     def _card(self, word: str, said: str) -> int:
         """A card number of the clause ``said`` ("keep at 0": cards count from 1)."""
         try:
             return self.commands.card(word)
         except ValueError as exc:
-            raise PlanWords(f'"{said}": {exc}') from None
+            raise PlanWords(_('"%(said)s": %(why)s', said=said, why=exc)) from None
 
     def _condition(self, said: str) -> dict[str, Any]:
         """The words after IF: "3 or less", "more than 8", "less than card 3", "a simon"."""
@@ -233,8 +234,9 @@ class Grammar:
                                                            f"if {said}")}
         if re.fullmatch(r"-?\d{1,2}", text):
             return {"compare": compare, "value": int(text)}
-        raise PlanWords(f'"if {said}" is not a condition we can read (say "IF 3 OR LESS", '
-                        '"IF 9 OR MORE", "IF LESS THAN #3", "IF A SIMON" or "IF NOT A SIMON").')
+        raise PlanWords(_('"if %(said)s" is not a condition we can read (say "IF 3 OR LESS", '
+                          '"IF 9 OR MORE", "IF LESS THAN #3", "IF A SIMON" or "IF NOT A '
+                          'SIMON").', said=said))
 
     def _order(self, sentence: str, body: str) -> dict[str, Any]:
         """One standing order's JSON (see ``app.engine.plans.Order``)."""
@@ -244,6 +246,6 @@ class Grammar:
                     "text": " ".join(sentence.split()).upper()}
         step = self._steps(body)
         if len(step) != 1:
-            raise PlanWords(f'"{sentence.strip()}": a standing order is one step, like '
-                            '"ALWAYS DISCARD IF 9 OR MORE".')
+            raise PlanWords(_('"%(sentence)s": a standing order is one step, like '
+                              '"ALWAYS DISCARD IF 9 OR MORE".', sentence=sentence.strip()))
         return {**step[0], "text": " ".join(sentence.split()).upper()}

@@ -19,10 +19,13 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from sqlalchemy.exc import SQLAlchemyError
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from app import i18n
 from app.clock import deadlines as dl
+from app.i18n import _
 from app.db import get_engine
 from app.inbound import inbox
 from app.mail import commands, menu
+from app.plans import aliases
 from app.access.reply_address import mail_domain
 from app.runners import inbound as runners_inbound
 from app.web.errors import current_app_object
@@ -85,9 +88,19 @@ def receive() -> Any:
 def help_mail() -> Any:
     rows = []
     for kind, words in menu.WORDS.items():
-        example = menu.PATTERNS.get(kind) or commands.command_for({"type": kind})
+        example = (_(menu.PATTERNS[kind]) if kind in menu.PATTERNS
+                   else commands.command_for({"type": kind}))
         short = commands.command_for({"type": kind}) if kind in ("draw", "take", "call",
                                                                  "skip") else ""
-        rows.append({"kind": kind, "words": words, "form": example, "short": short})
+        rows.append({"kind": kind, "words": _(words), "form": example, "short": short})
+    # each language's words for the commands (issue 50): every game reads them all
+    languages = [{"code": code, "name": i18n.NAMES[code], "example": _EXAMPLES[code],
+                  "words": list(aliases.ALIASES[code].items())}
+                 for code in i18n.LANGUAGES if code in aliases.ALIASES]
     return render_template("help_mail.html", rows=rows, domain=mail_domain(),
-                           aliases=commands.ALIASES)
+                           aliases=commands.ALIASES, command_languages=languages)
+
+
+#: A whole turn in one reply, in each language's words (``/help/mail``).
+_EXAMPLES = {"de": "ZIEHEN, BEHALTEN AUF 2 WENN 3 ODER WENIGER, SONST ABLEGEN",
+             "ja": "引く、3以下なら2にキープ、それ以外は捨てる"}

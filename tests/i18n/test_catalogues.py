@@ -26,7 +26,9 @@ LANGUAGES = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
             "npgettext": ((1, "c"), 2, 3), "lazy_gettext": None, "N_": None}
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sdfr]|%[sdf]")
-TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)\b[^>]*>")
+#: HTML inside a message (not a command's "<card>" placeholder words)
+TAG = re.compile(r"</?(a|abbr|b|br|code|em|i|kbd|li|mark|ol|p|samp|small|span|strong|sub|"
+                 r"sup|time|u|ul)\b[^>]*>")
 
 
 @lru_cache(maxsize=1)
