@@ -13,14 +13,16 @@ from typing import Any
 
 from flask import request
 
+from app.i18n import N_
+
 #: No request of this API nests deeper than a few levels (an action holds a
 #: list of positions); the limit leaves room and stops stack-deep bodies.
 MAX_JSON_DEPTH = 16
-NUL_WORDS = ("The request contains a NUL character (%00), which no name, link or field "
-             "here can hold. Nothing was changed.")
-DEPTH_WORDS = (f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep; a move is "
-               'an object like {"action": {"type": "draw"}, "expected_seq": 3}. '
-               "Nothing was changed.")
+#: (said in the reader's language by ``errors.input_refused``)
+NUL_WORDS = N_("The request contains a NUL character (%00), which no name, link or field "
+               "here can hold. Nothing was changed.")
+DEPTH_WORDS = N_("The JSON body is nested more than 16 levels deep; a move is an object like "
+                 '{"action": {"type": "draw"}, "expected_seq": 3}. Nothing was changed.')
 
 
 class InputRefused(Exception):
