@@ -121,7 +121,7 @@ def prefs(seat: SeatRequest) -> Any:
         raise services.BadRequest(_("Choose one of: every decision, digest, or no mail."))
     talk = form.get("talk_mode") or None  # (issue 20 item 2)
     if talk is not None and talk not in preferences.TALK_MODE_WORDS:
-        raise services.BadRequest(preferences.TALK_MODE_REFUSAL)
+        raise services.BadRequest(_(str(preferences.TALK_MODE_REFUSAL)))
     said = []
     if "mode" in form:
         mode = preferences.set_mode(access.game_id, access.seat, form["mode"])
