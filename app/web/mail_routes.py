@@ -28,7 +28,6 @@ from app.i18n import _, forms
 from app.services import absence
 from app.services import seat_settings as preferences
 from app.mail.backends import mail_folder
-from app.mail.compose import local_time_words
 from app.people.calendar import zone_of
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.doors import door
