@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.i18n import N_, _, ngettext
+from app.i18n import _, ngettext, pgettext
 from app.standing.outcome import LEFT
 
 #: How many of a person's last ended games the record reads.
@@ -32,8 +32,12 @@ RELIABLE_LEFT = 1
 
 NEW, RELIABLE, UNRELIABLE = "new", "reliable", "unreliable"
 TIERS = (NEW, RELIABLE, UNRELIABLE)
-#: Each tier in a word (``Record.short``, a person's page); say it with ``_()``.
-TIER_WORDS = {NEW: N_("new"), RELIABLE: N_("reliable"), UNRELIABLE: N_("unreliable")}
+
+
+def tier_word(tier: str) -> str:
+    """A tier in a word, in the reader's language (``Record.short``, a person's page)."""
+    return {NEW: pgettext("tier", "new"), RELIABLE: pgettext("tier", "reliable"),
+            UNRELIABLE: pgettext("tier", "unreliable")}.get(tier, tier)
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ class Record:
         if self.tier == UNRELIABLE:
             return _("left %(left)s of their last %(recent)s games", left=self.recent_left,
                      recent=self.recent)
-        return _(TIER_WORDS[self.tier])
+        return tier_word(self.tier)
 
 
 def summed(rows: list[tuple[str, int, int]], ended: int) -> Record:

@@ -13,14 +13,17 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 
 from app import services
 from app.config import setting
-from app.i18n import N_, _, forms
+from app.i18n import _, forms, pgettext
 from app.services import my_games, person_settings
 from app.web.doors import door
 
 bp = Blueprint("my_games", __name__)
 
-#: A game's status as its badge says it.
-STATUS_WORDS = {"over": N_("over"), "abandoned": N_("abandoned"), "running": N_("running")}
+def status_words(status: str) -> str:
+    """A game's status as its badge says it, in the reader's language."""
+    return {"over": pgettext("game status", "over"),
+            "abandoned": pgettext("game status", "abandoned"),
+            "running": pgettext("game status", "running")}.get(status, status)
 
 
 def day_words(moment: Any) -> str:
@@ -38,7 +41,7 @@ def _secret() -> str:
 @door("none", "the form that mails the games page's link")
 def ask() -> Any:
     return render_template("my_games.html", seats=None, token=None, no_referrer=True,
-                           status_words=STATUS_WORDS, day_words=day_words)
+                           status_words=status_words, day_words=day_words)
 
 
 @bp.post("/my-games")
@@ -59,12 +62,12 @@ def show(token: str) -> Any:
         address = my_games.read_link(token, _secret())
     except services.Forbidden as exc:
         return render_template("my_games.html", seats=None, token=None, error=exc.message,
-                               no_referrer=True, status_words=STATUS_WORDS,
+                               no_referrer=True, status_words=status_words,
                                day_words=day_words), 403
     seats = my_games.games_of(address)
     return render_template("my_games.html", seats=seats, token=token, address=address,
                            refused=person_settings.invitations_refused_at(address),
-                           no_referrer=True, status_words=STATUS_WORDS, day_words=day_words)
+                           no_referrer=True, status_words=status_words, day_words=day_words)
 
 
 @bp.post("/my-games/<token>/revoke")
