@@ -102,7 +102,7 @@ def _moved_seat(token: str) -> bool:
 def input_refused(exc: input_guard.InputRefused) -> Any:
     from app.web import language
     i18n.use(language.browser_language())  # refused before the request chose its language
-    return error_response(exc.status, exc.code, _(exc.message))
+    return error_response(exc.status, exc.code, _(exc.words, **exc.values))
 
 
 #: What a person is told while the database is unreachable (a restart, a failover).
