@@ -39,6 +39,7 @@ from app.config import setting
 from app.db.statements import table_of
 from app.db.unit import Unit
 from app.gamelog import store
+from app.i18n import _, forms, ngettext
 from app.people.calendar import person_calendar, zone_of
 
 #: The farthest date one may say: a year ahead (the allowance is smaller anyway).
@@ -105,10 +106,10 @@ def check_date(raw: str, zone: Any = None, now: datetime | None = None) -> str:
     try:
         day = date.fromisoformat(str(raw).strip())
     except ValueError:
-        raise ValueError("Give the day you are back as a date, like 2026-12-14.") from None
+        raise ValueError(_("Give the day you are back as a date, like 2026-12-14.")) from None
     today = dl.as_utc(now or dl.now()).astimezone(zone_of(zone)).date() if zone else None
     if today is not None and day > today + timedelta(days=FARTHEST_DAYS):
-        raise ValueError("You can say you are away for at most a year ahead.")
+        raise ValueError(_("You can say you are away for at most a year ahead."))
     return day.isoformat()
 
 
@@ -205,7 +206,7 @@ def shift(unit: Unit, address: str, person: Any, before: datetime | None,
     for game_id, _seat, name, options, own, row_id, kind, due_at, budget in found:
         settings = dl.ClockSettings.from_options(options or {})
         allows = settings.vacation_days > 0
-        words = str(name or f"game {game_id}")
+        words = str(name or _("game %(id)s", id=game_id))
         listed = said.paused if allows else said.not_paused
         if words not in listed:
             listed.append(words)
@@ -238,7 +239,8 @@ def shift(unit: Unit, address: str, person: Any, before: datetime | None,
 def when(moment: datetime, zone_name: str | None) -> str:
     """A moment in a reader's zone, as the table shows times ("Mon 14 Dec, 00:00 CET")."""
     local = dl.as_utc(moment).astimezone(zone_of(zone_name))
-    return f"{local:%a} {local.day} {local:%b, %H:%M} {local.tzname() or 'UTC'}"
+    return _("%(day)s, %(time)s %(zone)s", day=forms.day_when(local, local.tzinfo),
+             time=forms.clock_time(local, local.tzinfo), zone=forms.zone_label(local))
 
 
 def lines(done: Planned, said: Shifted, zone_name: str | None) -> list[str]:
@@ -247,20 +249,27 @@ def lines(done: Planned, said: Shifted, zone_name: str | None) -> list[str]:
     out: list[str] = []
     listed = ", ".join(said.paused)
     if done.after is not None:
-        out.append(f"your deadlines stand still until {when(done.after, zone_name)}"
-                   + (f" in {listed}" if listed else " (no running game of yours now)"))
+        until = when(done.after, zone_name)
+        out.append(_("your deadlines stand still until %(when)s in %(games)s", when=until,
+                     games=listed) if listed else
+                   _("your deadlines stand still until %(when)s (no running game of yours "
+                     "now)", when=until))
         if done.shortened:
-            out.append("that is as far as this year's away days go: after it your clock "
-                       "runs as usual, and missed deadlines count")  # R29
+            out.append(_("that is as far as this year's away days go: after it your clock "
+                         "runs as usual, and missed deadlines count"))  # R29
     elif done.before is not None:
-        out.append("your deadlines run again" + (f" in {listed}" if listed else "")
-                   + (f"; {done.refunded} unused days given back" if done.refunded else ""))
+        run = (_("your deadlines run again in %(games)s", games=listed) if listed
+               else _("your deadlines run again"))
+        out.append(ngettext("%(run)s; %(num)d unused day given back",
+                            "%(run)s; %(num)d unused days given back", done.refunded, run=run)
+                   if done.refunded else run)
     elif done.shortened:
-        out.append("no away days left this year: your clock runs as usual")  # R29
+        out.append(_("no away days left this year: your clock runs as usual"))  # R29
     if said.not_paused and (done.after is not None or done.shortened):
-        out.append(f"not paused in {', '.join(said.not_paused)}: "
-                   "those games allow no vacation, so missed deadlines count there")  # R29
-    out.append(f"{done.left} of {allowance()} away days left this year")
+        out.append(_("not paused in %(games)s: those games allow no vacation, so missed "
+                     "deadlines count there", games=", ".join(said.not_paused)))  # R29
+    out.append(_("%(left)s of %(allowance)s away days left this year", left=done.left,
+                 allowance=allowance()))
     return out
 
 

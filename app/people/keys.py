@@ -36,6 +36,7 @@ from app.access import tokens
 from app.clock.time import as_utc
 from app.db.statements import Insert, table_of
 from app.db.unit import Unit
+from app.i18n import N_, _, forms
 from app.people import moves
 
 #: How long a mailed settings link opens the settings page, unused.
@@ -50,11 +51,11 @@ ASKED_ON_SEAT, ASKED_IN_LOBBY, INVITATION, GAMES_PAGE = ("seat page", "lobby",
                                                          "invitation", "games page")
 #: Which key made a change (``PersonChange.via``), in the words the mail uses.
 VIA_WORDS = {
-    "settings": "your settings link",
-    "games": "your games page's link",
-    "invitation": "the \"no more invitations\" link of an invitation",
-    "digest": "the unsubscribe link of your daily digest",
-    "undo": "an undo link",
+    "settings": N_("your settings link"),
+    "games": N_("your games page's link"),
+    "invitation": N_("the \"no more invitations\" link of an invitation"),
+    "digest": N_("the unsubscribe link of your daily digest"),
+    "undo": N_("an undo link"),
 }
 
 
@@ -145,11 +146,11 @@ def _id_of(purpose: str, token: str) -> str:
     try:
         payload = tokens.unsign(purpose, token)
     except tokens.BadToken:
-        raise KeyRefused("This link is not valid: it may have been cut short. Ask for a new "
-                         "one: it is mailed to your address.", "invalid") from None
+        raise KeyRefused(_("This link is not valid: it may have been cut short. Ask for a "
+                           "new one: it is mailed to your address."), "invalid") from None
     if not (isinstance(payload, list) and len(payload) == 1 and isinstance(payload[0], str)):
-        raise KeyRefused("This link is not valid. Ask for a new one: it is mailed to your "
-                         "address.", "invalid")
+        raise KeyRefused(_("This link is not valid. Ask for a new one: it is mailed to your "
+                           "address."), "invalid")
     return payload[0]
 
 
@@ -168,26 +169,27 @@ def open_key(session: Session, token: str, now: datetime) -> Opened:
     key = session.get(PersonKey, _id_of(tokens.PERSON_KEY, token))
     now = as_utc(now)
     if key is None:
-        raise KeyRefused("This settings link is not valid. Ask for a new one: it is mailed "
-                         "to your address.", "invalid")
+        raise KeyRefused(_("This settings link is not valid. Ask for a new one: it is "
+                           "mailed to your address."), "invalid")
     if now >= as_utc(key.expires_at) or key.used_at is not None and now >= as_utc(
             key.used_at) + timedelta(minutes=SITTING_MINUTES):
         moved = moves.moved_away(session, key.address, as_utc(key.made_at))
         if moved is not None:  # (issue 47 item 5: the move revoked it)
-            raise KeyRefused(moves.MOVED_WORDS.format(at=moved), "moved")
+            raise KeyRefused(moves.moved_words(moved), "moved")
     if key.used_at is not None and now >= as_utc(key.used_at) + timedelta(
             minutes=SITTING_MINUTES):
-        raise KeyRefused(f"This settings link was used more than {SITTING_MINUTES} minutes "
-                         "ago, so it opens nothing any more. Ask for a new one: it is "
-                         "mailed to your address.", "used")
+        raise KeyRefused(_("This settings link was used more than %(minutes)s minutes ago, "
+                           "so it opens nothing any more. Ask for a new one: it is mailed to "
+                           "your address.", minutes=SITTING_MINUTES), "used")
     if now >= as_utc(key.expires_at):
         replaced = as_utc(key.expires_at) < as_utc(key.made_at) + timedelta(
             hours=SETTINGS_LINK_HOURS)
         raise KeyRefused(
-            "A newer settings link was mailed to your address since this one, so this one "
-            "opens nothing. Use the newest mail." if replaced else
-            f"This settings link is more than {SETTINGS_LINK_HOURS} hours old, so it opens "
-            "nothing any more. Ask for a new one: it is mailed to your address.",
+            _("A newer settings link was mailed to your address since this one, so this one "
+              "opens nothing. Use the newest mail.") if replaced else
+            _("This settings link is more than %(hours)s hours old, so it opens nothing any "
+              "more. Ask for a new one: it is mailed to your address.",
+              hours=SETTINGS_LINK_HOURS),
             "replaced" if replaced else "expired")
     return Opened(key.id, key.address, as_utc(key.used_at) if key.used_at else None)
 
@@ -230,14 +232,14 @@ def open_change(session: Session, token: str, now: datetime) -> PersonChange:
     """The change an undo link names, if it can still be undone; ``KeyRefused`` else."""
     change = session.get(PersonChange, _id_of(tokens.SETTINGS_UNDO, token))
     if change is None:
-        raise KeyRefused("This undo link is not valid.", "invalid")
+        raise KeyRefused(_("This undo link is not valid."), "invalid")
     moved = moves.moved_away(session, change.address, as_utc(change.at))
     if moved is not None:  # its person lives at another address now (issue 47 item 5)
-        raise KeyRefused(moves.MOVED_WORDS.format(at=moved), "moved")
+        raise KeyRefused(moves.moved_words(moved), "moved")
     if change.undone_at is not None:
-        raise KeyRefused(f"This change was undone already, on "
-                         f"{as_utc(change.undone_at):%d %B %Y at %H:%M} UTC.", "undone")
+        raise KeyRefused(_("This change was undone already, on %(when)s.",
+                           when=forms.long_when(as_utc(change.undone_at))), "undone")
     if as_utc(now) >= as_utc(change.at) + timedelta(days=UNDO_DAYS):
-        raise KeyRefused(f"This undo link is more than {UNDO_DAYS} days old. Ask for the "
-                         "link to your settings to change them.", "expired")
+        raise KeyRefused(_("This undo link is more than %(days)s days old. Ask for the link "
+                           "to your settings to change them.", days=UNDO_DAYS), "expired")
     return change

@@ -31,6 +31,7 @@ from app.access import tokens
 from app.clock.time import as_utc
 from app.db.statements import Insert, table_of
 from app.db.unit import Unit
+from app.i18n import _, forms
 
 #: How long a move waits for the new address to confirm it.
 MOVE_HOURS = 24
@@ -134,8 +135,8 @@ def named(session: Session, purpose: str, token: str) -> AddressMove:
     move = (session.get(AddressMove, payload[0]) if isinstance(payload, list)
             and len(payload) == 1 and isinstance(payload[0], str) else None)
     if move is None:
-        raise MoveRefused("This link is not valid: it may have been cut short. Nothing was "
-                          "changed.", "invalid")
+        raise MoveRefused(_("This link is not valid: it may have been cut short. Nothing was "
+                            "changed."), "invalid")
     return move
 
 
@@ -143,19 +144,19 @@ def waiting(move: AddressMove, now: datetime) -> None:
     """``MoveRefused`` with words unless ``move`` still waits for its confirmation."""
     if move.done_at is not None:
         at = as_utc(move.done_at)
-        raise MoveRefused(f"This move was made already, on {at:%d %B %Y at %H:%M} UTC: the "
-                          "games and settings are at the new address now. A link is used "
-                          "once.", "done")
+        raise MoveRefused(_("This move was made already, on %(when)s: the games and settings "
+                            "are at the new address now. A link is used once.",
+                            when=forms.long_when(at)), "done")
     if move.ended == CANCELLED:
-        raise MoveRefused("This move was cancelled from the old address, so nothing moved. "
-                          "Ask again from your settings page if you still want it.",
+        raise MoveRefused(_("This move was cancelled from the old address, so nothing moved. "
+                            "Ask again from your settings page if you still want it."),
                           "cancelled")
     if move.ended == REPLACED:
-        raise MoveRefused("A newer move was asked for since this one, so this link opens "
-                          "nothing. Use the newest mail.", "replaced")
+        raise MoveRefused(_("A newer move was asked for since this one, so this link opens "
+                            "nothing. Use the newest mail."), "replaced")
     if as_utc(now) >= as_utc(move.expires_at):
-        raise MoveRefused(f"This link is more than {MOVE_HOURS} hours old, so nothing moved. "
-                          "Ask again from your settings page.", "expired")
+        raise MoveRefused(_("This link is more than %(hours)s hours old, so nothing moved. "
+                            "Ask again from your settings page.", hours=MOVE_HOURS), "expired")
 
 
 def claim(unit: Unit, move_id: str, now: datetime, *, done: bool) -> bool:
@@ -195,7 +196,17 @@ def moved_away(session: Session, address: str, since: datetime) -> datetime | No
     return as_utc(at) if at is not None else None
 
 
+#: (English, for ``str.format``; ``moved_words`` says it in the reader's language)
 MOVED_WORDS = ("Your settings and games moved to another address of yours on {at:%d %B %Y}, "
                "so the links mailed to this address open nothing any more. Ask for a new "
                "link from your new address. Did you not move? Write to the server's "
                "operator.")
+
+
+def moved_words(at: datetime) -> str:
+    """``MOVED_WORDS`` in the reader's language, the day as they write it."""
+    from babel.dates import format_date
+    return _("Your settings and games moved to another address of yours on %(day)s, so the "
+             "links mailed to this address open nothing any more. Ask for a new link from "
+             "your new address. Did you not move? Write to the server's operator.",
+             day=format_date(as_utc(at).date(), "long", locale=forms.cldr()))

@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo, available_timezones
 import sqlalchemy as sa
 
 from app import i18n
+from app.i18n import N_, _
 from app.clock import deadlines as dl
 from app.clock.calendar import Quiet
 from app.db.statements import table_of
@@ -38,9 +39,9 @@ from app.people.calendar import person_calendar, quiet_of
 from app.people.models import ADDRESS_MODES, DAILY, NONE, PER_GAME, Person
 
 ADDRESS_MODE_WORDS = {
-    PER_GAME: "as chosen in each game",
-    DAILY: "one digest a day across all my games",
-    NONE: "no mail about any of my games, except links I ask for",
+    PER_GAME: N_("as chosen in each game"),
+    DAILY: N_("one digest a day across all my games"),
+    NONE: N_("no mail about any of my games, except links I ask for"),
 }
 #: Quiet hours may not take more of a day than this: a person must be reachable.
 QUIET_MAX_HOURS = 16
@@ -61,8 +62,8 @@ def check_zone(name: str) -> str:
     """An IANA time zone name as ``zoneinfo`` knows it, or ``Refused``."""
     name = str(name or "").strip()
     if not name or len(name) > 64 or name not in available_timezones() and name != "UTC":
-        raise Refused("Choose a time zone from the list, such as Europe/Paris or "
-                      "America/New_York.")
+        raise Refused(_("Choose a time zone from the list, such as Europe/Paris or "
+                        "America/New_York."))
     ZoneInfo(name)
     return name
 
@@ -74,16 +75,16 @@ def check_quiet(start: str | None, end: str | None) -> tuple[int, int] | None:
     if not start and not end:
         return None
     if not start or not end:
-        raise Refused("Give both ends of your quiet hours (like 22:00 and 08:00), or "
-                      "neither for none.")
+        raise Refused(_("Give both ends of your quiet hours (like 22:00 and 08:00), or "
+                        "neither for none."))
     try:
         quiet = Quiet.parse(start, end)
     except ValueError as exc:
         raise Refused(str(exc)) from None
     if quiet.hours() > QUIET_MAX_HOURS:
-        raise Refused(f"Quiet hours can last at most {QUIET_MAX_HOURS} hours a day "
-                      f"({quiet.words()} is {quiet.hours():g}); the game needs some of "
-                      "your day.")
+        raise Refused(_("Quiet hours can last at most %(most)s hours a day (%(quiet)s is "
+                        "%(hours)s); the game needs some of your day.", most=QUIET_MAX_HOURS,
+                        quiet=quiet.words(), hours=f"{quiet.hours():g}"))
     return (quiet.start.hour * 60 + quiet.start.minute, quiet.end.hour * 60 + quiet.end.minute)
 
 
@@ -133,8 +134,8 @@ def _language_read(form: Mapping[str, Any], _: Any) -> Any:
         return KEEP
     code = i18n.supported(str(form["language"]))
     if code is None or code != str(form["language"]):
-        raise Refused("Choose one of the languages listed: "
-                      + ", ".join(i18n.NAMES.values()) + ".")
+        raise Refused(_("Choose one of the languages listed: %(languages)s.",
+                        languages=", ".join(i18n.NAMES.values())))
     return code
 
 
@@ -149,8 +150,8 @@ def _mode_read(form: Mapping[str, Any], _: Any) -> Any:
     if not form.get("address_mode"):
         return KEEP
     if form["address_mode"] not in ADDRESS_MODE_WORDS:
-        raise Refused("Choose one of: as chosen in each game, one digest a day, or no mail "
-                      "about any of your games.")
+        raise Refused(_("Choose one of: as chosen in each game, one digest a day, or no "
+                        "mail about any of your games."))
     return str(form["address_mode"])
 
 
@@ -170,12 +171,12 @@ def _name_read(form: Mapping[str, Any], _: Any) -> Any:
         return KEEP
     name = " ".join(str(form["name"] or "").split())
     if not name:
-        raise Refused("Give the name you want to be shown by at your tables.")
+        raise Refused(_("Give the name you want to be shown by at your tables."))
     if len(name) > MAX_NAME_LENGTH:
-        raise Refused(f"A name is at most {MAX_NAME_LENGTH} characters long.")
+        raise Refused(_("A name is at most %(most)s characters long.", most=MAX_NAME_LENGTH))
     if any(ord(char) < 32 or ord(char) == 127 for char in name):
-        raise Refused("Your name holds a control character (such as NUL); please type it "
-                      "plainly.")
+        raise Refused(_("Your name holds a control character (such as NUL); please type it "
+                        "plainly."))
     return name
 
 
@@ -190,7 +191,7 @@ def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
     if not form.get("invitations"):
         return KEEP
     if form["invitations"] not in ("allow", "refuse"):
-        raise Refused("Choose to allow or to refuse invitations.")
+        raise Refused(_("Choose to allow or to refuse invitations."))
     return "allowed" if form["invitations"] == "allow" else "refused"
 
 
@@ -198,7 +199,7 @@ def _standing_read(form: Mapping[str, Any], _: Any) -> Any:
     if not form.get("standing"):
         return KEEP
     if form["standing"] not in ("show", "hide"):
-        raise Refused("Choose to show your record and rating to others, or to hide them.")
+        raise Refused(_("Choose to show your record and rating to others, or to hide them."))
     return form["standing"] == "hide"
 
 
@@ -215,55 +216,59 @@ def _away_read(form: Mapping[str, Any], _: Any) -> Any:
     except ValueError as exc:
         raise Refused(str(exc)) from None
     if day < (dl.now() - timedelta(days=1)).date().isoformat():
-        raise Refused("That day has passed: give the day you will be back.")
+        raise Refused(_("That day has passed: give the day you will be back."))
     return day
 
 
 FIELDS: tuple[Field, ...] = (
     Field("standing", ("standing",), _standing_read, lambda row: bool(row.standing_hidden),
           lambda hidden, now: {"standing_hidden": bool(hidden)},
-          lambda hidden: ("your record and rating hidden from others (tables see only "
-                          "whether you are new, reliable or not)" if hidden
-                          else "your record and rating shown on your page")),
+          lambda hidden: (_("your record and rating hidden from others (tables see only "
+                            "whether you are new, reliable or not)") if hidden
+                          else _("your record and rating shown on your page"))),
     Field("name", ("name",), _name_read, lambda row: row.name,
           lambda name, now: {"name": name},
-          lambda name: (f"shown as {name} at your tables" if name
-                        else "shown by the names your games' creators typed"),
+          lambda name: (_("shown as %(name)s at your tables", name=name) if name
+                        else _("shown by the names your games' creators typed")),
           seats=True),
     Field("time_zone", ("time_zone",), _zone_read, lambda row: row.time_zone,
           lambda zone, now: {"time_zone": zone, "settings_at": now},
-          lambda zone: f"times in {zone or 'UTC'}", clock=True),
+          lambda zone: _("times in %(zone)s", zone=zone or "UTC"), clock=True),
     Field("language", ("language",), _language_read, lambda row: row.language,
           lambda code, now: {"language": code},
-          lambda code: f"pages and mail in {i18n.NAMES.get(code or i18n.DEFAULT)}"),
+          lambda code: _("pages and mail in %(language)s",
+                         language=i18n.NAMES.get(code or i18n.DEFAULT))),
     Field("quiet", ("quiet_start", "quiet_end"), _quiet_read,
           lambda row: list(quiet) if (quiet := quiet_of(row)) else None,
           lambda quiet, now: {"quiet_start": quiet[0] if quiet else None,
                               "quiet_end": quiet[1] if quiet else None, "settings_at": now},
-          lambda quiet: (f"quiet hours {hhmm(quiet[0])}–{hhmm(quiet[1])}" if quiet
-                         else "no quiet hours"), clock=True),
+          lambda quiet: (_("quiet hours %(start)s–%(end)s", start=hhmm(quiet[0]),
+                           end=hhmm(quiet[1])) if quiet
+                         else _("no quiet hours")), clock=True),
     Field("mode", ("address_mode",), _mode_read, lambda row: row.mode,
           lambda mode, now: {"mode": mode},
-          lambda mode: f"mail across your games: {ADDRESS_MODE_WORDS.get(mode, mode)}"),
+          lambda mode: _("mail across your games: %(mode)s",
+                         mode=_(ADDRESS_MODE_WORDS[mode]) if mode in ADDRESS_MODE_WORDS
+                         else mode)),
     Field("by_mail", ("by_mail",), _by_mail_read, lambda row: bool(row.by_mail),
           lambda on, now: {"by_mail": bool(on)},
-          lambda on: ("notices also by mail" if on
-                      else "notices on your targets instead of mail")),
+          lambda on: (_("notices also by mail") if on
+                      else _("notices on your targets instead of mail"))),
     Field("push_instead", ("push_instead",), _push_instead_read,
           lambda row: bool(row.push_instead), lambda on, now: {"push_instead": bool(on)},
-          lambda on: ("your turns mailed only when a push to your browser fails (the "
-                      "digest and news by mail as before)" if on
-                      else "your turns mailed beside push")),  # (issue 49 item 4)
+          lambda on: (_("your turns mailed only when a push to your browser fails (the "
+                        "digest and news by mail as before)") if on
+                      else _("your turns mailed beside push"))),  # (issue 49 item 4)
     Field("invitations", ("invitations",), _invitations_read,
           lambda row: "refused" if row.no_invitations_at is not None else "allowed",
           lambda what, now: {"no_invitations_at": now if what == "refused" else None},
-          lambda what: ("creators here may invite you to games" if what == "allowed"
-                        else "nobody can invite you to a game here any more")),
+          lambda what: (_("creators here may invite you to games") if what == "allowed"
+                        else _("nobody can invite you to a game here any more"))),
     Field("away", ("away_until", "away_back"), _away_read,
           lambda row: away.local_date(row, dl.now()),
           lambda day, now: {},
-          lambda day: (f"away from all your games until {day}" if day
-                       else "back in all your games"), away=True),
+          lambda day: (_("away from all your games until %(day)s", day=day) if day
+                       else _("back in all your games")), away=True),
 )
 BY_NAME = {each.name: each for each in FIELDS}
 

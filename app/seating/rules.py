@@ -15,6 +15,7 @@ one more for each game they finished, at most the operator's ``OPEN_TABLE_CAP_MA
 """
 from __future__ import annotations
 
+from app.i18n import N_, _, ngettext
 from app.standing.record import NEW, NEW_UNDER, RELIABLE, UNRELIABLE, Record
 
 OPEN_GATE, NEW_RELIABLE, RELIABLE_ONLY = "open", "new_reliable", "reliable"
@@ -22,17 +23,17 @@ GATES = (OPEN_GATE, NEW_RELIABLE, RELIABLE_ONLY)
 
 #: Each gate in a few words, as the lobby's choice and the list show it.
 GATE_WORDS = {
-    OPEN_GATE: "open to everyone",
-    NEW_RELIABLE: "new and reliable players",
-    RELIABLE_ONLY: "reliable players only",
+    OPEN_GATE: N_("open to everyone"),
+    NEW_RELIABLE: N_("new and reliable players"),
+    RELIABLE_ONLY: N_("reliable players only"),
 }
 #: What each gate means, for /help and the list's explanation.
 GATE_MEANING = {
-    OPEN_GATE: "anyone may sit down.",
-    NEW_RELIABLE: "new players and players who finish their games; not someone who left "
-                  "two or more of their last ten games.",
-    RELIABLE_ONLY: "players who finished at least three games here and left at most one "
-                   "of their last ten.",
+    OPEN_GATE: N_("anyone may sit down."),
+    NEW_RELIABLE: N_("new players and players who finish their games; not someone who left "
+                     "two or more of their last ten games."),
+    RELIABLE_ONLY: N_("players who finished at least three games here and left at most one "
+                      "of their last ten."),
 }
 
 #: The tiers each gate lets in.
@@ -48,15 +49,20 @@ NEW_CAP = 3
 def gate_allowed(gate: str, creator: Record) -> str | None:
     """Why ``creator`` may not choose ``gate`` (None: they may)."""
     if gate not in GATES:
-        return "Choose who may sit down: open, new and reliable players, or reliable only."
+        return _("Choose who may sit down: open, new and reliable players, or reliable only.")
     if GATES.index(gate) <= GATES.index(HIGHEST_GATE[creator.tier]):
         return None
     if creator.tier == NEW:
-        return ("A table for reliable players only needs a creator who is reliable: you "
-                f"have finished {_games(creator.ended)} here so far (three make a record). "
-                "Choose “new and reliable players” or “open to everyone”.")
-    return ("Your own record says you left " f"{creator.recent_left} of your last "
-            f"{creator.recent} games, so your table can only be open to everyone.")
+        return ngettext(
+            "A table for reliable players only needs a creator who is reliable: you "
+            "have finished %(num)d game here so far (three make a record). "
+            "Choose “new and reliable players” or “open to everyone”.",
+            "A table for reliable players only needs a creator who is reliable: you "
+            "have finished %(num)d games here so far (three make a record). "
+            "Choose “new and reliable players” or “open to everyone”.", creator.ended)
+    return _("Your own record says you left %(left)s of your last %(recent)s games, so your "
+             "table can only be open to everyone.", left=creator.recent_left,
+             recent=creator.recent)
 
 
 def refusal(gate: str, person: Record) -> str | None:
@@ -65,12 +71,17 @@ def refusal(gate: str, person: Record) -> str | None:
     if person.tier in LETS_IN[gate]:
         return None
     if gate == RELIABLE_ONLY and person.tier == NEW:
-        return ("This table is for reliable players: you have finished "
-                f"{_games(person.ended)} here so far, and a record starts at three. "
-                "Tables open to everyone or to new players will take you.")
-    return ("This table is for players who finish their games: the record of that "
-            f"address says {person.recent_left} of its last {person.recent} games were "
-            "left before the end. Tables open to everyone will take you.")
+        return ngettext(
+            "This table is for reliable players: you have finished %(num)d game here so "
+            "far, and a record starts at three. Tables open to everyone or to new players "
+            "will take you.",
+            "This table is for reliable players: you have finished %(num)d games here so "
+            "far, and a record starts at three. Tables open to everyone or to new players "
+            "will take you.", person.ended)
+    return _("This table is for players who finish their games: the record of that "
+             "address says %(left)s of its last %(recent)s games were left before the end. "
+             "Tables open to everyone will take you.", left=person.recent_left,
+             recent=person.recent)
 
 
 def finished(record: Record) -> int:
@@ -93,11 +104,10 @@ def cap_words(count: int, record: Record, most: int) -> str | None:
     allowed = cap(record, most)
     if count < allowed:
         return None
-    more = ("Each game you finish lets you take one more."
-            if allowed < int(most) else "That is the most this server allows.")
-    return (f"That address is already in {count} open-table games that have not ended "
-            f"(at most {allowed} at once for it). Finish one first. {more}")
-
-
-def _games(count: int) -> str:
-    return f"{count} game" if count == 1 else f"{count} games"
+    if allowed < int(most):
+        return _("That address is already in %(count)s open-table games that have not "
+                 "ended (at most %(allowed)s at once for it). Finish one first. Each game you "
+                 "finish lets you take one more.", count=count, allowed=allowed)
+    return _("That address is already in %(count)s open-table games that have not ended "
+             "(at most %(allowed)s at once for it). Finish one first. That is the most this "
+             "server allows.", count=count, allowed=allowed)

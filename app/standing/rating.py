@@ -24,6 +24,8 @@ from typing import Sequence
 
 from openskill.models import PlackettLuce
 
+from app.i18n import _, ngettext
+
 #: The model, with its defaults (μ 25, σ 25/3, β 25/6, τ 25/300).
 MODEL = PlackettLuce()
 #: A fresh person's μ and σ.
@@ -63,19 +65,28 @@ def rate(before: Sequence[Skill], places: Sequence[int]) -> list[Skill]:
 def explained(skill: Skill, games: int) -> str:
     """The rating in words, for pages: the number, and why it may still move a lot."""
     if games == 0:
-        return "No rated game yet."
-    counted = f"{games} rated game{'s' if games != 1 else ''}"
+        return _("No rated game yet.")
     if skill.provisional:
-        return (f"{skill.shown}, provisional: after {counted} the server is not sure yet "
-                "(a rating settles after about a dozen rated games).")
-    return f"{skill.shown} after {counted}."
+        return ngettext("%(rating)s, provisional: after %(num)d rated game the server is not "
+                        "sure yet (a rating settles after about a dozen rated games).",
+                        "%(rating)s, provisional: after %(num)d rated games the server is not "
+                        "sure yet (a rating settles after about a dozen rated games).",
+                        games, rating=skill.shown)
+    return ngettext("%(rating)s after %(num)d rated game.",
+                    "%(rating)s after %(num)d rated games.", games, rating=skill.shown)
 
 
 def moved(before: Skill, after: Skill, games: int) -> str:
     """What one rated game did to a rating, in words (the game-over mail and page)."""
-    was = "a fresh rating of " if games == 1 else ""
-    line = f"Your rating moved from {was}{before.shown} to {after.shown}"
+    if games == 1:
+        line = _("Your rating moved from a fresh rating of %(before)s to %(after)s",
+                 before=before.shown, after=after.shown)
+    else:
+        line = _("Your rating moved from %(before)s to %(after)s", before=before.shown,
+                 after=after.shown)
     if after.provisional:
-        return (f"{line}, still provisional after {games} rated game"
-                f"{'s' if games != 1 else ''}: a rating settles after about a dozen.")
-    return f"{line}."
+        return ngettext("%(line)s, still provisional after %(num)d rated game: a rating "
+                        "settles after about a dozen.",
+                        "%(line)s, still provisional after %(num)d rated games: a rating "
+                        "settles after about a dozen.", games, line=line)
+    return _("%(line)s.", line=line)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.i18n import _, ngettext, pgettext
 from app.standing.outcome import LEFT
 
 #: How many of a person's last ended games the record reads.
@@ -31,6 +32,12 @@ RELIABLE_LEFT = 1
 
 NEW, RELIABLE, UNRELIABLE = "new", "reliable", "unreliable"
 TIERS = (NEW, RELIABLE, UNRELIABLE)
+
+
+def tier_word(tier: str) -> str:
+    """A tier in a word, in the reader's language (``Record.short``, a person's page)."""
+    return {NEW: pgettext("tier", "new"), RELIABLE: pgettext("tier", "reliable"),
+            UNRELIABLE: pgettext("tier", "unreliable")}.get(tier, tier)
 
 
 @dataclass(frozen=True)
@@ -60,29 +67,45 @@ class Record:
     def words(self, who: str = "they") -> str:
         """The record as a sentence about ``who`` ("they", or "you" on their own page):
         "Finished 9 of their last 10 games; the clock played 2 of their 140 moves."."""
-        their = "your" if who == "you" else "their"
+        you = who == "you"
         if self.ended == 0:
-            return f"New here: none of {their} games has ended yet."
+            return (_("New here: none of your games has ended yet.") if you
+                    else _("New here: none of their games has ended yet."))
         finished = self.recent - self.recent_left
-        games = (f"finished {finished} of {their} last {self.recent} games"
-                 if self.recent > 1 else
-                 ("finished " if finished else "left ") + f"{their} one game so far")
+        if self.recent > 1:
+            games = (_("Finished %(finished)s of your last %(recent)s games", finished=finished,
+                       recent=self.recent) if you else
+                     _("Finished %(finished)s of their last %(recent)s games",
+                       finished=finished, recent=self.recent))
+        elif finished:
+            games = (_("Finished your one game so far") if you
+                     else _("Finished their one game so far"))
+        else:
+            games = _("Left your one game so far") if you else _("Left their one game so far")
         moves = self.recent_moves + self.recent_clock
         if self.recent_clock == 0:
-            clock = "the clock played none of " + their + " moves"
+            clock = (_("the clock played none of your moves") if you
+                     else _("the clock played none of their moves"))
+        elif you:
+            clock = ngettext("the clock played %(clock)s of your %(num)d move",
+                             "the clock played %(clock)s of your %(num)d moves", moves,
+                             clock=self.recent_clock)
         else:
-            clock = (f"the clock played {self.recent_clock} of {their} {moves} "
-                     f"move{'s' if moves != 1 else ''}")
-        line = f"{games[0].upper()}{games[1:]}; {clock}."
+            clock = ngettext("the clock played %(clock)s of their %(num)d move",
+                             "the clock played %(clock)s of their %(num)d moves", moves,
+                             clock=self.recent_clock)
+        line = _("%(games)s; %(clock)s.", games=games, clock=clock)
         if self.tier == NEW:
-            return f"New here ({self.ended} game{'s' if self.ended != 1 else ''} ended). {line}"
+            return ngettext("New here (%(num)d game ended). %(line)s",
+                            "New here (%(num)d games ended). %(line)s", self.ended, line=line)
         return line
 
     def short(self) -> str:
         """The tier in one word or two, for a list ("new", "reliable", "left 2 of 10")."""
         if self.tier == UNRELIABLE:
-            return f"left {self.recent_left} of their last {self.recent} games"
-        return self.tier
+            return _("left %(left)s of their last %(recent)s games", left=self.recent_left,
+                     recent=self.recent)
+        return tier_word(self.tier)
 
 
 def summed(rows: list[tuple[str, int, int]], ended: int) -> Record:

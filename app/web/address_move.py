@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
+from app.i18n import _, forms
 from app.services import address_move as moving
 from app.services import my_games
 from app.services import settings_keys as keys
@@ -22,19 +23,24 @@ from app.web.doors import door
 
 bp = Blueprint("address_move", __name__)
 
+
+@bp.context_processor
+def _dates() -> dict[str, Any]:
+    return {"long_when": forms.long_when}
+
 ASKS = ("asking to move its person to a new address: mails a move link to the new address "
         "and a cancel link to this one (nothing moves until the new address confirms)")
 
 
 def _asked(address: str, via: str, back: str, key_id: str | None = None) -> Any:
     asked = moving.ask(address, request.form.get("new_address", ""), via, key_id=key_id)
-    flash(f"We mailed a link to {asked.new_address}: open it from that mailbox within "
-          f"{asked.hours} hours and confirm there. Nothing moves until then; this address "
-          "got a mail that can cancel it.", "success")
+    flash(_("We mailed a link to %(address)s: open it from that mailbox within %(hours)s "
+            "hours and confirm there. Nothing moves until then; this address got a mail that "
+            "can cancel it.", address=asked.new_address, hours=asked.hours), "success")
     if asked.bouncing:
-        flash(f"Careful: our mail to {asked.new_address} bounced before ({asked.bouncing}). "
-              "We try the link all the same; if it does not come, check the address.",
-              "warning")
+        flash(_("Careful: our mail to %(address)s bounced before (%(why)s). We try the link "
+                "all the same; if it does not come, check the address.",
+                address=asked.new_address, why=asked.bouncing), "warning")
     return redirect(back, code=303)
 
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, current_app, jsonify, request
 
 from app import engine, services
+from app.i18n import _
 from app.clock.time import iso_in
 from app.web.openapi_parts import BAD_LINK, TOKEN, answer, error  # (OpenAPI pieces)
 from app.web.openapi_parts import PLAN_PATHS, PLAN_SCHEMAS
@@ -50,11 +51,12 @@ def _seat_talk(session: Any, access: services.SeatAccess,
 def _json_body() -> dict[str, Any]:
     if not request.is_json:
         raise NotJson(
-            'Send the move as JSON with "Content-Type: application/json".')
+            _('Send the move as JSON with "Content-Type: application/json".'))
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise services.BadRequest(
-            'The body is not a JSON object like {"action": {"type": "draw"}, "expected_seq": 3}.')
+            _('The body is not a JSON object like {"action": {"type": "draw"}, '
+              '"expected_seq": 3}.'))
     return body
 
 
@@ -85,7 +87,7 @@ def submit(token: str, check: Check) -> Any:
         check(access)
         body = _json_body()
         if "action" not in body or "expected_seq" not in body:
-            raise services.BadRequest('Both "action" and "expected_seq" are needed.')
+            raise services.BadRequest(_('Both "action" and "expected_seq" are needed.'))
         return [body["action"]], body["expected_seq"]
 
     with_history = _flag("log")  # read before the move: a bad query changes nothing
@@ -117,7 +119,7 @@ def _flag(name: str) -> bool:
     """A yes/no query parameter: absent, ``0`` or ``1`` (anything else is a 400)."""
     value = request.args.get(name, "0")
     if value not in ("0", "1"):
-        raise services.BadRequest(f"?{name}= takes 0 or 1.")
+        raise services.BadRequest(_("?%(name)s= takes 0 or 1.", name=name))
     return value == "1"
 
 
@@ -144,7 +146,7 @@ def replay(game_id: str) -> Any:
     if token:
         access = services.open_seat(token)
         if access.game_id != game_id:
-            raise services.Forbidden("This link belongs to another game.", reason="foreign")
+            raise services.Forbidden(_("This link belongs to another game."), reason="foreign")
         seat = access.seat
     reveal = request.args.get("reveal", "").lower() in ("1", "true", "yes", "on")
     first = _step_arg("first", _step_arg("from", 0))
@@ -185,10 +187,11 @@ def _step_arg(name: str, default: _Default) -> int | _Default:
     if not raw:
         return default
     if not (raw.isascii() and raw.isdigit()):
-        raise services.BadRequest(f'"{name}" must be a step number, like 12.')
+        raise services.BadRequest(_('"%(name)s" must be a step number, like 12.', name=name))
     if len(raw) > MAX_STEP_DIGITS:
-        raise services.BadRequest(f'"{name}" is larger than any game: a step number has at '
-                                  f"most {MAX_STEP_DIGITS} digits.")
+        raise services.BadRequest(_('"%(name)s" is larger than any game: a step number has '
+                                    'at most %(most)s digits.', name=name,
+                                    most=MAX_STEP_DIGITS))
     return int(raw)
 
 

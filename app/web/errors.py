@@ -13,8 +13,9 @@ from flask import Blueprint, Flask, jsonify, make_response, render_template, req
 from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from app import services
+from app import i18n, services
 from app.access import tokens
+from app.i18n import N_, _
 from app.services import address_move
 from app.web import input_guard
 from app.web.doors import door
@@ -25,16 +26,16 @@ bp.before_app_request(input_guard.check_request)
 
 #: Plain words for the HTTP errors Flask raises by itself.
 PLAIN_WORDS = {
-    400: "The request was not understood.",
-    403: "This link does not open anything here.",
-    404: "There is nothing at this address.",
-    405: "This address does not take that kind of request.",
-    409: "The game moved on; reload to see where it is now.",
-    413: "The request is too large.",
-    415: "Send JSON with Content-Type: application/json.",
-    422: "That move is not allowed now.",
-    500: "Something went wrong on our side. Please reload the page to see where the game "
-         "stands before trying again.",
+    400: N_("The request was not understood."),
+    403: N_("This link does not open anything here."),
+    404: N_("There is nothing at this address."),
+    405: N_("This address does not take that kind of request."),
+    409: N_("The game moved on; reload to see where it is now."),
+    413: N_("The request is too large."),
+    415: N_("Send JSON with Content-Type: application/json."),
+    422: N_("That move is not allowed now."),
+    500: N_("Something went wrong on our side. Please reload the page to see where the game "
+            "stands before trying again."),
 }
 
 
@@ -83,7 +84,7 @@ def service_error(exc: services.ServiceError) -> Any:
     if exc.details.get("reason") == "revoked" and token and _moved_seat(token):
         # an old address's link after its person moved (issue 47 item 5): said in words,
         # the new address never named, and no offer to mail the current link there
-        return error_response(exc.status, exc.code, address_move.SEAT_MOVED,
+        return error_response(exc.status, exc.code, _(address_move.SEAT_MOVED),
                               {"reason": "moved"}, token=token)
     return error_response(exc.status, exc.code, exc.message, exc.details, token=token)
 
@@ -99,13 +100,15 @@ def _moved_seat(token: str) -> bool:
 
 @bp.app_errorhandler(input_guard.InputRefused)
 def input_refused(exc: input_guard.InputRefused) -> Any:
-    return error_response(exc.status, exc.code, exc.message)
+    from app.web import language
+    i18n.use(language.browser_language())  # refused before the request chose its language
+    return error_response(exc.status, exc.code, _(exc.words, **exc.values))
 
 
 #: What a person is told while the database is unreachable (a restart, a failover).
-DATABASE_AWAY = ("The server lost its database for a moment, so this request could not "
-                 "finish, and nothing of it was saved. Reload in a minute to see where the game "
-                 "stands, and make your move again if it is not there.")
+DATABASE_AWAY = N_("The server lost its database for a moment, so this request could not "
+                   "finish, and nothing of it was saved. Reload in a minute to see where the "
+                   "game stands, and make your move again if it is not there.")
 
 
 @bp.app_errorhandler(OperationalError)
@@ -116,7 +119,7 @@ def database_away(exc: OperationalError) -> Any:
     Only ``OperationalError`` (the server closed or refused the connection, SQLite's
     file locked or gone): a broken constraint or statement is a bug and stays a 500."""
     log.warning("database unreachable: %s", str(exc.orig or exc).splitlines()[0][:200])
-    body, status = error_response(503, "database_unavailable", DATABASE_AWAY)
+    body, status = error_response(503, "database_unavailable", _(DATABASE_AWAY))
     response = make_response(body, status)
     response.headers["Retry-After"] = "30"
     return response
@@ -125,7 +128,8 @@ def database_away(exc: OperationalError) -> Any:
 @bp.app_errorhandler(HTTPException)
 def http_error(exc: HTTPException) -> Any:
     status = exc.code or 500
-    message = PLAIN_WORDS.get(status) or exc.description or exc.name
+    plain = PLAIN_WORDS.get(status)
+    message = _(plain) if plain else (exc.description or exc.name)
     if status == 400 and exc.description and "browser (or proxy)" not in exc.description:
         message = exc.description
     code = (exc.name or "error").lower().replace(" ", "_")
@@ -156,13 +160,13 @@ def fresh_link() -> Any:
     if not game_id or (seat is None and not email):
         # the form again, with the game the refused link (or the form) named
         return error_response(400, "bad_request",
-                              "Please give the game's id and the email address of your seat.",
+                              _("Please give the game's id and the email address of your seat."),
                               {"game_id": game_id[:64] or None}, token=token or None, offer=True)
     answer = make_response(render_template(
         "error.html", status=200, notice=True, no_referrer=True,
-        message="If that seat has an email address, its current link is on its way there. "
-                "Check your inbox in a few minutes (we send at most one such mail every ten "
-                "minutes)."))
+        message=_("If that seat has an email address, its current link is on its way there. "
+                  "Check your inbox in a few minutes (we send at most one such mail every ten "
+                  "minutes).")))
     # The answer must not tell a matching address from another, not even by its
     # timing: the lookup and the mail happen after the answer has gone out, so
     # every request does the same work before it (tests/web/test_fresh_link.py).

@@ -13,14 +13,16 @@ from typing import Any
 
 from flask import request
 
+from app.i18n import N_
+
 #: No request of this API nests deeper than a few levels (an action holds a
 #: list of positions); the limit leaves room and stops stack-deep bodies.
 MAX_JSON_DEPTH = 16
-NUL_WORDS = ("The request contains a NUL character (%00), which no name, link or field "
-             "here can hold. Nothing was changed.")
-DEPTH_WORDS = (f"The JSON body is nested more than {MAX_JSON_DEPTH} levels deep; a move is "
-               'an object like {"action": {"type": "draw"}, "expected_seq": 3}. '
-               "Nothing was changed.")
+#: (said in the reader's language by ``errors.input_refused``)
+NUL_WORDS = N_("The request contains a NUL character (%00), which no name, link or field "
+               "here can hold. Nothing was changed.")
+DEPTH_WORDS = N_("The JSON body is nested more than %(most)s levels deep; a move is an object "
+                 'like {"action": {"type": "draw"}, "expected_seq": 3}. Nothing was changed.')
 
 
 class InputRefused(Exception):
@@ -28,9 +30,12 @@ class InputRefused(Exception):
 
     status, code = 400, "bad_request"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, words: str, **values: Any) -> None:
+        #: the English message id and its values (``errors`` says it in the reader's
+        #: language); ``message``: in English
+        self.words, self.values = words, values
+        self.message = words % values if values else words
+        super().__init__(self.message)
         self.details: dict[str, Any] = {}
 
 
@@ -79,4 +84,4 @@ def check_request() -> None:
         # not walked byte by byte in Python, a loop of a few hundred steps a request)
         if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH \
                 and json_depth(raw) > MAX_JSON_DEPTH:
-            raise InputRefused(DEPTH_WORDS)
+            raise InputRefused(DEPTH_WORDS, most=MAX_JSON_DEPTH)

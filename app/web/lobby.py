@@ -30,6 +30,7 @@ from flask import (Blueprint, current_app, flash, make_response, redirect, rende
                    request, url_for)
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from app.i18n import _
 from app.services import options as game_options
 from app.services import open_tables, settings_keys
 from app import services
@@ -83,18 +84,19 @@ def read_creator_token(token: str) -> CreatorLink:
         payload = _creator_serializer().loads(token, max_age=max_age)
     except SignatureExpired:
         raise services.Forbidden(
-            f"This page of links was shown for {max_age // 60} minutes after the game was "
-            "created and is gone now. Every player with an address has their link in the "
-            "invitation mail; a player who lost it can have it mailed again from any "
-            "replaced link's page.", reason="creator_expired") from None
+            _("This page of links was shown for %(minutes)s minutes after the game was "
+              "created and is gone now. Every player with an address has their link in the "
+              "invitation mail; a player who lost it can have it mailed again from any "
+              "replaced link's page.", minutes=max_age // 60),
+            reason="creator_expired") from None
     except BadSignature:
         payload = None
     if not (isinstance(payload, list) and len(payload) == 4 and payload[0] == "creator"
             and isinstance(payload[1], str) and isinstance(payload[2], list)
             and all(isinstance(v, int) and not isinstance(v, bool) for v in payload[2])
             and isinstance(payload[3], str)):
-        raise services.Forbidden("This link is not valid: it may have been cut short or "
-                                 "changed.", reason="creator")
+        raise services.Forbidden(_("This link is not valid: it may have been cut short or "
+                                   "changed."), reason="creator")
     return CreatorLink(payload[1], payload[2], payload[3])
 
 
@@ -138,13 +140,13 @@ def _check_form_token(token: str | None) -> tuple[str | None, str]:
     try:
         return None, tokens.check_lobby_form_token(token, max_age=max_age)
     except tokens.ExpiredToken:
-        return (f"This form was open for more than {max_age // 3600} hours, so it expired and "
-                "no game was created. Check the details below and press “Create the game” "
-                "again."), ""
+        return _("This form was open for more than %(hours)s hours, so it expired and no "
+                 "game was created. Check the details below and press “Create the game” "
+                 "again.", hours=max_age // 3600), ""
     except tokens.BadToken:
-        return ("This form could not be checked (it did not come from this page, or it was "
-                "changed), so no game was created. Check the details below and press "
-                "“Create the game” again."), ""
+        return _("This form could not be checked (it did not come from this page, or it was "
+                 "changed), so no game was created. Check the details below and press "
+                 "“Create the game” again."), ""
 
 
 def creator_key(address: str | None) -> str:
@@ -220,9 +222,9 @@ def _open_table(form: LobbyForm, players: list[dict[str, str]], options: dict[st
             talk_spectators=form.talk_spectators)
     except (services.BadRequest, services.TooMany) as exc:
         return _render_form(form, [exc.message], exc.status)
-    flash(f"Your table is open and listed below. We mailed a link to each named seat "
-          f"({', '.join(opened.mailed)}): click yours to confirm your seat. The game starts "
-          "when every seat is confirmed.", "success")
+    flash(_("Your table is open and listed below. We mailed a link to each named seat "
+            "(%(names)s): click yours to confirm your seat. The game starts when every seat "
+            "is confirmed.", names=", ".join(opened.mailed)), "success")
     return redirect(url_for("tables.index", _anchor=f"table-{opened.table_id}"), code=303)
 
 
@@ -230,9 +232,10 @@ def _creator_link(token: str) -> CreatorLink:
     """The links page's token, checked, in the creating browser only."""
     link = read_creator_token(token)
     if not _creating_browser(link):
-        raise services.Forbidden("This page of links is shown only in the browser that created "
-                                 "the game, for an hour. Every player with an address has their "
-                                 "link in the invitation mail.", reason="creator_browser")
+        raise services.Forbidden(_("This page of links is shown only in the browser that "
+                                   "created the game, for an hour. Every player with an "
+                                   "address has their link in the invitation mail."),
+                                 reason="creator_browser")
     return link
 
 
@@ -274,6 +277,6 @@ def mail_again(token: str, seat: int) -> Any:
     """The seat's link goes to its address again (``FRESH_LINK_MINUTES``), never here."""
     link = _creator_link(token)
     services.request_fresh_link(link.game_id, seat=seat)
-    flash("If that seat has an address, its link is on its way there again (at most one "
-          "mail every few minutes).", "success")
+    flash(_("If that seat has an address, its link is on its way there again (at most one "
+            "mail every few minutes)."), "success")
     return redirect(url_for("lobby.links", token=token), code=303)

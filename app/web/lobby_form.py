@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine import MAX_SEATS, MIN_SEATS
+from app.i18n import N_, _
 from app.services import options as game_options
 
 SIMON_CHOICES = game_options.SIMON_CHOICES
 
 #: The weekdays of the running-days boxes (0 = Monday), as the form sends and shows them.
 DAY_VALUES = tuple(str(day) for day in range(7))
-DAY_WORDS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+DAY_WORDS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
 
 
 @dataclass
@@ -91,7 +92,8 @@ class LobbyForm:
             if not (seat["name"] or seat["email"] or seat["kind"] in ("bot", "open")):
                 continue
             if seat["kind"] == "human" and not seat["name"]:
-                errors.append(f"Seat {i + 1} needs a name (or choose the bot).")
+                errors.append(_("Seat %(number)s needs a name (or choose the bot).",
+                                number=i + 1))
             if seat["kind"] == "open":
                 players.append({"name": "", "email": "", "kind": "open", "simon": "auto"})
                 continue
@@ -100,9 +102,10 @@ class LobbyForm:
                             # a bot never claims by hand: its Simon discards are automatic
                             "simon": seat["simon"] if seat["kind"] == "human" else "auto"})
         if not MIN_SEATS <= len(players) <= MAX_SEATS:
-            errors.append(f"Fill in {MIN_SEATS} to {MAX_SEATS} seats (you filled in {len(players)}).")
+            errors.append(_("Fill in %(least)s to %(most)s seats (you filled in %(filled)s).",
+                            least=MIN_SEATS, most=MAX_SEATS, filled=len(players)))
         elif all(p["kind"] == "bot" for p in players):
-            errors.append("At least one seat must be played by a person.")
+            errors.append(_("At least one seat must be played by a person."))
         return players
 
     def options(self, errors: list[str], players: list[dict[str, str]]) -> dict[str, Any]:
@@ -116,27 +119,27 @@ class LobbyForm:
         if self.clock_kind == "bank":  # issue 21 item 2
             bank, allowance = _number(self.bank_days), _number(self.allowance_hours)
             if bank is None or allowance is None:
-                errors.append("A time bank needs its days and the hours of each move, as "
-                              "numbers.")
+                errors.append(_("A time bank needs its days and the hours of each move, as "
+                                "numbers."))
             else:
                 options["bank_days"], options["allowance_hours"] = bank, allowance
         else:
             hours = _number(self.deadline)
             if self.deadline_unit not in ("hours", "days"):
-                errors.append("Choose hours or days for the time to make a move.")
+                errors.append(_("Choose hours or days for the time to make a move."))
             elif hours is None or hours <= 0:
-                errors.append("The time to make a move must be a number above zero, "
-                              "written with the digits 0-9.")
+                errors.append(_("The time to make a move must be a number above zero, "
+                                "written with the digits 0-9."))
             else:
                 options["deadline_hours"] = hours * 24 if self.deadline_unit == "days" else hours
         if not self.days:
-            errors.append("Tick at least one day on which the clock runs.")
+            errors.append(_("Tick at least one day on which the clock runs."))
         elif self.days != list(range(7)):
             options["clock_days"] = list(self.days)
         more = _number(self.more_time)
         if not isinstance(more, int):
-            errors.append(f"Days of more time a player may give per round: a whole number "
-                          f"from 0 to {game_options.MORE_TIME_MAX_PER_ROUND}.")
+            errors.append(_("Days of more time a player may give per round: a whole number "
+                            "from 0 to %(most)s.", most=game_options.MORE_TIME_MAX_PER_ROUND))
         else:
             options["more_time_per_round"] = more
         leads: list[Any] = []
@@ -146,7 +149,8 @@ class LobbyForm:
                 continue
             lead = _number(part)
             if lead is None or lead <= 0:
-                errors.append(f"“{part[:20]}” is not a number of hours for a reminder.")
+                errors.append(_("“%(typed)s” is not a number of hours for a reminder.",
+                                typed=part[:20]))
             else:
                 leads.append(lead)
         if self.clock_kind == "bank" and self.reminders == LobbyForm.reminders:
@@ -157,13 +161,15 @@ class LobbyForm:
             wait = _number(self.turn_mail_minutes)
             most = game_options.TURN_MAIL_DELAY_MAX_SECONDS // 60
             if wait is None or not 0 <= wait <= most:
-                errors.append(f"Wait before mailing a turn: 0 to {most} minutes, in digits.")
+                errors.append(_("Wait before mailing a turn: 0 to %(most)s minutes, in digits.",
+                                most=most))
             else:
                 options["turn_mail_delay_seconds"] = int(round(wait * 60))
         absent = _number(self.absent_after)
         if absent is None:
-            errors.append(f"Missed deadlines before a player counts as away: a whole number "
-                          f"from {game_options.ABSENT_AFTER_MIN} to {game_options.ABSENT_AFTER_MAX}.")
+            errors.append(_("Missed deadlines before a player counts as away: a whole number "
+                            "from %(least)s to %(most)s.", least=game_options.ABSENT_AFTER_MIN,
+                            most=game_options.ABSENT_AFTER_MAX))
         else:
             options["absent_after"] = absent
         if not errors:

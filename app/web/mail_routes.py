@@ -24,10 +24,10 @@ from flask import (Blueprint, abort, current_app, flash, redirect, render_templa
                    request, url_for)
 
 from app import services
+from app.i18n import _, forms
 from app.services import absence
 from app.services import seat_settings as preferences
 from app.mail.backends import mail_folder
-from app.mail.compose import local_time_words
 from app.people.calendar import zone_of
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.doors import door
@@ -117,21 +117,22 @@ def prefs(seat: SeatRequest) -> Any:
     form = request.form
     # check every field before storing any, so a bad one changes nothing
     if "mode" in form and form["mode"] not in preferences.MODE_WORDS:
-        raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
+        raise services.BadRequest(_("Choose one of: every decision, digest, or no mail."))
     talk = form.get("talk_mode") or None  # (issue 20 item 2)
     if talk is not None and talk not in preferences.TALK_MODE_WORDS:
-        raise services.BadRequest(preferences.TALK_MODE_REFUSAL)
+        raise services.BadRequest(_(str(preferences.TALK_MODE_REFUSAL)))
     said = []
     if "mode" in form:
         mode = preferences.set_mode(access.game_id, access.seat, form["mode"])
         said.append(preferences.describe(mode))
     if talk is not None:
         preferences.set_talk_mode(access.game_id, access.seat, talk)
-        said.append(f"table talk by mail: {preferences.TALK_MODE_WORDS[talk]}")
+        said.append(_("table talk by mail: %(mode)s",
+                      mode=_(str(preferences.TALK_MODE_WORDS[talk]))))
     if not said:
-        raise services.BadRequest("Nothing to save: choose how this game's mail comes (your "
-                                  "time zone and quiet hours are on your settings page).")
-    flash(f"Mail settings saved: {'; '.join(said)}.", "success")
+        raise services.BadRequest(_("Nothing to save: choose how this game's mail comes (your "
+                                    "time zone and quiet hours are on your settings page)."))
+    flash(_("Mail settings saved: %(what)s.", what="; ".join(said)), "success")
     return _back_to_seat(seat.token)
 
 
@@ -139,7 +140,8 @@ def prefs(seat: SeatRequest) -> Any:
 @seat_required
 def back(seat: SeatRequest) -> Any:
     absence.come_back(seat.access.game_id, seat.access.seat)
-    flash("Welcome back: your decisions wait for you again, with normal deadlines.", "success")
+    flash(_("Welcome back: your decisions wait for you again, with normal deadlines."),
+          "success")
     return _back_to_seat(seat.token)
 
 
@@ -149,12 +151,13 @@ def vacation(seat: SeatRequest) -> Any:
     access = seat.access
     raw = request.form.get("days", "").strip()
     if not (raw.isascii() and raw.isdigit() and len(raw) < 6):  # (int takes "٣" and "３")
-        raise services.BadRequest("Say how many days your vacation lasts, as a number "
-                                  "written with the digits 0-9.")
+        raise services.BadRequest(_("Say how many days your vacation lasts, as a number "
+                                    "written with the digits 0-9."))
     days = int(raw)
     until = absence.start_vacation(access.game_id, access.seat, days)
     zone = preferences.status(access.game_id, access.seat)["time_zone"]
-    flash(f"Your clock is paused until {local_time_words(until, zone_of(zone))}.", "success")
+    flash(_("Your clock is paused until %(when)s.", when=forms.long_when(until, zone_of(zone))),
+          "success")
     return _back_to_seat(seat.token)
 
 

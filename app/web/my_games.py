@@ -13,10 +13,24 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 
 from app import services
 from app.config import setting
+from app.i18n import _, forms, pgettext
 from app.services import my_games, person_settings
 from app.web.doors import door
 
 bp = Blueprint("my_games", __name__)
+
+def status_words(status: str) -> str:
+    """A game's status as its badge says it, in the reader's language."""
+    return {"over": pgettext("game status", "over"),
+            "abandoned": pgettext("game status", "abandoned"),
+            "running": pgettext("game status", "running")}.get(status, status)
+
+
+def day_words(moment: Any) -> str:
+    """A day with its year, as the reader says it ('8 Dec 2026', '8. Dez. 2026',
+    '2026年12月8日')."""
+    from babel.dates import format_skeleton
+    return format_skeleton("yMMMd", moment, locale=forms.cldr())
 
 
 def _secret() -> str:
@@ -26,7 +40,8 @@ def _secret() -> str:
 @bp.get("/my-games")
 @door("none", "the form that mails the games page's link")
 def ask() -> Any:
-    return render_template("my_games.html", seats=None, token=None, no_referrer=True)
+    return render_template("my_games.html", seats=None, token=None, no_referrer=True,
+                           status_words=status_words, day_words=day_words)
 
 
 @bp.post("/my-games")
@@ -35,8 +50,8 @@ def ask() -> Any:
 def send() -> Any:
     my_games.mail_link(request.form.get("email", ""), _secret(),
                        str(current_app.config["BASE_URL"]), str(setting("MAIL_FROM")))
-    flash("If that address has a seat in any game here, a link to all its games is on its "
-          f"way (it works for {my_games.LINK_DAYS} days).", "success")
+    flash(_("If that address has a seat in any game here, a link to all its games is on its "
+            "way (it works for %(days)s days).", days=my_games.LINK_DAYS), "success")
     return redirect(url_for("my_games.ask"), code=303)
 
 
@@ -47,11 +62,12 @@ def show(token: str) -> Any:
         address = my_games.read_link(token, _secret())
     except services.Forbidden as exc:
         return render_template("my_games.html", seats=None, token=None, error=exc.message,
-                               no_referrer=True), 403
+                               no_referrer=True, status_words=status_words,
+                               day_words=day_words), 403
     seats = my_games.games_of(address)
     return render_template("my_games.html", seats=seats, token=token, address=address,
                            refused=person_settings.invitations_refused_at(address),
-                           no_referrer=True)
+                           no_referrer=True, status_words=status_words, day_words=day_words)
 
 
 @bp.post("/my-games/<token>/revoke")
@@ -59,5 +75,5 @@ def show(token: str) -> Any:
 def revoke(token: str) -> Any:
     address = my_games.read_link(token, _secret())
     my_games.revoke(address, _secret())
-    flash("Done: every link to your games list made so far no longer works.", "success")
+    flash(_("Done: every link to your games list made so far no longer works."), "success")
     return redirect(url_for("my_games.ask"), code=303)

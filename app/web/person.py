@@ -29,6 +29,7 @@ from flask import (Blueprint, current_app, flash, jsonify, redirect, render_temp
                    url_for)
 
 from app import services
+from app.i18n import _, forms
 from app.services import my_games, notice_targets
 from app.services import person_settings as settings
 from app import i18n
@@ -39,6 +40,13 @@ from app.web.openapi_parts import BAD_LINK, TOKEN
 from app.web.seat_request import SeatRequest, seat_required
 
 bp = Blueprint("person", __name__)
+
+
+@bp.context_processor
+def _dates() -> dict[str, Any]:
+    from app.web.my_games import day_words
+    return {"long_when": forms.long_when, "day_words": day_words}
+
 
 #: The fields of the settings form: posted to a seat's door, they are refused.
 SETTINGS_FIELDS = ("time_zone", "language", "quiet_start", "quiet_end", "address_mode", "by_mail",
@@ -62,8 +70,8 @@ def _save(address: str, via: str, to: str, key_id: str | None = None) -> Any:
                         key_id=key_id)
     if not request.form.get("language"):  # the first post behind a key: keep its language
         settings.guess_language(address, i18n.current())
-    flash(f"Saved for all your games: {'; '.join(said)}. We mailed you what changed, with a "
-          "link that undoes it.", "success")
+    flash(_("Saved for all your games: %(what)s. We mailed you what changed, with a link "
+            "that undoes it.", what="; ".join(said)), "success")
     return redirect(to, code=303)
 
 
@@ -84,14 +92,15 @@ def seat_save(seat: SeatRequest) -> Any:
     """Mail the settings link to the seat's address (nothing else, ever)."""
     if any(name in request.form for name in SETTINGS_FIELDS):
         raise services.Forbidden(
-            "Your settings for all your games open only with the link we mail to your "
-            "address, not with a seat link (anyone you forward a mail to holds that). "
-            "Nothing was changed: press \"Send me the link to my settings\".",
+            _("Your settings for all your games open only with the link we mail to your "
+              "address, not with a seat link (anyone you forward a mail to holds that). "
+              "Nothing was changed: press \"Send me the link to my settings\"."),
             reason="person_key_needed")
     access = seat.access
     shown = keys.mail_settings_link_for_seat(access.game_id, access.seat)
-    flash(f"The link to your settings is on its way to {shown} (we send at most one every "
-          f"{keys.link_minutes()} minutes). It works for a day.", "success")
+    flash(_("The link to your settings is on its way to %(address)s (we send at most one "
+            "every %(minutes)s minutes). It works for a day.", address=shown,
+            minutes=keys.link_minutes()), "success")
     return redirect(url_for("person.seat_show", token=seat.token), code=303)
 
 
@@ -135,7 +144,7 @@ def _games_address(token: str) -> str:
 @door("games link", "the settings of its address (read)")
 def games_show(token: str) -> Any:
     return _page(_games_address(token), action=url_for("person.games_save", token=token),
-                 back=(url_for("my_games.show", token=token), "Back to all your games"),
+                 back=(url_for("my_games.show", token=token), _("Back to all your games")),
                  push_url=url_for("push.games_subscribe", token=token))
 
 
@@ -152,11 +161,11 @@ def games_invitations(token: str) -> Any:
     refused and changes nothing."""
     choice = request.form.get("choice", "")
     if choice not in ("allow", "refuse"):
-        raise services.BadRequest("Choose to allow or to refuse invitations.")
+        raise services.BadRequest(_("Choose to allow or to refuse invitations."))
     settings.save(_games_address(token), settings.check({"invitations": choice}), "games")
-    flash("Done: creators here may invite you to games again." if choice == "allow" else
-          "Done: nobody can invite you to a game here any more (your games go on as "
-          "before).", "success")
+    flash(_("Done: creators here may invite you to games again.") if choice == "allow" else
+          _("Done: nobody can invite you to a game here any more (your games go on as "
+            "before)."), "success")
     return redirect(url_for("my_games.show", token=token), code=303)
 
 
@@ -167,8 +176,8 @@ def games_invitations(token: str) -> Any:
       "address; one every few minutes; a never-played address within its day's bound)")
 def ask_by_address() -> Any:
     keys.mail_settings_link_to(request.form.get("email", ""))
-    flash("If we may write to that address, the link to its settings is on its way (it "
-          "works for a day). Nothing changes unless it is used.", "success")
+    flash(_("If we may write to that address, the link to its settings is on its way (it "
+            "works for a day). Nothing changes unless it is used."), "success")
     back = url_for("my_games.ask") if request.form.get("back") == "my-games" \
         else url_for("lobby.index")
     return redirect(back, code=303)

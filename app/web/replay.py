@@ -16,7 +16,8 @@ from flask import Blueprint, render_template, request, url_for
 from app import services
 from app.engine.summary import last_summary
 from app.web import view_helpers
-from app.web.spectate import PUBLIC_WORDS
+from app.i18n import _
+from app.web.spectate import public_words
 from app.web.doors import door
 
 bp = Blueprint("replay", __name__)
@@ -31,7 +32,7 @@ def _wanted_step(last: int) -> int:
     try:
         step = int(raw)
     except ValueError:
-        raise services.BadRequest("The move number must be a whole number, like 12.") from None
+        raise services.BadRequest(_("The move number must be a whole number, like 12.")) from None
     return max(0, min(step, last))
 
 
@@ -111,9 +112,9 @@ def show(game_id: str) -> Any:
         api_log_url=url_for("api.replay", game_id=game_id, reveal=1, _external=False),
         how_to_verify=data.get("how_to_verify"), no_referrer=bool(token),
         ended=data.get("ended") if step == last else None,
-        **({"known_word": "facedown", "known_title": "facedown at this moment",
-            "known_legend": "facedown at this moment"} if open_hand
-           else PUBLIC_WORDS if seat is None else {}),
+        **({"known_word": _("facedown"), "known_title": _("facedown at this moment"),
+            "known_legend": _("facedown at this moment")} if open_hand
+           else public_words() if seat is None else {}),
     )
 
 
@@ -139,7 +140,7 @@ def _scoring_steps(lines: list[services.StepLine], link: Any) -> list[dict[str, 
 def _title(line: services.StepLine, names: list[str]) -> str:
     """The tooltip of a timeline link: who moved and what happened, shortened."""
     if line.step == 0:
-        return "The cards are dealt."
+        return _("The cards are dealt.")
     who = names[line.seat] if line.seat is not None and 0 <= line.seat < len(names) else ""
-    text = line.text or "A move."
-    return (f"{who}: {text}" if who else text)[:200]
+    text = line.text or _("A move.")
+    return (_("%(name)s: %(move)s", name=who, move=text) if who else text)[:200]

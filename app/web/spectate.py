@@ -12,6 +12,8 @@ from flask import Blueprint, jsonify, render_template, request
 from app import services
 from app.clock import deadlines
 from app.engine import cards, words
+from app.i18n import N_, _
+from app.web.my_games import day_words
 from app.web import table_clock, view_helpers
 from app.web.doors import door
 
@@ -33,8 +35,8 @@ def show(game_id: str) -> Any:
                                          clocks=clocks, now=deadlines.now())
     return render_template("spectate.html", **context, game=snap.game,
                            game_title=snap.game.name,
-                           created=snap.game.created.strftime("%d %b %Y"), talk_box=talk_box,
-                           table=table, **PUBLIC_WORDS)
+                           created=day_words(snap.game.created), talk_box=talk_box,
+                           table=table, **public_words())
 
 
 def _public_reads(session: Any, snap: services.Snapshot) -> tuple[Any, Any, dict[str, Any]]:
@@ -86,9 +88,9 @@ def help_page() -> Any:
     """How the server works for a newcomer: games by link and by mail, open tables and
     their gates (issue 48 item 6)."""
     from app.seating import rules as seating_rules
-    asked = {**words.SUBJECT_WORDS, "turn": "your turn, not begun",
-             "drawn_refused": "a drawn card the pile refuses"}
-    timeouts = [(asked[kind][:1].upper() + asked[kind][1:], then)
+    asked = {**words.SUBJECT_WORDS, "turn": N_("your turn, not begun"),
+             "drawn_refused": N_("a drawn card the pile refuses")}
+    timeouts = [(_capital(_(str(asked[kind]))), _(str(then)))
                 for kind, then in words.TIMEOUT_WORDS.items() if kind in asked]
     return render_template("help.html", gates=seating_rules.GATE_MEANING,
                            gate_words=seating_rules.GATE_WORDS,
@@ -125,5 +127,15 @@ def _copies(card_id: int) -> int:
 
 
 #: A facedown card the public knows was shown to the whole table at some point.
-PUBLIC_WORDS = {"known_word": "shown", "known_title": "facedown, but it was shown to everyone",
-                "known_legend": "facedown, but shown to everyone earlier"}
+PUBLIC_WORDS = {"known_word": N_("shown"),
+                "known_title": N_("facedown, but it was shown to everyone"),
+                "known_legend": N_("facedown, but shown to everyone earlier")}
+
+
+def public_words() -> dict[str, str]:
+    """``PUBLIC_WORDS`` in the reader's language."""
+    return {key: _(value) for key, value in PUBLIC_WORDS.items()}
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

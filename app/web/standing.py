@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, jsonify, render_template
 
 from app.services import standing
+from app.standing.record import tier_word
 from app.web.doors import door
 
 bp = Blueprint("standing", __name__)
@@ -20,7 +21,8 @@ bp = Blueprint("standing", __name__)
 @door("none", "a person's public standing: chosen name, record in words, rating, last "
       "ended games (only the tier when they hide it); never an address")
 def person(public_id: str) -> Any:
-    return render_template("standing_person.html", p=standing.person_page(public_id))
+    return render_template("standing_person.html", p=standing.person_page(public_id),
+                           tier_word=tier_word)
 
 
 @bp.get("/api/people/<public_id>")

@@ -19,6 +19,7 @@ from flask import (Blueprint, flash, jsonify, redirect, render_template, request
                    url_for)
 
 from app import services
+from app.i18n import _
 from app.seating import rules
 from app.services import open_tables, table_seats
 from app.web import view_helpers
@@ -82,8 +83,8 @@ def join(table_id: str) -> Any:
 def join_json(table_id: str) -> Any:
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise services.BadRequest('Send a JSON object: {"name": "Your name", "email": '
-                                  '"you@example.org"}.')
+        raise services.BadRequest(_('Send a JSON object: {"name": "Your name", "email": '
+                                    '"you@example.org"}.'))
     asked = open_tables.sit_down(table_id, body.get("name"), body.get("email"),
                                  creator_key(request.remote_addr))
     return jsonify({"message": asked.words, "held_until": asked.held_until.isoformat()}), 202
