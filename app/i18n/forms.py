@@ -9,7 +9,7 @@ way ("Tue 8 Dec", "Tuesday, 8 December 2026"), as the server always did.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Iterable
+from typing import Iterable, Literal
 
 from babel.dates import format_date, format_skeleton, format_time, format_timedelta
 from babel.lists import format_list
@@ -83,7 +83,7 @@ def span(left: timedelta, *, direction: bool = True) -> str:
                             granularity="minute", locale=cldr())
 
 
-def names(items: Iterable[str], style: str = "standard") -> str:
+def names(items: Iterable[str], style: Literal["standard", "or"] = "standard") -> str:
     """'Ann, Bob and Kenji', 'Ann, Bob und Kenji', 'Ann、Bob、Kenji' (``style`` 'or' for
     'Ann or Bob')."""
     return format_list(list(items), style=style, locale=cldr())
