@@ -49,6 +49,16 @@ _env = Environment(
 i18n.install(_env)  # the reader's language: each mail is composed ``in_language`` (issue 50)
 _env.globals["html_lang"] = i18n.current
 
+
+def _capital(text: Any) -> str:
+    """Jinja's ``capitalize`` in English (as the mails always said it); in another
+    language only the first letter is raised (German nouns keep their capitals)."""
+    text = str(text)
+    return text.capitalize() if i18n.current() == "en" else text[:1].upper() + text[1:]
+
+
+_env.filters["capital"] = _capital
+
 #: What a pending decision asks of the player, in words (the engine's short names).
 #: What a seat must decide, as a mail says it (the words live in app.engine.words).
 DECISION_WORDS = words.DECISION_WORDS
@@ -177,6 +187,9 @@ def thread_subject(game: MailGame) -> str:
 #: What the lead of a turn mail says is asked, without the seat's view: the seat page's
 #: words (``words.PENDING_WORDS``), one vocabulary (issue 49 item 1).
 LEAD_WORDS = {**words.PENDING_WORDS, "peek": i18n.N_("peek at two of your cards")}
+#: What a lead or a subject says when the decision has no words of its own.
+YOUR_DECISION = i18n.N_("your decision")
+A_DECISION = i18n.N_("you have a decision to make")
 
 
 def lead_words(pending: str | None, view: dict[str, Any] | None = None,
@@ -186,7 +199,7 @@ def lead_words(pending: str | None, view: dict[str, Any] | None = None,
     discard", "turn cards over with the Twister (1 more to turn)")."""
     if view is not None and seat is not None and pending:
         return words.asked_words(view, seat, pending, names)
-    return _(LEAD_WORDS.get(pending or "", i18n.N_("your decision")))
+    return _(LEAD_WORDS.get(pending or "", YOUR_DECISION))
 
 
 def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminder: bool,
@@ -236,13 +249,13 @@ def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminde
 
 def subject_words(pending: str | None) -> str:
     """What a subject says is asked: "your draw", "place your Nelly"."""
-    return _(SUBJECT_WORDS.get(pending or "", i18n.N_("your decision")))
+    return _(SUBJECT_WORDS.get(pending or "", YOUR_DECISION))
 
 
 def decision_words(pending: str | None) -> str:
     if not pending:
-        return _("you have a decision to make")
-    return _(DECISION_WORDS.get(pending, i18n.N_("you have a decision to make")))
+        return _(A_DECISION)
+    return _(DECISION_WORDS.get(pending, A_DECISION))
 
 
 # The short name of the decision a seat faces in a view (None: nothing): one definition,
