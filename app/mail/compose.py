@@ -226,6 +226,9 @@ def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminde
         if due:
             line = _("Reminder, your turn: %(asked)s (round %(round)s) · due %(due)s",
                      asked=asked, round=round_no, due=due)
+            # (``left``: the length alone, "2 hours"; an English "in 2 hours" or "now", as
+            # callers once gave it, is read the same way)
+            left = "" if left == "now" else left.removeprefix("in ")
             if left:
                 line = _("%(line)s, %(left)s left", line=line, left=left)
             if clock:
