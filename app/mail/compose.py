@@ -58,6 +58,8 @@ def _capital(text: Any) -> str:
 
 
 _env.filters["capital"] = _capital
+#: What goes between two sentences: a space, none in Japanese (。 ends a sentence).
+_env.globals["gap"] = lambda: "" if i18n.current() == "ja" else " "
 
 #: What a pending decision asks of the player, in words (the engine's short names).
 #: What a seat must decide, as a mail says it (the words live in app.engine.words).
@@ -139,7 +141,7 @@ def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
 
 
 def deadline_words(due: datetime | None, now: datetime, zone: tzinfo | None = None) -> str:
-    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
+    """'Tuesday, 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
     if due is None:
         return ""
     due, now = as_utc(due), as_utc(now)
