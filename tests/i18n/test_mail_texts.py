@@ -80,3 +80,29 @@ def test_dates_and_the_standalone_mails_in_german_and_japanese():
     assert "Ken さん" in seat.text and "席を確定する" in seat.html
     for mail in (link, moved, seat):
         assert "Hello" not in mail.text and "Did not ask" not in mail.text
+
+
+def test_the_pages_of_a_mails_links_in_german_and_japanese(app):
+    """The pages a mail's one-click links open: stop this game's mail, no more
+    invitations."""
+    from types import SimpleNamespace
+
+    from flask import render_template
+
+    guard = SimpleNamespace(address="ann@example.com", game_name="Friday",
+                            game_mail_stopped=True, refused_at=None)
+    said = {}
+    for lang in ("de", "ja"):
+        with app.test_request_context(f"/?lang={lang}", headers={"Accept-Language": lang}):
+            with i18n.in_language(lang):
+                said[lang] = (
+                    render_template("mail/unsubscribe_page.html", token="t", done=False,
+                                    game=SimpleNamespace(name="Friday"), name="Ann")
+                    + render_template("mail/invitations_page.html", token="t", state="done",
+                                      guard=guard))
+    assert "Mails von dieser Partie stoppen?" in said["de"]
+    assert "Keine Einladungen mehr" in said["de"]
+    assert "このゲームのメールを止めますか？" in said["ja"]
+    assert "招待を受け取らない" in said["ja"]
+    for page in said.values():
+        assert "Stop mail from this game?" not in page and "Pressed it by mistake" not in page
