@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from app import i18n
+from app.i18n import _, ngettext, forms
 from app.clock.time import as_utc, short_time_words
 from app.standing.outcome import place_words
 from app.engine import words
@@ -47,6 +48,18 @@ _env = Environment(
 )
 i18n.install(_env)  # the reader's language: each mail is composed ``in_language`` (issue 50)
 _env.globals["html_lang"] = i18n.current
+
+
+def _capital(text: Any) -> str:
+    """Jinja's ``capitalize`` in English (as the mails always said it); in another
+    language only the first letter is raised (German nouns keep their capitals)."""
+    text = str(text)
+    return text.capitalize() if i18n.current() == "en" else text[:1].upper() + text[1:]
+
+
+_env.filters["capital"] = _capital
+#: What goes between two sentences: a space, none in Japanese (。 ends a sentence).
+_env.globals["gap"] = lambda: "" if i18n.current() == "ja" else " "
 
 #: What a pending decision asks of the player, in words (the engine's short names).
 #: What a seat must decide, as a mail says it (the words live in app.engine.words).
@@ -83,18 +96,27 @@ class MailGame:
     def title(self) -> str:
         """The game's name, or its id when it has none of its own (the lobby's
         default name is the brand, which every subject already starts with)."""
+        return self._title(english=False)
+
+    def _title(self, *, english: bool) -> str:
         name = clean_name(self.name)
-        return name if name and name != BRAND else f"game {self.id}"
+        if name and name != BRAND:
+            return name
+        return f"game {self.id}" if english else _("game %(id)s", id=self.id)
 
     @property
     def label(self) -> str:
         """Name and id, as a mail's brand line and footer say it: two games may share a
         name, and the id is what the lobby, the fresh-link form and a reply ask for."""
-        if not self.id:
-            return self.title
-        if self.title == f"game {self.id}":
-            return self.title
-        return f"{self.title} (game {self.id})"
+        return self._label(english=False)
+
+    def _label(self, *, english: bool) -> str:
+        title = self._title(english=english)
+        if not self.id or clean_name(self.name) in ("", BRAND):
+            return title
+        if english:
+            return f"{title} (game {self.id})"
+        return _("%(title)s (game %(id)s)", title=title, id=self.id)
 
 
 # -- cleaning what players typed ----------------------------------------------
@@ -113,29 +135,25 @@ def clean_name(value: Any, limit: int = NAME_LIMIT) -> str:
 
 
 def local_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
-    """'Tuesday 1 December 2026, 15:00 CET' in the reader's zone (UTC by default)."""
-    local = as_utc(moment).astimezone(zone or timezone.utc)
-    name = local.tzname() or "UTC"
-    return f"{local:%A} {local.day} {local:%B %Y, %H:%M} {name}"
+    """'Tuesday, 1 December 2026, 15:00 CET' in the reader's zone (UTC by default) and
+    language (``forms.long_when``)."""
+    return forms.long_when(as_utc(moment), zone or timezone.utc)
 
 
 def deadline_words(due: datetime | None, now: datetime, zone: tzinfo | None = None) -> str:
-    """'Tuesday 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
+    """'Tuesday, 1 December 2026, 14:00 UTC (in 2 days)', in the reader's zone."""
     if due is None:
         return ""
     due, now = as_utc(due), as_utc(now)
-    return f"{local_time_words(due, zone)} ({_span(due - now)})"
+    return _("%(when)s (%(left)s)", when=local_time_words(due, zone), left=_span(due - now))
 
 
-def _span(left: timedelta) -> str:
-    seconds = int(left.total_seconds())
-    if seconds <= 0:
-        return "now"
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            n = round(seconds / size) if unit != "minute" else max(1, seconds // 60)
-            return f"in {n} {unit}{'s' if n != 1 else ''}"
-    return "in less than a minute"
+def _span(left: timedelta, *, direction: bool = True) -> str:
+    """'in 2 days' ('in 2 Tagen', '2 日後'), or 'now'; without ``direction`` the length
+    alone ('2 days'). At least a minute: 'in less than a minute' reads as 'in 1 minute'."""
+    if left.total_seconds() <= 0 and direction:
+        return forms.span(left)
+    return forms.span(max(left, timedelta(minutes=1)), direction=direction)
 
 
 # -- rendering ------------------------------------------------------------------
@@ -161,13 +179,19 @@ def thread_subject(game: MailGame) -> str:
     """The one subject of every mail of a game, to every seat (issue 19 item 4): Gmail
     puts mails in one conversation only if their subjects match (after "Re:") and one
     refers to another, and Outlook groups by the subject as well. Name and id: two games
-    may share a name, and must not share a thread."""
-    return clean_name(f"{BRAND} · {game.label}", limit=200)
+    may share a name, and must not share a thread.
+
+    Never translated (issue 50): the thread must not break when a reader changes
+    language, so the subject is the same English in every language."""
+    return clean_name(f"{BRAND} · {game._label(english=True)}", limit=200)
 
 
 #: What the lead of a turn mail says is asked, without the seat's view: the seat page's
 #: words (``words.PENDING_WORDS``), one vocabulary (issue 49 item 1).
-LEAD_WORDS = {**words.PENDING_WORDS, "peek": "peek at two of your cards"}
+LEAD_WORDS = {**words.PENDING_WORDS, "peek": i18n.N_("peek at two of your cards")}
+#: What a lead or a subject says when the decision has no words of its own.
+YOUR_DECISION = i18n.N_("your decision")
+A_DECISION = i18n.N_("you have a decision to make")
 
 
 def lead_words(pending: str | None, view: dict[str, Any] | None = None,
@@ -177,7 +201,7 @@ def lead_words(pending: str | None, view: dict[str, Any] | None = None,
     discard", "turn cards over with the Twister (1 more to turn)")."""
     if view is not None and seat is not None and pending:
         return words.asked_words(view, seat, pending, names)
-    return LEAD_WORDS.get(pending or "", "your decision")
+    return _(LEAD_WORDS.get(pending or "", YOUR_DECISION))
 
 
 def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminder: bool,
@@ -191,31 +215,52 @@ def turn_lead(round_no: Any, pending: str | None, *, has_decision: bool, reminde
     a push says this same line (``deliveries.short_form``, issue 49 item 1), never a card
     the seat knows privately."""
     asked = asked or lead_words(pending)
-    waiting = f"; waiting for {', '.join(others)}" if others else ""
     if not has_decision:
-        head = f"Round {round_no} digest" if digest else f"Round {round_no}"
-        return f"{head}: nothing waits for you{waiting}"
-    by = f", by {deadline}" if deadline else ""
+        if others:
+            waiting = forms.names(others)
+            return (_("Round %(round)s digest: nothing waits for you; waiting for %(names)s",
+                      round=round_no, names=waiting) if digest else
+                    _("Round %(round)s: nothing waits for you; waiting for %(names)s",
+                      round=round_no, names=waiting))
+        return (_("Round %(round)s digest: nothing waits for you", round=round_no) if digest
+                else _("Round %(round)s: nothing waits for you", round=round_no))
     if reminder:
         if due:
-            return (f"Reminder, your turn: {asked} (round {round_no}) · due {due}"
-                    + (f", {left.removeprefix('in ')} left" if left and left != "now" else "")
-                    + (f", then {clock}" if clock else ""))
-        return f"Reminder, your turn: {asked} (round {round_no}){by}"
+            line = _("Reminder, your turn: %(asked)s (round %(round)s) · due %(due)s",
+                     asked=asked, round=round_no, due=due)
+            # (``left``: the length alone, "2 hours"; an English "in 2 hours" or "now", as
+            # callers once gave it, is read the same way)
+            left = "" if left == "now" else left.removeprefix("in ")
+            if left:
+                line = _("%(line)s, %(left)s left", line=line, left=left)
+            if clock:
+                line = _("%(line)s, then %(clock)s", line=line, clock=clock)
+            return line
+        if deadline:
+            return _("Reminder, your turn: %(asked)s (round %(round)s), by %(deadline)s",
+                     asked=asked, round=round_no, deadline=deadline)
+        return _("Reminder, your turn: %(asked)s (round %(round)s)", asked=asked,
+                 round=round_no)
     if digest:
-        return f"Round {round_no} digest; your turn: {asked}{by}"
-    return f"Your turn: {asked} (round {round_no})" + (f" · due {due}" if due else "")
+        if deadline:
+            return _("Round %(round)s digest; your turn: %(asked)s, by %(deadline)s",
+                     round=round_no, asked=asked, deadline=deadline)
+        return _("Round %(round)s digest; your turn: %(asked)s", round=round_no, asked=asked)
+    if due:
+        return _("Your turn: %(asked)s (round %(round)s) · due %(due)s", asked=asked,
+                 round=round_no, due=due)
+    return _("Your turn: %(asked)s (round %(round)s)", asked=asked, round=round_no)
 
 
 def subject_words(pending: str | None) -> str:
     """What a subject says is asked: "your draw", "place your Nelly"."""
-    return SUBJECT_WORDS.get(pending or "", "your decision")
+    return _(SUBJECT_WORDS.get(pending or "", YOUR_DECISION))
 
 
 def decision_words(pending: str | None) -> str:
     if not pending:
-        return "you have a decision to make"
-    return DECISION_WORDS.get(pending, "you have a decision to make")
+        return _(A_DECISION)
+    return _(DECISION_WORDS.get(pending, A_DECISION))
 
 
 # The short name of the decision a seat faces in a view (None: nothing): one definition,
@@ -258,9 +303,10 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
     lead = turn_lead(round_no, pending, has_decision=has_decision,
                      reminder=reminder, digest=digest, deadline=deadline, others=others,
                      due=short_time_words(due, zone) if due is not None else "",
-                     left=_span(as_utc(due) - as_utc(now)) if due is not None else "",
+                     left=(_span(as_utc(due) - as_utc(now), direction=False)
+                           if due is not None and as_utc(due) > as_utc(now) else ""),
                      clock=clock, asked=lead_words(pending, view, seat, names))
-    menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")
+    menu = build_menu(view, seat, reply_address, names, f"Re: {subject}")  # (not translated)
     return replace(render(
         "turn", subject, lead=lead, menu=menu,
         game=game, seat=seat, name=names[seat], names=names, round=round_no,
@@ -281,10 +327,11 @@ def turn_mail(game: MailGame, seat: int, view: dict[str, Any], *, since_step: in
 #: What an invitation says of the mail a seat will get, by its mail mode
 #: (``app.mail.models``): only what the server will do.
 INVITATION_MAIL_WORDS = {
-    "every": "you get a mail whenever it is your turn",
-    "digest": "this game mails you a digest of its news instead of a mail each turn",
-    "daily": "you get one mail a day across all your games while one waits for you",
-    "none": "this game sends you no turn mail: your seat page shows when it is your turn",
+    "every": i18n.N_("you get a mail whenever it is your turn"),
+    "digest": i18n.N_("this game mails you a digest of its news instead of a mail each turn"),
+    "daily": i18n.N_("you get one mail a day across all your games while one waits for you"),
+    "none": i18n.N_("this game sends you no turn mail: your seat page shows when it is your "
+                    "turn"),
 }
 
 
@@ -303,14 +350,15 @@ def invitation_mail(game: MailGame, seat: int, *, link: str, unsubscribe: str,
     The game has started when this leaves and nobody waits for an answer (issue 33
     item 4): it says what the person can do now (play, set their zone and quiet hours,
     refuse further invitations) and what happens if they do nothing, never "accept"."""
-    span = _span(timedelta(hours=deadline_hours)).removeprefix("in ")
-    lead = (f"Rematch of {clean_name(rematch_of)}: your seat is ready" if rematch_of
-            else "You are invited to play: your seat is ready, the game has started")
+    span = _span(timedelta(hours=deadline_hours), direction=False)
+    lead = (_("Rematch of %(game)s: your seat is ready", game=clean_name(rematch_of))
+            if rematch_of else
+            _("You are invited to play: your seat is ready, the game has started"))
     return render("invitation", thread_subject(game), lead=lead,
                   game=game, seat=seat, name=game.names[seat], names=game.names,
                   link=link, unsubscribe=unsubscribe, commitment=game.commitment,
                   deadline=span, clock=clock, rematch_of=rematch_of, yours=yours,
-                  mail_words=INVITATION_MAIL_WORDS.get(mode, INVITATION_MAIL_WORDS["every"]),
+                  mail_words=_(INVITATION_MAIL_WORDS.get(mode, INVITATION_MAIL_WORDS["every"])),
                   absent_after=absent_after)
 
 
@@ -342,7 +390,8 @@ def round_mail(game: MailGame, seat: int, view: dict[str, Any], round_no: int, *
                link: str, unsubscribe: str) -> Mail:
     """Everyone's mail at a round's end: how the round was scored, and the totals."""
     return render("round_end", thread_subject(game),
-                  lead=f"Round {round_no} is over: how it was scored, and the totals",
+                  lead=_("Round %(round)s is over: how it was scored, and the totals",
+                         round=round_no),
                   game=game, seat=seat, name=game.names[seat], round=round_no,
                   scores=scores_info(view, game.names), village=village_info(view, seat),
                   summary=summary_words(view, game.names, round_no),
@@ -354,12 +403,13 @@ def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str
     """The last round explained (no round mail is sent for it), the winner and why;
     ``rating``: how a rated game moved the reader's rating, in words (issue 47)."""
     winner = view.get("winner")
-    who = ("you won" if winner == seat else
-           f"{game.names[winner]} won" if isinstance(winner, int) else "the final scores")
+    who = (_("The game is over: you won") if winner == seat else
+           _("The game is over: %(name)s won", name=game.names[winner])
+           if isinstance(winner, int) else _("The game is over: the final scores"))
     place = place_words(view, seat)  # first, in the inbox line and the mail (issue 51)
     return render("game_over", thread_subject(game),
-                  lead=(f"The game is over: {place[0].lower()}{place[1:]}" if place
-                        else f"The game is over: {who}"),
+                  lead=(_("The game is over: %(place)s", place=_lower_first(place)) if place
+                        else who),
                   place=place, game=game, seat=seat, name=game.names[seat],
                   winner=game.names[winner] if isinstance(winner, int) else None,
                   you_won=winner == seat, scores=scores_info(view, game.names),
@@ -367,13 +417,19 @@ def game_over_mail(game: MailGame, seat: int, view: dict[str, Any], *, link: str
                   link=link, replay=replay, unsubscribe=unsubscribe)
 
 
+def _lower_first(text: str) -> str:
+    """'You came second' as the middle of a line: 'you came second' (a language without
+    capitals keeps it)."""
+    return f"{text[0].lower()}{text[1:]}" if i18n.current() != "de" else text
+
+
 def daily_digest_mail(entries: list[dict[str, Any]], *, base_url: str,
                       unsubscribe: str | None = None) -> Mail:
     """One digest across games: every game where the reader is waited on, with links."""
     count = len(entries)
-    subject = clean_name(f"Silver Eye · {count} game{'s' if count != 1 else ''} "
-                         f"wait{'' if count != 1 else 's'} for you", limit=200)
-    overview = MailGame(id="", name="your games", names=[], base_url=base_url)
+    subject = clean_name(ngettext("Silver Eye · %(num)d game waits for you",
+                                  "Silver Eye · %(num)d games wait for you", count), limit=200)
+    overview = MailGame(id="", name=_("your games"), names=[], base_url=base_url)
     return render("daily", subject, game=overview, name=entries[0]["name"], entries=entries,
                   unsubscribe=unsubscribe)
 
@@ -387,12 +443,12 @@ def notice_mail(game: MailGame, seat: int, notice: str, *, about: int | None, li
     ``reply_to``: the seat's reply address, where a reply ``BACK`` ends its absence (the
     mail then says so: issue 33, a mail promises only what the server does)."""
     leads = {
-        "absent": (f"{game.names[about] if about is not None else 'A player'} is away: "
-                   "the server plays their turns"),
-        "you_absent": "You are marked away",
-        "abandoned": "The game was abandoned",
-        "fresh_link": "Your link to your seat, as you asked",
-        "address_changed": "Your seat's mail now comes to this address, with a new link",
+        "absent": _("%(name)s is away: the server plays their turns",
+                    name=game.names[about] if about is not None else _("A player")),
+        "you_absent": _("You are marked away"),
+        "abandoned": _("The game was abandoned"),
+        "fresh_link": _("Your link to your seat, as you asked"),
+        "address_changed": _("Your seat's mail now comes to this address, with a new link"),
     }
     mail = render("notice", thread_subject(game), lead=leads[notice], game=game, seat=seat,
                   name=game.names[seat], notice=notice,

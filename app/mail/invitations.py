@@ -28,6 +28,7 @@ from sqlmodel import Session, col, select
 
 from app.access import tokens
 from app.gamelog import store
+from app.i18n import _, ngettext
 from app.people.models import Person
 
 #: The first field of an invitation guard token (the unsubscribe salt is shared
@@ -63,7 +64,7 @@ def read_guard_token(token: str) -> GuardRef:
     if (not isinstance(payload, list) or len(payload) != 4 or payload[0] != KIND
             or not isinstance(payload[1], str) or not isinstance(payload[2], str)
             or not isinstance(payload[3], int) or isinstance(payload[3], bool)):
-        raise tokens.BadToken("this link is not valid")
+        raise tokens.BadToken(_("this link is not valid"))
     return GuardRef(payload[1], payload[2], payload[3])
 
 
@@ -173,28 +174,42 @@ def over_strangers_bound(session: Session, seated: list[tuple[int, dict[str, Any
 def too_many_invitations_words(name: str, index: int, address: str, had: int,
                                limit: int) -> str:
     """What the creator reads when ``address`` had the day's invitations from strangers."""
-    return (f"{address} (seat {index + 1}, {name}) was invited to {had} games here in the last "
-            "24 hours by people they have never played with; we invite an address to at most "
-            f"{limit} such games a day, so no game was created. If you know them, ask them "
-            "to join a game of yours they can see first, or invite them again tomorrow.")
+    return ngettext(
+        "%(address)s (seat %(seat)d, %(name)s) was invited to %(num)d game here in the last "
+        "24 hours by people they have never played with; we invite an address to at most "
+        "%(limit)d such games a day, so no game was created. If you know them, ask them "
+        "to join a game of yours they can see first, or invite them again tomorrow.",
+        "%(address)s (seat %(seat)d, %(name)s) was invited to %(num)d games here in the last "
+        "24 hours by people they have never played with; we invite an address to at most "
+        "%(limit)d such games a day, so no game was created. If you know them, ask them "
+        "to join a game of yours they can see first, or invite them again tomorrow.",
+        had, address=address, seat=index + 1, name=name, limit=limit)
 
 
 def refused_words(name: str, index: int, address: str) -> str:
     """What the creator reads when a seat's address refused invitations."""
-    return (f"{address} (seat {index + 1}, {name}) asked not to be invited to games here, so "
-            "no game was created. Leave that seat's address empty and give them the seat's "
-            "link yourself if they agreed to play, or invite someone else. (They can allow "
-            "invitations again from their “All my games” page.)")
+    return _("%(address)s (seat %(seat)d, %(name)s) asked not to be invited to games here, so "
+             "no game was created. Leave that seat's address empty and give them the seat's "
+             "link yourself if they agreed to play, or invite someone else. (They can allow "
+             "invitations again from their “All my games” page.)",
+             address=address, seat=index + 1, name=name)
 
 
 def too_many_words(name: str, index: int, address: str, had: int, adds: int,
                    limit: int) -> str:
     """What the creator reads when a stranger's mail for the day would go over ``limit``."""
-    more = "" if had >= limit else f" and this game would send {adds} more"
-    return (f"{address} (seat {index + 1}, {name}) has had {had} mails from games here in the "
-            f"last 24 hours without ever playing one{more}; we send at most {limit} a day to "
-            "an address that has not played yet, so no game was created. Invite them again "
-            "tomorrow, or ask them to play a game they were invited to first.")
+    values = dict(address=address, seat=index + 1, name=name, had=had, adds=adds, limit=limit)
+    if had >= limit:
+        return _("%(address)s (seat %(seat)d, %(name)s) has had %(had)d mails from games here "
+                 "in the last 24 hours without ever playing one; we send at most %(limit)d a "
+                 "day to an address that has not played yet, so no game was created. Invite "
+                 "them again tomorrow, or ask them to play a game they were invited to first.",
+                 **values)
+    return _("%(address)s (seat %(seat)d, %(name)s) has had %(had)d mails from games here in "
+             "the last 24 hours without ever playing one and this game would send %(adds)d "
+             "more; we send at most %(limit)d a day to an address that has not played yet, so "
+             "no game was created. Invite them again tomorrow, or ask them to play a game they "
+             "were invited to first.", **values)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from sqlmodel import Session, select
 from app.access.reply_address import reply_address
 from app.access.unsubscribe import left_token
 from app.clock import deadlines as dl
+from app.i18n import N_, _, forms, ngettext
 from app.mail import compose
 from app.mail.notify import Context, mode_of, wants
 from app.mail.models import Outbox
@@ -40,11 +41,11 @@ KINDS = (RESIGNED, TOOK_OVER, HANDED_OVER, MORE_TIME, VOTE, VOTED)
 ANNOUNCED = (VOTE, MORE_TIME)
 
 #: How a seat answers a vote by replying (``app.mail.commands`` reads them).
-VOTE_REPLY = "Or reply to this mail with VOTE YES or VOTE NO."
+VOTE_REPLY = N_("Or reply to this mail with VOTE YES or VOTE NO.")
 #: How the seat a substitute vote is about answers it by replying (R51).
-SUBJECT_REPLY = ("Or reply to this mail with VETO to keep your seat (or VOTE YES to let "
-                 "it go).")
-REMATCH_REPLY = "Or reply to this mail with ACCEPT or DECLINE."
+SUBJECT_REPLY = N_("Or reply to this mail with VETO to keep your seat (or VOTE YES to let "
+                   "it go).")
+REMATCH_REPLY = N_("Or reply to this mail with ACCEPT or DECLINE.")
 
 
 def _mails(unit: Any, ctx: Context, seat: int) -> bool:
@@ -66,10 +67,10 @@ def _queue(unit: Any, ctx: Context, seat: int, kind: str, key: str, now: datetim
                  announces=announces, root=root)
 
 
-def _mail(ctx: Context, seat: int, lead: str, lines: list[str], *, button: str = "Open your seat",
+def _mail(ctx: Context, seat: int, lead: str, lines: list[str], *, button: str | None = None,
           reply_hint: str | None = None, reply_to: str | None = None) -> compose.Mail:
     return compose.people_mail(ctx.info, seat, lead=lead, lines=lines, link=ctx.link(seat),
-                               button=button, unsubscribe=ctx.unsubscribe(seat),
+                               button=button or _("Open your seat"), unsubscribe=ctx.unsubscribe(seat),
                                reply_hint=reply_hint, reply_to=reply_to)
 
 
@@ -84,11 +85,11 @@ def resigned(unit: Any, ctx: Context, seat: int, about: int, now: datetime, step
     if not _mails(unit, ctx, seat):
         return
     who = ctx.info.names[about]
-    mail = _mail(ctx, seat, f"{who} resigned", [
-        f"{who} resigned from “{_title(ctx)}”: from now on the rules' defaults play their "
-        "seat, and they rank last at the end.",
-        "If someone else would like to play that seat, propose a substitute on your seat "
-        "page: they take over its cards, what it has seen and its score."])
+    mail = _mail(ctx, seat, _("%(name)s resigned", name=who), [
+        _("%(name)s resigned from “%(game)s”: from now on the rules' defaults play their "
+          "seat, and they rank last at the end.", name=who, game=_title(ctx)),
+        _("If someone else would like to play that seat, propose a substitute on your seat "
+          "page: they take over its cards, what it has seen and its score.")])
     _queue(unit, ctx, seat, RESIGNED, f"resigned:{ctx.id}:{seat}:{about}:{step}", now, mail)
 
 
@@ -98,9 +99,10 @@ def took_over(unit: Any, ctx: Context, seat: int, about: int, was: str, now: dat
     if not _mails(unit, ctx, seat):
         return
     who = ctx.info.names[about]
-    mail = _mail(ctx, seat, f"{who} took over {was}'s seat", [
-        f"{who} took over {was}'s seat in “{_title(ctx)}”: the seat keeps its cards, what "
-        f"it has seen and its score, and {who} plays it from now on."])
+    mail = _mail(ctx, seat, _("%(name)s took over %(was)s's seat", name=who, was=was), [
+        _("%(name)s took over %(was)s's seat in “%(game)s”: the seat keeps its cards, what "
+          "it has seen and its score, and %(name)s plays it from now on.",
+          name=who, was=was, game=_title(ctx))])
     _queue(unit, ctx, seat, TOOK_OVER, f"took_over:{ctx.id}:{seat}:{about}:{step}", now, mail)
 
 
@@ -114,15 +116,16 @@ def welcome(unit: Any, ctx: Context, seat: int, was: str, now: datetime, step: i
     if to is None:
         return
     others = [name for index, name in enumerate(ctx.info.names) if index != seat]
-    lines = [f"The players of “{_title(ctx)}” ({', '.join(others)}) handed you {was}'s "
-             "seat: you take over its cards, what it has seen and its score, and play it "
-             "from now on.",
-             f"No plan or standing order of {was}'s was carried over: the seat plays only "
-             "what you decide (your seat page lets you decide ahead if you like).",
-             f"{ctx.settings.words()}; {compose.INVITATION_MAIL_WORDS[mode_of(unit, ctx, seat)]}.",
-             "This link is your seat: keep it to yourself."]
-    mail = compose.people_mail(ctx.info, seat, lead=f"You take over {was}'s seat",
-                               lines=lines, link=ctx.link(seat), button="Open your seat",
+    lines = [_("The players of “%(game)s” (%(names)s) handed you %(was)s's "
+               "seat: you take over its cards, what it has seen and its score, and play it "
+               "from now on.", game=_title(ctx), names=forms.names(others), was=was),
+             _("No plan or standing order of %(was)s's was carried over: the seat plays only "
+               "what you decide (your seat page lets you decide ahead if you like).", was=was),
+             _("%(clock)s; %(mail)s.", clock=ctx.settings.words(),
+               mail=_(compose.INVITATION_MAIL_WORDS[mode_of(unit, ctx, seat)])),
+             _("This link is your seat: keep it to yourself.")]
+    mail = compose.people_mail(ctx.info, seat, lead=_("You take over %(was)s's seat", was=was),
+                               lines=lines, link=ctx.link(seat), button=_("Open your seat"),
                                unsubscribe=guard)
     version = ctx.seats[seat].token_version
     # (not the thread's root: that Message-ID is the seat's first invitation's)
@@ -142,12 +145,13 @@ def handed_over(unit: Any, ctx: Context, seat: int, old_address: str, old_name: 
     who = ctx.info.names[seat]
     unsubscribe = left_url(ctx, seat, old_address, secret)
     mail = compose.people_mail(
-        as_held_by(ctx, seat, old_name), seat, lead="Your seat was handed to another player",
-        lines=[f"The players of “{_title(ctx)}” handed your seat to {who}, who plays it "
-               "from now on. Your link and the reply addresses of your mails no longer "
-               "open it; your link now says what happened, and lets you watch the game.",
-               "What you said and did at the table stays yours, under your name.",
-               "Thank you for playing. The replay shows the whole game once it is over."],
+        as_held_by(ctx, seat, old_name), seat, lead=_("Your seat was handed to another player"),
+        lines=[_("The players of “%(game)s” handed your seat to %(name)s, who plays it "
+                 "from now on. Your link and the reply addresses of your mails no longer "
+                 "open it; your link now says what happened, and lets you watch the game.",
+                 game=_title(ctx), name=who),
+               _("What you said and did at the table stays yours, under your name."),
+               _("Thank you for playing. The replay shows the whole game once it is over.")],
         link=None, button="", unsubscribe=unsubscribe)
     queue(unit, game_id=ctx.id, seat=seat, kind=HANDED_OVER, to=old_address, to_name=old_name,
           mail=mail, idempotency=f"handed_over:{ctx.id}:{seat}:{step}", domain=ctx.domain,
@@ -177,9 +181,10 @@ def more_time(unit: Any, ctx: Context, seat: int, giver: int, gift_id: int, dead
         return
     zone = ctx.zone(seat)
     who = ctx.info.names[giver]
-    mail = _mail(ctx, seat, f"{who} gave you one more day", [
-        f"{who} gave you one more day for your move in “{_title(ctx)}”.",
-        f"It is now due by {compose.deadline_words(due, now, zone)}."])
+    mail = _mail(ctx, seat, _("%(name)s gave you one more day", name=who), [
+        _("%(name)s gave you one more day for your move in “%(game)s”.", name=who,
+          game=_title(ctx)),
+        _("It is now due by %(deadline)s.", deadline=compose.deadline_words(due, now, zone))])
     _queue(unit, ctx, seat, MORE_TIME, f"gift:{gift_id}", now, mail,
            announces={"what": MORE_TIME, "seat": seat, "deadline": deadline_id})
 
@@ -191,15 +196,17 @@ def vote_words(vote: Any, names: list[str]) -> str:
     mails and the pages alike."""
     who = _proposer(vote, names)
     if vote.kind == ABORT:
-        return f"{who} asks to end the game by agreement"
+        return _("%(name)s asks to end the game by agreement", name=who)
     if vote.kind == SUBSTITUTE and vote.subject_seat is not None:
-        was = names[vote.subject_seat] if vote.subject_seat < len(names) else "a seat"
-        return f"{who} proposes {vote.name} to take over {was}'s seat"
-    return f"{who} offers a rematch"
+        if vote.subject_seat < len(names):
+            return _("%(name)s proposes %(new)s to take over %(was)s's seat", name=who,
+                     new=vote.name, was=names[vote.subject_seat])
+        return _("%(name)s proposes %(new)s to take over a seat", name=who, new=vote.name)
+    return _("%(name)s offers a rematch", name=who)
 
 
 def _proposer(vote: Any, names: list[str]) -> str:
-    return names[vote.seat] if 0 <= vote.seat < len(names) else "A player"
+    return names[vote.seat] if 0 <= vote.seat < len(names) else _("A player")
 
 
 def vote_key(vote_id: int, seat: int) -> str:
@@ -227,48 +234,70 @@ def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime, *
     until = compose.local_time_words(vote.expires_at, zone)
     asks, title = vote_words(vote, ctx.info.names), _title(ctx)
     if vote.kind == ABORT:
-        lines = [f"{asks}: “{title}” would stop here, as abandoned by agreement, and its "
-                 "seed and replay would be shown to everyone.",
-                 f"It ends the game only if every player still playing says yes by {until}; "
-                 "one no keeps the game going."]
+        lines = [_("%(asks)s: “%(game)s” would stop here, as abandoned by agreement, and its "
+                   "seed and replay would be shown to everyone.", asks=asks, game=title),
+                 _("It ends the game only if every player still playing says yes by %(until)s; "
+                   "one no keeps the game going.", until=until)]
     elif vote.kind == SUBSTITUTE and seat == vote.subject_seat:  # R51: the seat's own person
-        asks = (f"You proposed {vote.name} to take over your seat" if vote.seat == seat else
-                f"{_proposer(vote, ctx.info.names)} proposes {vote.name} to take over your seat")
-        lines = [f"{asks} in “{title}”, since you are away or resigned: {vote.name} would get "
-                 "its cards, what it has seen and its score, and your links would stop "
-                 "working.",
-                 "To keep your seat, press “I'm back” or “Veto” on your seat page (or make a "
-                 "move): the vote then fails and nothing changes.",
-                 (f"Whatever the others answer, your seat is not handed over sooner than "
-                  f"{_hours(notice_hours)} after this mail was sent to you (counted on the "
-                  f"game's running days). After that it passes once the others agree, or "
-                  f"at {until} (not before those hours) unless someone vetoes it."
+        if vote.seat == seat:
+            asks = _("You proposed %(new)s to take over your seat", new=vote.name)
+            first = _("You proposed %(new)s to take over your seat in “%(game)s”, since you are "
+                      "away or resigned: %(new)s would get its cards, what it has seen and its "
+                      "score, and your links would stop working.", new=vote.name, game=title)
+        else:
+            who = _proposer(vote, ctx.info.names)
+            asks = _("%(name)s proposes %(new)s to take over your seat", name=who,
+                     new=vote.name)
+            first = _("%(name)s proposes %(new)s to take over your seat in “%(game)s”, since "
+                      "you are away or resigned: %(new)s would get its cards, what it has seen "
+                      "and its score, and your links would stop working.", name=who,
+                      new=vote.name, game=title)
+        lines = [first,
+                 _("To keep your seat, press “I'm back” or “Veto” on your seat page (or make a "
+                   "move): the vote then fails and nothing changes."),
+                 (_("Whatever the others answer, your seat is not handed over sooner than "
+                    "%(hours)s after this mail was sent to you (counted on the "
+                    "game's running days). After that it passes once the others agree, or "
+                    "at %(until)s (not before those hours) unless someone vetoes it.",
+                    hours=_hours(notice_hours), until=until)
                   if notice_hours else
-                  f"Otherwise it passes when the others agree, or at {until} unless someone "
-                  "vetoes it.")]
+                  _("Otherwise it passes when the others agree, or at %(until)s unless someone "
+                    "vetoes it.", until=until))]
     elif vote.kind == SUBSTITUTE:
-        lines = [f"{asks} in “{title}”: {vote.name} would get the seat's cards, what it has "
-                 "seen and its score, and a link of their own; the seat's old links stop "
-                 "working. Its player is told too: their return or veto keeps it theirs.",
-                 f"It passes when everyone agrees, or at {until} unless someone vetoes it"
-                 + (f"; either way not sooner than {_hours(notice_hours)} after its player "
-                    "was mailed about it, since they are only away." if notice_hours else ".")]
+        lines = [_("%(asks)s in “%(game)s”: %(new)s would get the seat's cards, what it has "
+                   "seen and its score, and a link of their own; the seat's old links stop "
+                   "working. Its player is told too: their return or veto keeps it theirs.",
+                   asks=asks, game=title, new=vote.name),
+                 _("It passes when everyone agrees, or at %(until)s unless someone vetoes it; "
+                   "either way not sooner than %(hours)s after its player was mailed about "
+                   "it, since they are only away.", until=until, hours=_hours(notice_hours))
+                 if notice_hours else
+                 _("It passes when everyone agrees, or at %(until)s unless someone vetoes it.",
+                   until=until)]
     else:
-        lines = [f"{asks} of “{title}”: the same players and options, a new deal, and the "
-                 "next player starts.",
-                 f"It starts when everyone accepts by {until}; one decline calls it off."]
-    hint = (REMATCH_REPLY if vote.kind == REMATCH else SUBJECT_REPLY
-            if seat == vote.subject_seat else VOTE_REPLY)
+        lines = [_("%(asks)s of “%(game)s”: the same players and options, a new deal, and the "
+                   "next player starts.", asks=asks, game=title),
+                 _("It starts when everyone accepts by %(until)s; one decline calls it off.",
+                   until=until)]
+    hint = _(REMATCH_REPLY if vote.kind == REMATCH else SUBJECT_REPLY
+             if seat == vote.subject_seat else VOTE_REPLY)
     answer_to = reply_address(ctx.id, seat, ctx.seats[seat].token_version, vote.step)
     mail = _mail(ctx, seat, asks, lines,
-                 button="Answer on your seat page", reply_hint=hint, reply_to=answer_to)
+                 button=_("Answer on your seat page"), reply_hint=hint, reply_to=answer_to)
     _queue(unit, ctx, seat, VOTE, vote_key(vote.id, seat), now, mail,
            announces={"what": VOTE, "vote": vote.id, "seat": seat})
 
 
 def _hours(hours: float | None) -> str:
     count = float(hours or 0)
-    return f"{count:g} hour{'' if count == 1 else 's'}"
+    if count != int(count):  # (a fraction: "1.5 hours")
+        return _("%(hours)s hours", hours=f"{count:g}")
+    return ngettext("%(num)d hour", "%(num)d hours", int(count))
+
+
+#: A closed vote's status as its mail's first line says it.
+VOTE_STATUS_WORDS = {"passed": N_("passed"), "failed": N_("failed"), "expired": N_("expired"),
+                     "withdrawn": N_("withdrawn")}
 
 
 def vote_closed(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -> None:
@@ -276,15 +305,18 @@ def vote_closed(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -
     if not _mails(unit, ctx, seat) or vote.id is None:
         return
     if vote.kind == ABORT and vote.status == "passed":
-        lead = "The game was ended by agreement"
-        lines = [f"Everyone still playing agreed to end “{_title(ctx)}”: it stops here, "
-                 "as abandoned by agreement.",
-                 "Its seed is revealed now: the replay shows every card, move by move, "
-                 f"and how to check the deal: {ctx.replay()}"]
+        lead = _("The game was ended by agreement")
+        lines = [_("Everyone still playing agreed to end “%(game)s”: it stops here, "
+                   "as abandoned by agreement.", game=_title(ctx)),
+                 _("Its seed is revealed now: the replay shows every card, move by move, "
+                   "and how to check the deal: %(link)s", link=ctx.replay())]
     else:
         asks = vote_words(vote, ctx.info.names)
-        lead = f"{asks}: {vote.status}"
-        lines = [f"{asks} in “{_title(ctx)}”. {vote.outcome or ''}".strip()]
+        status = _(VOTE_STATUS_WORDS[vote.status]) if vote.status in VOTE_STATUS_WORDS \
+            else vote.status
+        lead = _("%(asks)s: %(status)s", asks=asks, status=status)
+        said = _("%(asks)s in “%(game)s”.", asks=asks, game=_title(ctx))
+        lines = [f"{said} {vote.outcome or ''}".strip()]
     _queue(unit, ctx, seat, VOTED, f"voted:{vote.id}:{seat}", now, _mail(ctx, seat, lead, lines),
            wait=False)
 

@@ -41,6 +41,7 @@ from app.config import setting
 from app.db.statements import table_of
 from app.engine.names import name_at
 from app.gamelog import store
+from app.i18n import N_, _, forms
 from app.mail import compose, notify, turn_mails
 from app.mail import seat_prefs
 from app.mail import unsent
@@ -66,7 +67,7 @@ OWN_MAIL = (TALK_EVERY, TALK_HOURLY)
 #: that follow (a game whose grace period is 0 still gets a burst in one mail).
 GATHER = timedelta(seconds=60)
 #: What a talk mail (and the block in any mail) tells the seat about answering.
-SAY_HINT = "Reply with SAY and your words to answer the table."
+SAY_HINT = N_("Reply with SAY and your words to answer the table.")
 
 _OUTBOX = table_of(Outbox)
 _MARKS = table_of(SeatMail)
@@ -168,7 +169,7 @@ def _names(session: Session, game_id: str) -> list[str]:
     whoever said it; read only for a game whose seat changed hands)."""
     seats = store.seat_rows(session, game_id, with_email=False)
     return tenures.names_of(session, game_id, seats, [
-        compose.clean_name(s.name) or f"Player {s.index + 1}" for s in seats],
+        compose.clean_name(s.name) or _("Player %(number)s", number=s.index + 1) for s in seats],
         compose.clean_name)
 
 
@@ -184,8 +185,11 @@ def untold_lines(session: Session, game_id: str, seat: int) -> list[talk_store.L
 def when_words(at: datetime, now: datetime, zone: tzinfo) -> str:
     """'14:05 CET' for today in the reader's zone, else 'Tue 1 Dec, 14:05 CET'."""
     local, today = as_utc(at).astimezone(zone), as_utc(now).astimezone(zone)
-    clock = f"{local:%H:%M} {local.tzname() or 'UTC'}"
-    return clock if local.date() == today.date() else f"{local:%a} {local.day} {local:%b}, {clock}"
+    clock = _("%(time)s %(zone)s", time=forms.clock_time(local, zone),
+              zone=forms.zone_label(local))
+    if local.date() == today.date():
+        return clock
+    return _("%(day)s, %(time)s", day=forms.day_when(local, zone), time=clock)
 
 
 def block(lines: list[talk_store.Line], names: list[str], now: datetime,
@@ -194,9 +198,10 @@ def block(lines: list[talk_store.Line], names: list[str], now: datetime,
     typed; escaped in HTML, line breaks kept), or None when there is none."""
     if not lines:
         return None
-    text_lines, items = ["At the table:"], []
+    heading = _("At the table:")
+    text_lines, items = [heading], []
     for line in lines:
-        who = name_at(names, line.seat, line.step, f"Player {line.seat + 1}")
+        who = name_at(names, line.seat, line.step, _("Player %(number)s", number=line.seat + 1))
         when = when_words(line.at, now, zone)
         said_text = line.text.replace("\r\n", "\n").strip()
         parts = said_text.split("\n")
@@ -208,11 +213,11 @@ def block(lines: list[talk_store.Line], names: list[str], now: datetime,
             f'{"<br>".join(escape(part) for part in parts)}</li>')
     html = ('<div class="talk" style="border:1px solid #d8cfb8;border-radius:6px;'
             'padding:8px 10px;margin:0 0 12px;background:#fdfbf6">'
-            '<p style="margin:0 0 4px;font-weight:bold">At the table:</p>'
+            f'<p style="margin:0 0 4px;font-weight:bold">{escape(heading)}</p>'
             '<ul style="margin:0;padding-left:18px;font-size:14px">'
             + "\n".join(items) + "</ul></div>\n")
     first = lines[0]
-    first_who = name_at(names, first.seat, first.step, "Someone")
+    first_who = name_at(names, first.seat, first.step, _("Someone"))
     return Told(text="\n".join(text_lines), html=html, upto=max(l.id for l in lines),
                 first=f"{first_who}: {first.text}")
 
@@ -320,9 +325,9 @@ def compose_talk(game: compose.MailGame, seat: int, said_first: str, *, link: st
     """The talk mail: its first line "At the table of <game>: Bob: nice Dracula" (the
     inbox preview), how to answer by mail (``SAY``, to ``reply_to``: a seat-and-step
     address, any step will do for talk), the seat link and the usual footer."""
-    lead = (f"At the table of {game.title}: {said_first}" if said_first
-            else f"At the table of {game.title}")
+    lead = (_("At the table of %(game)s: %(said)s", game=game.title, said=said_first)
+            if said_first else _("At the table of %(game)s", game=game.title))
     mail = compose.render("talk", compose.thread_subject(game), lead=lead, game=game,
                           seat=seat, name=game.names[seat], link=link,
-                          unsubscribe=unsubscribe, hint=SAY_HINT)
+                          unsubscribe=unsubscribe, hint=_(SAY_HINT))
     return compose.Mail(mail.subject, mail.text, mail.html, reply_to=reply_to)

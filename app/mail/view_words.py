@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.describe import event_sentence, played_parts
+from app.i18n import ngettext
 
 
 def card_words(card: dict[str, Any] | None) -> str:
@@ -121,5 +122,6 @@ def counted(lines: list[str]) -> list[str]:
     times: dict[str, int] = {}
     for line in lines:
         times[line] = times.get(line, 0) + 1
-    return [line if n == 1 else f"{line.removesuffix('.')} ({n} times)."
+    return [line if n == 1 else ngettext("%(line)s (%(num)d time).", "%(line)s (%(num)d times).",
+                                         n, line=line.removesuffix(".").removesuffix("。"))
             for line, n in times.items()]

@@ -143,7 +143,7 @@ def test_a_seat_sees_deadlines_in_its_own_time_zone(app, client):
                             T0 + timedelta(hours=48), T0 + timedelta(hours=1),
                             key="tz-test", step=services.game_info(created.game_id).seq)
     mail = next(r for r in outbox_rows(app) if r.idempotency == "tz-test")
-    assert "Wednesday 9 January 2030, 10:00 CET" in mail.text
+    assert "Wednesday, 9 January 2030, 10:00 CET" in mail.text
 
 
 def test_one_digest_a_day_across_all_games_with_each_seats_link(app, client):
