@@ -1,0 +1,182 @@
+"""Issue 50: every mail, notice and push in its reader's language, in every process.
+
+Ann reads German, Kenji Japanese, Carl never chose (English). Each mail is composed
+``in_language`` of the person it goes to, whichever process composes it: the web (a
+move), the clock's tick (a reminder, a move the clock played, the mail the tick sends),
+and the language goes back to the caller's after each one (no German in Carl's mail,
+none in the page of the request that queued Ann's).
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+from flask import render_template_string
+from sqlmodel import Session, select
+
+from app import engine, i18n, services
+from app.channels import deliveries, push, targets
+from app.channels.models import NoticeDelivery, NoticeTarget
+from app.clock import deadlines as dl
+from app.db import get_engine, read_session
+from app.gamelog import store
+from app.mail import notify
+from app.mail.models import Outbox
+from app.runners import clock, notices
+from app.services import person_settings
+from tests.clock.conftest import T0, Recorder
+
+#: Seat order: after the round's peeks, seat 1 (Ann) plays first.
+PEOPLE = [("Kenji", "kenji@example.com", "ja"), ("Ann", "ann@example.com", "de"),
+          ("Carl", "carl@example.com", None)]
+KENJI, ANN, CARL = 0, 1, 2
+LANGUAGE_OF = {"kenji@example.com": "ja", "ann@example.com": "de", "carl@example.com": "en"}
+
+
+def html_lang(html: str) -> str:
+    found = re.search(r'<html lang="([^"]*)"', html)
+    assert found, html[:200]
+    return found.group(1)
+
+
+def lang_of(message: EmailMessage) -> str:
+    return html_lang(message.get_body(preferencelist=("html",)).get_content())
+
+
+def to_of(message: EmailMessage) -> str:
+    return message["To"].addresses[0].addr_spec
+
+
+@pytest.fixture
+def table(app) -> Any:
+    """The three of them at one table made at T0 (a day per decision, a reminder at
+    half of it), the server's own grace period before a turn mail (composed as it
+    leaves)."""
+    for _name, address, language in PEOPLE:
+        if language:
+            person_settings._store(address, T0, language=language)
+    players = [{"name": name, "email": address, "kind": "human"}
+               for name, address, _language in PEOPLE]
+    with dl.at(T0):
+        return services.create_game(players, {"deadline_hours": 24.0, "reminders": ["half"]},
+                                    name="Test game", seed="12345")
+
+
+def peek(game: Any, seat: int) -> None:
+    snap = services.snapshot(game.game_id)
+    services.submit_action(game.game_id, seat, engine.legal_actions(snap.state, seat)[0],
+                           snap.seq)
+
+
+def test_a_move_on_the_web_mails_each_reader_in_their_language(app, client, table):
+    box = Recorder()
+    clock.tick(app, T0, backend=box)
+    invited = {to_of(m): lang_of(m) for _key, m in box.sent}
+    assert invited == LANGUAGE_OF, "each invitation in its reader's language"
+    box.clear()
+
+    with dl.at(T0 + timedelta(minutes=1)):
+        peek(table, KENJI)
+        peek(table, ANN)
+        snap = services.snapshot(table.game_id)
+        answer = client.post(f"/api/play/{table.tokens[CARL]}/actions",
+                             json={"action": engine.legal_actions(snap.state, CARL)[0],
+                                   "expected_seq": snap.seq},
+                             headers={"Accept-Language": "en"})
+    assert answer.status_code == 200
+    assert answer.headers["Content-Language"] == "en", "Carl's answer stays his"
+    assert services.snapshot(table.game_id).view(None)["to_act"] == [ANN]
+
+    clock.tick(app, T0 + timedelta(minutes=5), backend=box)  # her grace period is over
+    [turn] = box.to("ann@example.com")
+    assert lang_of(turn) == "de", "Ann's turn mail, queued by Carl's move, is German"
+    assert i18n.current() == "en"
+
+
+def test_the_clock_reminds_and_plays_each_reader_in_their_language(app, table):
+    box = Recorder()
+    clock.tick(app, T0, backend=box)
+    box.clear()
+    clock.tick(app, T0 + timedelta(hours=12), backend=box)  # every seat's peek reminder
+    reminders = {to_of(m): lang_of(m) for _key, m in box.sent}
+    assert reminders == LANGUAGE_OF, "German, Japanese, then English again: no leak"
+    box.clear()
+
+    clock.tick(app, T0 + timedelta(hours=24), backend=box)  # the clock peeks for all three
+    with read_session() as session:
+        played = {a.seat for a in store.load_actions(session, table.game_id)
+                  if a.source == "timeout"}
+    assert played == {KENJI, ANN, CARL}
+    clock.tick(app, T0 + timedelta(hours=24, minutes=5), backend=box)
+    [turn] = box.to("ann@example.com")
+    assert lang_of(turn) == "de", "the turn mail after the clock's moves is German"
+    assert i18n.current() == "en"
+
+
+def test_a_mail_composed_in_a_request_leaves_the_request_in_its_language(app, table):
+    with app.test_request_context("/", headers={"Accept-Language": "ja"}):
+        app.preprocess_request()
+        assert i18n.current() == "ja"
+        services.request_fresh_link(table.game_id, seat=ANN)  # Ann's German mail, now
+        assert i18n.current() == "ja"
+        assert render_template_string("{{ html_lang() }}") == "ja"
+    with read_session() as session:
+        [(to, html)] = session.exec(select(Outbox.to, Outbox.html)
+                                    .where(Outbox.kind == "link")).all()
+    assert to == "ann@example.com" and html_lang(html or "") == "de"
+
+
+def test_one_readers_language_does_not_leak_into_the_next_mail(app, table):
+    """The decorator's own promise: Ann's mail in German, then Carl's in English, then
+    the caller's language again."""
+    said: list[tuple[int, str]] = []
+
+    @notify.in_reader_language
+    def mail(_unit: Any, ctx: notify.Context, seat: int) -> None:
+        said.append((seat, i18n.current()))
+
+    with read_session() as session:
+        game = session.get(store.Game, table.game_id)
+        ctx = notify.Context.load(session, game)
+        assert [ctx.language(s) for s in (KENJI, ANN, CARL)] == ["ja", "de", None]
+        with i18n.in_language("ja"):
+            mail(None, ctx, ANN)
+            mail(None, ctx, seat=CARL)
+            assert i18n.current() == "ja"
+    assert said == [(ANN, "de"), (CARL, "en")]
+
+
+def test_notices_and_pushes_speak_the_readers_language(app, table, monkeypatch):
+    with Session(get_engine(app)) as session:
+        for address in ("ann@example.com", "carl@example.com"):
+            session.add(NoticeTarget(address=address, url="jsons://hooks.example.org/x",
+                                     service="JSON webhook", created_at=T0))
+        session.commit()
+    monkeypatch.setattr(targets, "resolve", lambda host, port: ["93.184.216.34"])
+    sent: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(notices, "apprise_send",
+                        lambda url, title, body: sent.append((url, title, body)))
+    box = Recorder()
+    clock.tick(app, T0, backend=box)
+    clock.tick(app, T0 + timedelta(hours=12), backend=box)  # the reminders, and notices
+    with read_session() as session:
+        said = {(d.seat, d.kind): (d.title, d.body) for d in session.exec(
+            select(NoticeDelivery)).all()}
+    title, body = said[(ANN, "reminder")]
+    with i18n.in_language("de"):
+        assert title == f"Silver Eye · Test game: {i18n._('Reminder, your turn')}"
+    assert title != "Silver Eye · Test game: Reminder, your turn", title
+    assert said[(CARL, "reminder")][0] == "Silver Eye · Test game: Reminder, your turn"
+    payload = json.loads(push.push_of(title, body, "reminder", table.game_id, 60).payload)
+    assert payload["title"] == title, "a push says the delivery's German words"
+    # the English form of a notice is as it was
+    row = Outbox(kind="turn", text="", announces={"round": 2}, to="carl@example.com")
+    assert deliveries.short_form(row, "Friday game") == (
+        "Silver Eye · Friday game: Your turn", "It is your turn in Friday game (round 2).")
+    with i18n.in_language("de"):
+        german = deliveries.short_form(row, "Friday game")
+    assert german[0] != "Silver Eye · Friday game: Your turn"
