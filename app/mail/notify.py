@@ -92,13 +92,20 @@ def announced_decision(status: dict[str, Any], seat: int, step: int) -> dict[str
             "round": status.get("round"), "decision": compose.decision_of(status, seat)}
 
 
-def language_of(unit: Unit, address: str | None) -> str | None:
+def language_of(where: Session | Unit, address: str | None) -> str | None:
     """The language of mail to ``address`` (issue 50): its person's, as this unit holds
-    the row (read once per transaction, as a seat's zone and mode read it); None:
-    English (no row, or never chosen)."""
+    the row (read once per transaction, as a seat's zone and mode read it: on a plain
+    session, one statement); None: English (no row, or never chosen)."""
+    unit = where if isinstance(where, Unit) else Unit(where, queued=False)
     checked = checked_or_none(address) if address else None
     person = _address_row(unit, checked) if checked is not None else None
     return getattr(person, "language", None) if person is not None else None
+
+
+def writing_to(where: Session | Unit, address: str | None) -> AbstractContextManager[str]:
+    """``with writing_to(session, address):`` compose a mail to an address without a
+    game (a settings link, my games, the daily digest) in its person's language."""
+    return i18n.in_language(language_of(where, address))
 
 
 @dataclass

@@ -51,19 +51,23 @@ def to_of(message: EmailMessage) -> str:
     return message["To"].addresses[0].addr_spec
 
 
-@pytest.fixture
-def table(app) -> Any:
+def make_table(**options: Any) -> Any:
     """The three of them at one table made at T0 (a day per decision, a reminder at
-    half of it), the server's own grace period before a turn mail (composed as it
-    leaves)."""
+    half of it), by default the server's own grace period before a turn mail (composed
+    as it leaves)."""
     for _name, address, language in PEOPLE:
         if language:
             person_settings._store(address, T0, language=language)
     players = [{"name": name, "email": address, "kind": "human"}
                for name, address, _language in PEOPLE]
     with dl.at(T0):
-        return services.create_game(players, {"deadline_hours": 24.0, "reminders": ["half"]},
-                                    name="Test game", seed="12345")
+        return services.create_game(players, {"deadline_hours": 24.0, "reminders": ["half"],
+                                              **options}, name="Test game", seed="12345")
+
+
+@pytest.fixture
+def table(app) -> Any:
+    return make_table()
 
 
 def peek(game: Any, seat: int) -> None:
@@ -180,3 +184,49 @@ def test_notices_and_pushes_speak_the_readers_language(app, table, monkeypatch):
     with i18n.in_language("de"):
         german = deliveries.short_form(row, "Friday game")
     assert german[0] != "Silver Eye · Friday game: Your turn"
+
+
+def ann_turn_mail(app: Any, client: Any, table: Any) -> EmailMessage:
+    """Ann's turn mail, queued by Carl's move on the web at T0 + 1 minute (the round's
+    last peek), as it leaves."""
+    box = Recorder()
+    clock.tick(app, T0, backend=box)
+    with dl.at(T0 + timedelta(minutes=1)):
+        peek(table, KENJI)
+        peek(table, ANN)
+        snap = services.snapshot(table.game_id)
+        assert client.post(f"/api/play/{table.tokens[CARL]}/actions",
+                           json={"action": engine.legal_actions(snap.state, CARL)[0],
+                                 "expected_seq": snap.seq}).status_code == 200
+    box.clear()
+    clock.tick(app, T0 + timedelta(minutes=5), backend=box)
+    [turn] = box.to("ann@example.com")
+    return turn
+
+
+@pytest.mark.xfail(strict=False, reason="app/mail/turn_mails.py (not this branch's file): "
+                   "its _turn_mail needs @notify.in_reader_language, for a turn mail "
+                   "composed at once where its decision opens")
+def test_a_turn_mail_composed_where_its_decision_opens_is_the_readers(app):
+    """A game without a grace period: Ann's first turn mail is composed as the game is
+    made (not as it leaves)."""
+    person_settings._store("ann@example.com", T0, time_zone="UTC")  # (no newcomer's wait)
+    make_table(turn_mail_delay_seconds=0)
+    with read_session() as session:
+        [(subject, html)] = session.exec(select(Outbox.subject, Outbox.html).where(
+            Outbox.kind == "turn", Outbox.to == "ann@example.com")).all()
+    assert subject.startswith("Silver Eye"), "composed at once"
+    assert html_lang(html or "") == "de"
+
+
+@pytest.mark.xfail(strict=False, reason="app/mail/compose.py (mailtext's file): "
+                   "deadline_words and the lead's time through app.i18n.forms")
+def test_the_deadline_in_a_german_mail_is_said_the_german_way(app, client, table):
+    from datetime import datetime, timezone
+    from app.i18n import forms
+
+    due = datetime(2030, 1, 8, 9, 1, tzinfo=timezone.utc)  # a day after Carl's move
+    with i18n.in_language("de"):
+        day = forms.day_when(due)  # "Di., 8. Jan."
+    text = ann_turn_mail(app, client, table).get_body(preferencelist=("plain",)).get_content()
+    assert day in text, text[:300]
