@@ -1,5 +1,11 @@
 """Who gets which mail: the bridge from game events to outbox rows.
 
+Long because: the game as every mail sees it (``Context``: seats, links, each reader's
+zone and language), the one way a seat's mail is written in its reader's language
+(``in_reader_language``, issue 50) and each mail about a game's events that is not a turn
+mail stay together, so that one reader sees what every such mail is told and in what
+language.
+
 The ``Context`` every mail takes (a game as the mail code needs it: seats, names,
 links, clock settings, the unit its mail is queued on), whether a seat wants a mail
 (``mode_of``, ``chosen_mode``), and the mails about the game's events: the invitation,
@@ -28,7 +34,7 @@ import functools
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 from zoneinfo import ZoneInfo
 
@@ -277,7 +283,7 @@ def in_reader_language(mail: _Mail) -> _Mail:
         ctx, seat = _reader(args, kwargs)
         with ctx.speaking(seat):
             return mail(*args, **kwargs)
-    return composed  # type: ignore[return-value]
+    return cast(_Mail, composed)
 
 
 def _reader(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Context, int]:
