@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from flask import render_template_string
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import engine, i18n, services
 from app.channels import deliveries, push, targets
@@ -230,3 +230,21 @@ def test_the_deadline_in_a_german_mail_is_said_the_german_way(app, client, table
         day = forms.day_when(due)  # "Di., 8. Jan."
     text = ann_turn_mail(app, client, table).get_body(preferencelist=("plain",)).get_content()
     assert day in text, text[:300]
+
+
+def test_mail_to_an_address_without_a_game_is_in_its_persons_language(app, table):
+    """The settings-change mail (it tells the new language in it) and the daily digest
+    across games."""
+    from app.runners import digests
+
+    person_settings.save("carl@example.com", person_settings.wanted(language="ja"),
+                         "settings", now=T0)
+    person_settings.set_address_mode("ann@example.com", "daily")
+    assert digests.send_daily(T0 + timedelta(hours=1)) == 1
+    with read_session() as session:
+        said = {(to, kind): html_lang(html or "") for to, kind, html in session.exec(
+            select(Outbox.to, Outbox.kind, Outbox.html).where(
+                col(Outbox.kind).in_(("settings_changed", "daily")))).all()}
+    assert said == {("carl@example.com", "settings_changed"): "ja",
+                    ("ann@example.com", "daily"): "de"}
+    assert i18n.current() == "en"
