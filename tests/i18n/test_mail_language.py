@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import nullcontext
 from datetime import timedelta
 from email.message import EmailMessage
 from typing import Any
@@ -29,6 +30,8 @@ from app.mail.models import Outbox
 from app.runners import clock, notices
 from app.services import person_settings
 from tests.clock.conftest import T0, Recorder
+from tests.inbound.conftest import answers, deliver, inbound, mail_app, reply_to  # noqa: F401
+from tests.mail.conftest import smtp  # noqa: F401  (fixtures)
 
 #: Seat order: after the round's peeks, seat 1 (Ann) plays first.
 PEOPLE = [("Kenji", "kenji@example.com", "ja"), ("Ann", "ann@example.com", "de"),
@@ -51,7 +54,7 @@ def to_of(message: EmailMessage) -> str:
     return message["To"].addresses[0].addr_spec
 
 
-def make_table(**options: Any) -> Any:
+def make_table(at: Any = T0, **options: Any) -> Any:
     """The three of them at one table made at T0 (a day per decision, a reminder at
     half of it), by default the server's own grace period before a turn mail (composed
     as it leaves)."""
@@ -60,7 +63,7 @@ def make_table(**options: Any) -> Any:
             person_settings._store(address, T0, language=language)
     players = [{"name": name, "email": address, "kind": "human"}
                for name, address, _language in PEOPLE]
-    with dl.at(T0):
+    with dl.at(at) if at is not None else nullcontext():
         return services.create_game(players, {"deadline_hours": 24.0, "reminders": ["half"],
                                               **options}, name="Test game", seed="12345")
 
@@ -248,3 +251,18 @@ def test_mail_to_an_address_without_a_game_is_in_its_persons_language(app, table
     assert said == {("carl@example.com", "settings_changed"): "ja",
                     ("ann@example.com", "daily"): "de"}
     assert i18n.current() == "en"
+
+
+def test_a_reply_is_answered_in_the_repliers_language(app, mail_app, smtp, inbound, deliver):
+    """The inbound worker: Ann's reply is answered in German (and the game's clock is
+    the wall's here: the receiver and the worker run now)."""
+    app.config.update(TURN_MAIL_DELAY_SECONDS=0, MAIL_PER_ADDRESS_PER_HOUR=0)
+    person_settings._store("ann@example.com", None, time_zone="UTC")  # (no newcomer's wait)
+    make_table(at=None)
+    deliver()
+    turn = next(m for m in smtp.to("ann@example.com") if m.header("Reply-To"))
+    inbound.send(reply_to(turn, "XYZZY PLUGH"))
+    deliver()
+    [answer] = answers(smtp, "ann@example.com") or [smtp.to("ann@example.com")[-1]]
+    assert answer is not turn
+    assert html_lang(answer.html) == "de", answer.text[:300]
