@@ -101,6 +101,7 @@ def test_a_move_on_the_web_mails_each_reader_in_their_language(app, client, tabl
     clock.tick(app, T0 + timedelta(minutes=5), backend=box)  # her grace period is over
     [turn] = box.to("ann@example.com")
     assert lang_of(turn) == "de", "Ann's turn mail, queued by Carl's move, is German"
+    assert turn["Content-Language"] == "de"
     assert i18n.current() == "en"
 
 
@@ -111,6 +112,7 @@ def test_the_clock_reminds_and_plays_each_reader_in_their_language(app, table):
     clock.tick(app, T0 + timedelta(hours=12), backend=box)  # every seat's peek reminder
     reminders = {to_of(m): lang_of(m) for _key, m in box.sent}
     assert reminders == LANGUAGE_OF, "German, Japanese, then English again: no leak"
+    assert {to_of(m): m["Content-Language"] for _key, m in box.sent} == LANGUAGE_OF
     box.clear()
 
     clock.tick(app, T0 + timedelta(hours=24), backend=box)  # the clock peeks for all three
