@@ -197,8 +197,8 @@ def check_host(checked: Checked, resolver: Resolve | None = None) -> None:
         except ValueError:
             why = "an address we cannot read"
         if why is not None:
-            raise ValueError(_(REFUSED_HOST.get(why, REFUSED_HOST["an address that is not public"]),
-                               host=checked.host))
+            sentence = REFUSED_HOST.get(why) or REFUSED_HOST["an address that is not public"]
+            raise ValueError(_(sentence, host=checked.host))
 
 
 def validate(url: Any, resolver: Resolve | None = None) -> tuple[str, str]:
