@@ -24,12 +24,14 @@ from typing import Any
 from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 
+from app import i18n
 from app.access import tokens
 from app.channels.models import PENDING, SENT, NoticeDelivery, NoticeTarget
 from app.channels import push
 from app.channels import targets as target_rows
 from app.config import setting
 from app.gamelog import store
+from app.people.models import Person
 
 #: The outbox kinds a target gets (what the mail policy sends about a game's seat):
 #: turn mails, reminders, digests, round and game summaries, absence notices, talk.
@@ -54,12 +56,17 @@ BRAND = "Silver Eye"
 BACKOFF_BASE = timedelta(seconds=15)
 LEASE = timedelta(minutes=2)
 
-TITLES = {"turn": "Your turn", "reminder": "Reminder, your turn", "digest": "Your digest",
-          "round": "Round over", "over": "Game over", "absent": "A player is away",
-          "you_absent": "You are marked away", "abandoned": "Game abandoned",
-          "talk": "Table talk", "resigned": "A player resigned",
-          "took_over": "A seat changed hands", "more_time": "More time for you",
-          "vote": "A vote asks you", "voted": "A vote is decided", TEST: "Test notice"}
+#: A notice's title by the mail's kind (English; said in the reader's language where
+#: the notice is written, ``short_form``).
+TITLES = {"turn": i18n.N_("Your turn"), "reminder": i18n.N_("Reminder, your turn"),
+          "digest": i18n.N_("Your digest"), "round": i18n.N_("Round over"),
+          "over": i18n.N_("Game over"), "absent": i18n.N_("A player is away"),
+          "you_absent": i18n.N_("You are marked away"),
+          "abandoned": i18n.N_("Game abandoned"), "talk": i18n.N_("Table talk"),
+          "resigned": i18n.N_("A player resigned"),
+          "took_over": i18n.N_("A seat changed hands"),
+          "more_time": i18n.N_("More time for you"), "vote": i18n.N_("A vote asks you"),
+          "voted": i18n.N_("A vote is decided"), TEST: i18n.N_("Test notice")}
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
@@ -84,12 +91,15 @@ def _round_of(row: Any) -> Any:
 
 
 def short_form(row: Any, game_name: str) -> tuple[str, str]:
-    """``(title, line)`` of the notice for outbox ``row``: public words only."""
+    """``(title, line)`` of the notice for outbox ``row``: public words only, in the
+    language being written in (``fan_out``: the reader's)."""
+    _ = i18n.gettext
     kind = str(row.kind)
-    game = plain(game_name, 80) or "your game"
-    title = plain(f"{BRAND} · {game}: {TITLES.get(kind, 'News of your game')}", 300)
+    game = plain(game_name, 80) or _("your game")
+    title = plain(_("%(brand)s · %(game)s: %(what)s", brand=BRAND, game=game,
+                    what=_(TITLES[kind]) if kind in TITLES else _("News of your game")),
+                  300)
     round_no = _round_of(row)
-    in_round = f" (round {round_no})" if round_no is not None else ""
     lead = next((ln for ln in str(row.text or "").splitlines() if ln.strip()), "")
     if kind in ("turn", "reminder") and lead:
         # the turn mail's own first line (``compose.turn_lead``: the decision and its
@@ -97,21 +107,33 @@ def short_form(row: Any, game_name: str) -> tuple[str, str]:
         # the channels and the push (issue 49 item 1)
         line = f"{game} · {plain(lead)}"
     elif kind == "turn":
-        line = f"It is your turn in {game}{in_round}."
+        line = (_("It is your turn in %(game)s (round %(round)s).", game=game, round=round_no)
+                if round_no is not None else _("It is your turn in %(game)s.", game=game))
     elif kind == "reminder":
-        line = f"Reminder: {game} still waits for your move{in_round}."
+        line = (_("Reminder: %(game)s still waits for your move (round %(round)s).",
+                  game=game, round=round_no) if round_no is not None else
+                _("Reminder: %(game)s still waits for your move.", game=game))
     elif kind == "digest":
-        line = f"Where {game} stands: open your page to see it."
+        line = _("Where %(game)s stands: open your page to see it.", game=game)
     elif kind == "talk":
-        line = f"New words at the table of {game}."
+        line = _("New words at the table of %(game)s.", game=game)
     elif kind in PUBLIC_LEADS:
         first = next((ln for ln in str(row.text or "").splitlines() if ln.strip()), "")
-        line = plain(first) or f"News of {game}."
-        if not line.endswith((".", "!", "?")):
-            line += "."
+        line = plain(first) or _("News of %(game)s.", game=game)
+        if not line.endswith((".", "!", "?", "。", "！", "？")):
+            line += i18n.pgettext("the end of a sentence", ".")
     else:
-        line = f"News of {game}."
+        line = _("News of %(game)s.", game=game)
     return title, line
+
+
+def reader_language(session: Session, row: Any) -> str | None:
+    """The language of the notices of outbox ``row`` (issue 50): its address's person's,
+    one statement; None: English."""
+    if not getattr(row, "to", None):
+        return None
+    return session.exec(select(Person.language).where(
+        col(Person.address) == str(row.to))).first()
 
 
 def channel_of(target: NoticeTarget) -> str:
@@ -138,7 +160,8 @@ def fan_out(session: Session, row: Any, now: datetime, *, link: str | None = Non
     seat = session.get(store.Seat, (row.game_id, int(row.seat)))
     if game is None or seat is None:
         return 0
-    title, line = short_form(row, game.name or "")
+    with i18n.in_language(reader_language(session, row)):  # (issue 50) the reader's
+        title, line = short_form(row, game.name or "")
     body = f"{line}\n{link or seat_link(row.game_id, int(row.seat), seat.token_version)}"
     have = set(session.exec(select(NoticeDelivery.target_id)
                             .where(col(NoticeDelivery.outbox_id) == row.id)).all())
@@ -161,13 +184,16 @@ def test_notice(session: Session, target: NoticeTarget, game_id: str, seat: int,
     seconds. The caller commits."""
     game = session.get(store.Game, game_id)
     seat_row = session.get(store.Seat, (game_id, seat))
-    name = plain(game.name if game is not None else "", 80) or "your game"
+    name = plain(game.name if game is not None else "", 80) or i18n.gettext("your game")
     link = seat_link(game_id, seat, seat_row.token_version if seat_row is not None else 1)
+    # (asked for on the settings page: in the page's language, the person's own)
+    title = i18n.gettext("%(brand)s · %(game)s: %(what)s", brand=BRAND, game=name,
+                         what=i18n.gettext(TITLES[TEST]))
+    said = i18n.gettext("This is a test notice: your notices of %(game)s come here.",
+                        game=name)
     delivery = NoticeDelivery(outbox_id=None, target_id=int(target.id or 0), game_id=game_id,
                               seat=seat, kind=TEST, channel=channel_of(target),
-                              title=plain(f"{BRAND} · {name}: {TITLES[TEST]}", 300),
-                              body=f"This is a test notice: your notices of {name} come "
-                                   f"here.\n{link}",
+                              title=plain(title, 300), body=f"{said}\n{link}",
                               next_attempt_at=now, created_at=now)
     # not a unit write: a test notice asked for on the settings page, no game changes
     session.add(delivery)

@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
+from app import i18n
 from app.channels import targets
 from app.channels.models import NoticeTarget, PushSubscription
 from app.clock import deadlines as dl
@@ -113,18 +114,18 @@ def check_endpoint(endpoint: Any, resolver: targets.Resolve | None = None) -> st
     asked now), or with ``PUSH_ALLOW_LOOPBACK`` an http(s) URL of this machine. Raises
     ``ValueError`` with words."""
     if not isinstance(endpoint, str) or not endpoint.strip():
-        raise ValueError("The browser sent no push endpoint.")
+        raise ValueError(i18n.gettext("The browser sent no push endpoint."))
     url: str = str(endpoint).strip()
     if len(url) > MAX_ENDPOINT or any(ord(c) < 33 for c in url):
-        raise ValueError("That push endpoint is too long or has spaces in it.")
+        raise ValueError(i18n.gettext("That push endpoint is too long or has spaces in it."))
     parts = urlsplit(url)
     host = (parts.hostname or "").strip("[]")
     if not host:
-        raise ValueError("That push endpoint names no host.")
+        raise ValueError(i18n.gettext("That push endpoint names no host."))
     if _flag("PUSH_ALLOW_LOOPBACK") and _loopback(host) and parts.scheme in ("http", "https"):
         return url
     if parts.scheme != "https":
-        raise ValueError("A push endpoint must be an https address.")
+        raise ValueError(i18n.gettext("A push endpoint must be an https address."))
     targets.check_host(targets.Checked(url=url, service=SERVICE, host=host,
                                        port=parts.port), resolver)
     return url
@@ -143,7 +144,7 @@ def check_keys(keys: Any) -> tuple[str, str]:
     """``(p256dh, auth)`` of a subscription's ``keys``: a P-256 public key (65 bytes,
     uncompressed) and a 16-byte auth secret, base64url; ``ValueError`` with words."""
     if not isinstance(keys, dict):
-        raise ValueError("The browser sent no keys with its subscription.")
+        raise ValueError(i18n.gettext("The browser sent no keys with its subscription."))
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
     try:
         point = _unb64(str(p256dh)) if isinstance(p256dh, str) and len(p256dh) < 200 else b""
@@ -151,8 +152,8 @@ def check_keys(keys: Any) -> tuple[str, str]:
     except (binascii.Error, ValueError):
         point, secret = b"", b""
     if len(point) != 65 or point[0] != 4 or len(secret) != 16:
-        raise ValueError("The browser's subscription keys are not a P-256 key and a "
-                         "16-byte secret.")
+        raise ValueError(i18n.gettext("The browser's subscription keys are not a P-256 key "
+                                      "and a 16-byte secret."))
     return str(p256dh), str(auth)
 
 

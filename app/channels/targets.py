@@ -30,6 +30,7 @@ from sqlmodel import Session, col, select
 from app.channels.models import (PENDING, SUPERSEDED, NoticeDelivery, NoticeTarget,
                                  PushSubscription)
 from app.config import setting
+from app.i18n import N_, _
 
 #: apprise logs URLs (with their tokens) at several levels: nothing of it reaches the
 #: app's handlers. ``deliveries`` reads what went wrong through ``apprise.LogCapture``.
@@ -87,26 +88,26 @@ def parse(url: Any) -> Checked:
     """Which service ``url`` is and which host it contacts, without any DNS; raises
     ``ValueError`` with words a person understands."""
     if not isinstance(url, str) or not url.strip():
-        raise ValueError("Paste the address of your notice channel, for example "
-                         "discord://webhook_id/webhook_token or ntfy://ntfy.sh/my-topic.")
+        raise ValueError(_("Paste the address of your notice channel, for example "
+                           "discord://webhook_id/webhook_token or ntfy://ntfy.sh/my-topic."))
     url = url.strip()
     if len(url) > MAX_URL or any(ord(c) < 32 or c.isspace() for c in url):
-        raise ValueError("That address is too long or has spaces in it: paste it as the "
-                         "service gave it to you.")
+        raise ValueError(_("That address is too long or has spaces in it: paste it as the "
+                           "service gave it to you."))
     if "://" not in url:
-        raise ValueError("That is not an address we understand: it should start with the "
-                         "service, like discord://, slack://, ntfy:// or jsons://.")
+        raise ValueError(_("That is not an address we understand: it should start with the "
+                           "service, like discord://, slack://, ntfy:// or jsons://."))
     plugin = understood(url)
     if plugin is None:
-        raise ValueError("We could not read that address as a Discord, Slack, Matrix, ntfy, "
-                         "Telegram or webhook address. Check it, or use a json:// or "
-                         "jsons:// address for a plain webhook.")
+        raise ValueError(_("We could not read that address as a Discord, Slack, Matrix, "
+                           "ntfy, Telegram or webhook address. Check it, or use a json:// or "
+                           "jsons:// address for a plain webhook."))
     kind = type(plugin).__name__
     if kind not in SERVICES:
-        raise ValueError("Notices go only to chat and web services (Discord, Slack, Matrix, "
-                         "ntfy, Telegram, Mattermost, Rocket.Chat, Gotify, JSON/form/XML "
-                         "webhooks) over http(s); mail, files and desktop notices are not "
-                         "taken here (mail has its own settings).")
+        raise ValueError(_("Notices go only to chat and web services (Discord, Slack, "
+                           "Matrix, ntfy, Telegram, Mattermost, Rocket.Chat, Gotify, "
+                           "JSON/form/XML webhooks) over http(s); mail, files and desktop "
+                           "notices are not taken here (mail has its own settings)."))
     service, fixed = SERVICES[kind]
     host, port = fixed, None
     if kind == "NotifyNtfy" and str(getattr(plugin, "mode", "")) == "cloud":
@@ -119,7 +120,7 @@ def parse(url: Any) -> Checked:
         host = str(getattr(plugin, "host", "") or "")
         port = getattr(plugin, "port", None)
     if not host:
-        raise ValueError("That address names no host to send the notices to.")
+        raise ValueError(_("That address names no host to send the notices to."))
     return Checked(url=url, service=service, host=host.strip("[]"),
                    port=int(port) if port else None)
 
@@ -152,6 +153,27 @@ def refused_address(address: str) -> str | None:
     return None
 
 
+#: Why a host is refused (``refused_address``), as the whole sentence a person reads.
+REFUSED_HOST = {
+    "this server itself (loopback)": N_("%(host)s is this server itself (loopback): notices "
+                                        "go only to public services on the internet."),
+    "an unspecified address": N_("%(host)s is an unspecified address: notices go only to "
+                                 "public services on the internet."),
+    "a link-local address": N_("%(host)s is a link-local address: notices go only to public "
+                               "services on the internet."),
+    "a multicast address": N_("%(host)s is a multicast address: notices go only to public "
+                              "services on the internet."),
+    "a private network": N_("%(host)s is a private network: notices go only to public "
+                            "services on the internet."),
+    "a reserved address": N_("%(host)s is a reserved address: notices go only to public "
+                             "services on the internet."),
+    "an address that is not public": N_("%(host)s is an address that is not public: notices "
+                                        "go only to public services on the internet."),
+    "an address we cannot read": N_("%(host)s is an address we cannot read: notices go only "
+                                    "to public services on the internet."),
+}
+
+
 def allow_private() -> bool:
     return str(setting("NOTICE_ALLOW_PRIVATE")).strip().lower() in ("1", "true", "yes", "on")
 
@@ -164,18 +186,19 @@ def check_host(checked: Checked, resolver: Resolve | None = None) -> None:
     try:
         addresses = list((resolver or resolve)(checked.host, checked.port))
     except (OSError, UnicodeError) as exc:
-        raise ValueError(f"We could not find the host {checked.host}: check the address.") \
-            from exc
+        raise ValueError(_("We could not find the host %(host)s: check the address.",
+                           host=checked.host)) from exc
     if not addresses:
-        raise ValueError(f"We could not find the host {checked.host}: check the address.")
+        raise ValueError(_("We could not find the host %(host)s: check the address.",
+                           host=checked.host))
     for address in addresses:
         try:
             why = refused_address(address)
         except ValueError:
             why = "an address we cannot read"
         if why is not None:
-            raise ValueError(f"{checked.host} is {why}: notices go only to public "
-                             "services on the internet.")
+            sentence = REFUSED_HOST.get(why) or REFUSED_HOST["an address that is not public"]
+            raise ValueError(_(sentence, host=checked.host))
 
 
 def validate(url: Any, resolver: Resolve | None = None) -> tuple[str, str]:
@@ -235,10 +258,11 @@ def add(session: Session, *, url: str, service: str, now: datetime, game_id: str
     existing = list(session.exec(select(NoticeTarget).where(*scope)).all())
     limit = per_seat_limit()
     if len(existing) >= limit:
-        raise ValueError(f"You have {len(existing)} notice targets there already, the most "
-                         f"we keep ({limit}). Remove one first.")
+        raise ValueError(_("You have %(count)s notice targets there already, the most we "
+                           "keep (%(limit)s). Remove one first.", count=len(existing),
+                           limit=limit))
     if any(t.url == url for t in existing):
-        raise ValueError("That target is on your list already.")
+        raise ValueError(_("That target is on your list already."))
     target = NoticeTarget(game_id=None if address is not None else game_id,
                           seat=None if address is not None else seat, address=address,
                           url=url, service=service[:40], created_at=now)

@@ -72,6 +72,10 @@ ALLOWED_HEADERS = ("Message-ID", "In-Reply-To", "References", "List-Unsubscribe"
                    "List-Unsubscribe-Post", "List-Id", "Reply-To")
 
 
+#: The language a composed mail says it is in: its HTML's ``<html lang>``.
+_HTML_LANG = re.compile(r'\s*<!doctype html>\s*<html lang="([a-z]{2,3})"', re.IGNORECASE)
+
+
 def build_message(*, to: str, to_name: str, subject: str, text: str, html: str | None,
                   headers: dict[str, str], sender: str, date: datetime) -> WireMessage:
     """The message for an outbox row, as it goes on the wire (``app.mail.wire``); raises
@@ -89,6 +93,9 @@ def build_message(*, to: str, to_name: str, subject: str, text: str, html: str |
              wire.unstructured("Thread-Topic", topic),
              wire.plain("Date", format_datetime(as_utc(date)))]
     lines += [wire.plain(name, headers[name]) for name in ALLOWED_HEADERS if headers.get(name)]
+    language = _HTML_LANG.match(html[:200]) if html else None
+    if language:  # (issue 50) the reader's, as the mail was composed (RFC 3282)
+        lines.append(wire.plain("Content-Language", language.group(1)))
     lines.append("Auto-Submitted: auto-generated")
     # A non-ASCII mailbox (josé@...) can only be written as UTF-8 (RFC 6531); the SMTP
     # backend then needs a server offering SMTPUTF8.

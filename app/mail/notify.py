@@ -1,5 +1,11 @@
 """Who gets which mail: the bridge from game events to outbox rows.
 
+Long because: the game as every mail sees it (``Context``: seats, links, each reader's
+zone and language), the one way a seat's mail is written in its reader's language
+(``in_reader_language``, issue 50) and each mail about a game's events that is not a turn
+mail stay together, so that one reader sees what every such mail is told and in what
+language.
+
 The ``Context`` every mail takes (a game as the mail code needs it: seats, names,
 links, clock settings, the unit its mail is queued on), whether a seat wants a mail
 (``mode_of``, ``chosen_mode``), and the mails about the game's events: the invitation,
@@ -24,9 +30,11 @@ asked for is conversation (``seat_prefs.replied``).
 """
 from __future__ import annotations
 
+import functools
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Callable, TypeVar, cast
 
 from zoneinfo import ZoneInfo
 
@@ -36,7 +44,7 @@ from sqlmodel import Session
 
 from app.clock import deadlines as dl
 from app.clock.calendar import Calendar
-from app import engine
+from app import engine, i18n
 from app.gamelog import store
 from app.access import tokens
 from app.access.unsubscribe import unsubscribe_token
@@ -88,6 +96,22 @@ def announced_decision(status: dict[str, Any], seat: int, step: int) -> dict[str
     """What a turn mail announces: checked again when it leaves (see ``app.runners.sender``)."""
     return {"what": "decision", "seat": seat, "step": int(step),
             "round": status.get("round"), "decision": compose.decision_of(status, seat)}
+
+
+def language_of(where: Session | Unit, address: str | None) -> str | None:
+    """The language of mail to ``address`` (issue 50): its person's, as this unit holds
+    the row (read once per transaction, as a seat's zone and mode read it: on a plain
+    session, one statement); None: English (no row, or never chosen)."""
+    unit = where if isinstance(where, Unit) else Unit(where, queued=False)
+    checked = checked_or_none(address) if address else None
+    person = _address_row(unit, checked) if checked is not None else None
+    return getattr(person, "language", None) if person is not None else None
+
+
+def writing_to(where: Session | Unit, address: str | None) -> AbstractContextManager[str]:
+    """``with writing_to(session, address):`` compose a mail to an address without a
+    game (a settings link, my games, the daily digest) in its person's language."""
+    return i18n.in_language(language_of(where, address))
 
 
 @dataclass
@@ -183,6 +207,19 @@ class Context:
         person = self.person(seat)
         return zone_of(person.time_zone if person is not None else None)
 
+    def language(self, seat: int) -> str | None:
+        """The language the seat's mail is written in (issue 50): its person's (the row
+        ``zone`` reads, no statement more); None: English (a bot, no address, a person
+        who never chose)."""
+        person = self.person(seat)
+        return getattr(person, "language", None) if person is not None else None
+
+    def speaking(self, seat: int) -> AbstractContextManager[str]:
+        """``with ctx.speaking(seat):`` compose the block in the seat's reader's
+        language, then go back to the language of the moment (a page's, another
+        reader's)."""
+        return i18n.in_language(self.language(seat))
+
     @property
     def domain(self) -> str:
         return mail_domain(self.sender)
@@ -232,6 +269,32 @@ def mode_of(unit: Unit, ctx: Context, seat: int) -> str:
 
 # -- the mails -----------------------------------------------------------------
 
+_Mail = TypeVar("_Mail", bound=Callable[..., Any])
+
+
+def in_reader_language(mail: _Mail) -> _Mail:
+    """A seat's mail composed in its reader's language (issue 50), whichever process
+    composes it (the web, the clock, the inbound worker, the sender): the decorated
+    function takes the ``Context`` and, right after it, the seat (``invitation(unit,
+    ctx, seat, now)``, ``_turn_mail(ctx, seat, ...)``) and runs ``ctx.speaking(seat)``,
+    so the language is the reader's for this one mail and the caller's again after."""
+    @functools.wraps(mail)
+    def composed(*args: Any, **kwargs: Any) -> Any:
+        ctx, seat = _reader(args, kwargs)
+        with ctx.speaking(seat):
+            return mail(*args, **kwargs)
+    return cast(_Mail, composed)
+
+
+def _reader(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Context, int]:
+    """The ``Context`` among a mail function's arguments and the seat that follows it."""
+    for at, value in enumerate(args):
+        if isinstance(value, Context):
+            return value, int(args[at + 1] if at + 1 < len(args) else kwargs["seat"])
+    return kwargs["ctx"], int(kwargs["seat"])
+
+
+@in_reader_language
 def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
     """Sent to every person with an address, whatever their preference.
 
@@ -262,6 +325,7 @@ def invitation(unit: Unit, ctx: Context, seat: int, now: datetime) -> None:
           to_name=ctx.info.names[seat], mail=mail, idempotency=f"invite:{ctx.id}:{seat}",
           domain=ctx.domain, now=now, unsubscribe=guard, root=True)
 
+@in_reader_language
 def round_end(unit: Unit, ctx: Context, seat: int, state: Any, round_no: int,
               now: datetime) -> None:
     if chosen_mode(unit, ctx, seat) == NONE:
@@ -278,6 +342,7 @@ def round_end(unit: Unit, ctx: Context, seat: int, state: Any, round_no: int,
 ROUND_TOLD = "round"
 
 
+@in_reader_language
 def game_over(unit: Unit, ctx: Context, seat: int, state: Any, now: datetime, *,
               rating: "Change | None" = None) -> None:
     """The result mail; ``rating``: what the game did to the seat's person's rating."""
@@ -290,6 +355,7 @@ def game_over(unit: Unit, ctx: Context, seat: int, state: Any, now: datetime, *,
     _send(unit, ctx, seat, "over", mail, f"over:{ctx.id}:{seat}", now)
 
 
+@in_reader_language
 def notice(unit: Unit, ctx: Context, seat: int, what: str, about: int | None,
            now: datetime, *, step: int, state: Any = None) -> None:
     """absent / you_absent / abandoned notices (not for seats that asked for no mail),
@@ -344,6 +410,7 @@ def played_for_seat(unit: Unit, ctx: Context, seat: int, state: Any) -> list[str
                         played_steps(unit, ctx.id, 0, since, only=seat))
 
 
+@in_reader_language
 def fresh_link(session: Session, ctx: Context, seat: int, now: datetime) -> bool:
     """The link a player asked for: at most one mail per seat every ``FRESH_LINK_MINUTES``.
 

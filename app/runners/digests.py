@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, or_, select
 
 from app.clock import deadlines as dl
-from app import services
+from app import i18n, services
 from app.gamelog import store
 from app.db import read_session, write_session
 from app.mail import compose, notify, turn_mails
@@ -39,8 +39,11 @@ def send_daily(now: datetime) -> int:
         try:
             with write_session() as session:
                 row = seat_prefs.address_mail(session, address)
-                entries = waiting_seats(session, address, now)
-                if entries and turn_mails.daily_digest(session, address, entries, now):
+                with i18n.in_language(row.language):  # (issue 50) the address's person's
+                    entries = waiting_seats(session, address, now)
+                    done = bool(entries) and turn_mails.daily_digest(session, address,
+                                                                     entries, now)
+                if done:
                     row.last_digest_at = now
                     sent += 1
         except IntegrityError:  # a second clock enqueued the same day's digest first

@@ -33,13 +33,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col
+from sqlmodel import Session, col, select
 
+from app import i18n
 from app.clock import deadlines as dl
 from app.clock.time import as_utc
 from app.db import get_engine
 from app.inbound import worker
 from app.inbound.models import PENDING, InboxMessage
+from app.people.models import Person
 from app.runners import heartbeats
 from app.runners.base import Lease, Runner
 from app.runners.waker import retry_delay
@@ -123,7 +125,11 @@ class Applying(Runner[int]):
         return claim(self.engine, self.now, self.owner, limit=limit, only=self.only)
 
     def handle(self, item: int) -> str:
-        return worker.apply_row(self.engine, item, self.owner, self.now)
+        # (issue 50) the answer to a reply, and the turn mail its move asks for at once,
+        # are the replier's: written in their language (a mail to another seat is
+        # written in that seat's own, ``notify.in_reader_language``)
+        with i18n.in_language(replier_language(self.engine, item)):
+            return worker.apply_row(self.engine, item, self.owner, self.now)
 
     def finish(self, item: int, result: str) -> None:
         self.report.add(result)
@@ -132,6 +138,15 @@ class Applying(Runner[int]):
         # one bad message must not stop the others
         log.exception("inbox row %s failed; it is retried after a wait", item)
         self.report.add(worker.failed(self.engine, item, self.owner, self.now, error))
+
+
+def replier_language(engine: Engine, row_id: int) -> str | None:
+    """The language of the person whose address sent inbox row ``row_id`` (its envelope
+    sender), one statement; None: English (a stranger, a bounce, never chosen)."""
+    with Session(engine) as session:
+        return session.exec(select(Person.language).join(
+            InboxMessage, col(InboxMessage.mail_from) == col(Person.address))
+            .where(col(InboxMessage.id) == row_id)).first()
 
 
 def apply_pending(app: Any, now: datetime | None = None, *, only: int | None = None,

@@ -24,7 +24,7 @@ from sqlmodel import col, select
 from app.channels import deliveries
 from app.config import setting
 from app.clock import deadlines as dl
-from app import engine, services
+from app import engine, i18n, services
 from app.runners import sending
 from app.runners import notices  # (issue 20 item 3)
 from app.gamelog import store
@@ -33,7 +33,7 @@ from app.db.unit import Unit
 from app.mail.backends import MailBackend, backend_from_config
 from app.mail import table_talk
 from app.mail import table_news
-from app.mail import turn_mails
+from app.mail import notify, turn_mails
 from app.mail.compose import Mail, decision_of
 from app.mail.models import SENT, Outbox
 from app.mail.notify import DEFAULT_MAIL_FROM, ROUND_TOLD
@@ -113,14 +113,19 @@ def round_told(session: Any, row: Outbox) -> bool:
 
 def compose_late(row: Outbox, now: datetime) -> Mail | None:
     """The turn mail of a row that waited out its grace period, composed now
-    (``still_holds`` has just said the seat still faces its decision)."""
+    (``still_holds`` has just said the seat still faces its decision), in its reader's
+    language (issue 50: the person of the address it goes to, the row ``Context`` reads
+    for the zone: no statement more)."""
     if row.game_id is None or row.seat is None:
         return None
     if row.kind == table_talk.TALK_KIND:  # (issue 20 item 2) no game state needed
         with read_session() as session:
             game = session.get(store.Game, row.game_id)
-            return (table_talk.talk_mail(session, game, int(row.seat), now)
-                    if game is not None else None)
+            if game is None:
+                return None
+            with i18n.in_language(notify.language_of(Unit(session, queued=False),
+                                                         row.to)):
+                return table_talk.talk_mail(session, game, int(row.seat), now)
     with read_session() as session:
         # the game, its state and every seat's rows in one read (issue 30)
         unit = Unit(session, queued=False)
@@ -128,8 +133,9 @@ def compose_late(row: Outbox, now: datetime) -> Mail | None:
             game, _seq, state = services.game_with_seats(unit, row.game_id)
         except services.NotFound:
             return None
-        return turn_mails.late_turn_mail(unit, game, int(row.seat), state,
-                                         row.announces or {}, now)
+        with i18n.in_language(notify.language_of(unit, row.to)):
+            return turn_mails.late_turn_mail(unit, game, int(row.seat), state,
+                                             row.announces or {}, now)
 
 
 def per_address_cap() -> int | None:

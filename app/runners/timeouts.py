@@ -67,9 +67,11 @@ def remind(deadline_id: int, now: datetime) -> str:
         decision = dl.open_rows(session, game_id, seat, dl.DECISION)
         due = decision[0].due_at if decision else None
         if kind == dl.DIGEST:
-            turn_mails.digest(session, ctx, seat, snap.state, row, due, now)
+            with ctx.speaking(seat):  # (issue 50) in the reader's language
+                turn_mails.digest(session, ctx, seat, snap.state, row, due, now)
             return "digest"
         if seat not in (engine.view(snap.state, None).get("to_act") or []):
             return "no decision"
-        turn_mails.reminder(session, ctx, seat, snap.state, row, due, snap.seq, now)
+        with ctx.speaking(seat):
+            turn_mails.reminder(session, ctx, seat, snap.state, row, due, snap.seq, now)
         return "reminded"

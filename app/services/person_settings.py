@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from app import services
+from app import i18n, services
 from app.channels import push, targets
 from app.channels.models import NoticeTarget
 from app import i18n
@@ -174,7 +174,9 @@ def save_in(unit: Unit, address: str, asked: Wanted, via: str, now: datetime, *,
         return []
     lines = [_words(name, value) for name, value in after.items()] + said
     change = keys.record(unit, row.address, via, before, after, "; ".join(lines), now)
-    settings_keys.told(unit, change, row.address, now, via, lines, name=row.name, undo=undo)
+    with i18n.in_language(row.language):  # (issue 50) the mail in the person's language
+        settings_keys.told(unit, change, row.address, now, via, lines, name=row.name,
+                           undo=undo)
     return lines
 
 
