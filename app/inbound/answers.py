@@ -234,6 +234,13 @@ def _to_earlier_holder(unit: Unit, row: Row, ref: tokens.ReplyRef,
         _outcome(unit, row, ": the seat's earlier holder (not answered: hourly limit)")
         return True
     ctx = notify.Context.load(session, game)
+    with notify.writing_to(unit, left.address):  # the earlier holder reads their language
+        _tell_earlier_holder(unit, row, ref, ctx, left, key, now)
+    return True
+
+
+def _tell_earlier_holder(unit: Unit, row: Row, ref: tokens.ReplyRef, ctx: Any, left: Any,
+                         key: str, now: datetime) -> None:
     title = ctx.info.title
     lines = words.earlier_holder(title, left.now, left.when,
                                  f"{ctx.info.base_url}/games/{ref.game}")
@@ -246,7 +253,6 @@ def _to_earlier_holder(unit: Unit, row: Row, ref: tokens.ReplyRef,
                  to_name=left.was, mail=mail, idempotency=key, domain=ctx.domain, now=now,
                  unsubscribe=unsubscribe, conversation=True)
     _outcome(unit, row, ": answered to the seat's earlier holder")
-    return True
 
 
 def _answer_key(ref: tokens.ReplyRef, verdict: Verdict, step_now: int) -> str:

@@ -27,7 +27,7 @@ from app.access.unsubscribe import left_token
 from app.clock import deadlines as dl
 from app.i18n import N_, _, forms, ngettext
 from app.mail import compose
-from app.mail.notify import Context, mode_of, wants
+from app.mail.notify import Context, in_reader_language, mode_of, wants, writing_to
 from app.mail.models import Outbox
 from app.mail.unsent import queue
 from app.table.models import ABORT, OPEN, REMATCH, SUBSTITUTE, Ballot, Vote
@@ -80,6 +80,7 @@ def _title(ctx: Context) -> str:
 
 # -- R48, R49 --------------------------------------------------------------------------
 
+@in_reader_language
 def resigned(unit: Any, ctx: Context, seat: int, about: int, now: datetime, step: int) -> None:
     """Tell ``seat`` that ``about`` resigned (R48), once."""
     if not _mails(unit, ctx, seat):
@@ -93,6 +94,7 @@ def resigned(unit: Any, ctx: Context, seat: int, about: int, now: datetime, step
     _queue(unit, ctx, seat, RESIGNED, f"resigned:{ctx.id}:{seat}:{about}:{step}", now, mail)
 
 
+@in_reader_language
 def took_over(unit: Any, ctx: Context, seat: int, about: int, was: str, now: datetime,
               step: int) -> None:
     """Tell ``seat`` that a substitute took over the seat of ``about`` (R49), once."""
@@ -106,6 +108,7 @@ def took_over(unit: Any, ctx: Context, seat: int, about: int, was: str, now: dat
     _queue(unit, ctx, seat, TOOK_OVER, f"took_over:{ctx.id}:{seat}:{about}:{step}", now, mail)
 
 
+@in_reader_language
 def welcome(unit: Any, ctx: Context, seat: int, was: str, now: datetime, step: int,
             guard: str) -> None:
     """The substitute's first mail: its link to the seat it takes over (R49), and that
@@ -142,6 +145,12 @@ def handed_over(unit: Any, ctx: Context, seat: int, old_address: str, old_name: 
     without a seat link (its links are dead). Its unsubscribe concerns what its footer
     says, this game's mail to this address (``left_url``), never the seat's (its new
     holder's) nor the address's other games (issue 32 item 3)."""
+    with writing_to(unit, old_address):  # (the earlier holder's language, not the seat's)
+        _handed_over(unit, ctx, seat, old_address, old_name, now, step, secret)
+
+
+def _handed_over(unit: Any, ctx: Context, seat: int, old_address: str, old_name: str,
+                 now: datetime, step: int, secret: str) -> None:
     who = ctx.info.names[seat]
     unsubscribe = left_url(ctx, seat, old_address, secret)
     mail = compose.people_mail(
@@ -173,6 +182,7 @@ def as_held_by(ctx: Context, seat: int, name: str) -> compose.MailGame:
 
 # -- more time --------------------------------------------------------------------------
 
+@in_reader_language
 def more_time(unit: Any, ctx: Context, seat: int, giver: int, gift_id: int, deadline_id: int,
               due: datetime, now: datetime) -> None:
     """Tell ``seat`` that ``giver`` gave its current decision one more day (issue 21
@@ -223,6 +233,7 @@ def vote_mail(session: Session, vote_id: int, seat: int) -> Outbox | None:
         Outbox.idempotency == vote_key(vote_id, seat))).first()
 
 
+@in_reader_language
 def vote_opened(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime, *,
                 notice_hours: float | None = None) -> None:
     """Ask ``seat`` for its answer to ``vote``, once, while it is open and unanswered.
@@ -300,6 +311,7 @@ VOTE_STATUS_WORDS = {"passed": N_("passed"), "failed": N_("failed"), "expired": 
                      "withdrawn": N_("withdrawn")}
 
 
+@in_reader_language
 def vote_closed(unit: Any, ctx: Context, seat: int, vote: Vote, now: datetime) -> None:
     """Tell ``seat`` how ``vote`` ended (its ``outcome`` in words), once."""
     if not _mails(unit, ctx, seat) or vote.id is None:

@@ -26,7 +26,8 @@ from app.db.unit import Unit
 from app.mail import compose
 from app.mail.headers import mail_domain
 from app.mail.models import DIGEST, EVERY, NONE, PENDING
-from app.mail.notify import Context, announced_decision, chosen_mode, mode_of, turn_mail_delay
+from app.mail.notify import (Context, announced_decision, chosen_mode, in_reader_language,
+                              mode_of, turn_mail_delay, writing_to)
 from app.mail.outbox import enqueue
 from app.mail.seat_prefs import mail_row, replied
 from app.people.calendar import quiet_of
@@ -156,6 +157,7 @@ def decision_due(unit: Unit, game_id: str, seat: int) -> datetime | None:
 COMPOSED_AT_SEND = "(composed when it is sent)"
 
 
+@in_reader_language
 def _turn_mail(ctx: Context, seat: int, state: Any, settings: Any, due: datetime | None,
                now: datetime, *, reminder: bool = False, digest: bool = False,
                unit: Unit | None = None, round_over: int | None = None,
@@ -241,7 +243,8 @@ def daily_digest(session: Session, address: str, entries: list[dict[str, Any]],
     base = str(setting("BASE_URL")).rstrip("/")
     token = address_unsubscribe_token(address, str(setting("SECRET_KEY") or ""))
     unsubscribe = f"{base}/unsubscribe/{token}"
-    mail = compose.daily_digest_mail(entries, base_url=base, unsubscribe=unsubscribe)
+    with writing_to(session, address):
+        mail = compose.daily_digest_mail(entries, base_url=base, unsubscribe=unsubscribe)
     row = enqueue(session, game_id=None, seat=None, kind="daily", to=address,
                   to_name=entries[0]["name"], mail=mail, idempotency=f"daily:{address}:{day}",
                   domain=mail_domain(sender), now=now, unsubscribe=unsubscribe)

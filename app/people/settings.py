@@ -128,7 +128,7 @@ def _zone_read(form: Mapping[str, Any], _: Any) -> Any:
     return check_zone(str(form["time_zone"])) if form.get("time_zone") else KEEP
 
 
-def _language_read(form: Mapping[str, Any], _: Any) -> Any:
+def _language_read(form: Mapping[str, Any], _listed: Any) -> Any:
     """The language the person reads (issue 50): one the server speaks, or refused."""
     if not form.get("language"):
         return KEEP
