@@ -24,6 +24,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col
 
 from app import engine
+from app import i18n
 from app.access import tokens
 from app.access.unsubscribe import read_left_token
 from app.db import read_session, write_session
@@ -138,8 +139,8 @@ def left_mail(token: str, stop: bool = False) -> LeftMail:
     try:
         game_id, seat, address = read_left_token(token)
     except tokens.BadToken:
-        raise Forbidden("This unsubscribe link is not valid: it may have been cut short. "
-                        "Use the link from the mail itself.", reason="unsubscribe") from None
+        raise Forbidden(i18n._("This unsubscribe link is not valid: it may have been cut short. "
+                        "Use the link from the mail itself."), reason="unsubscribe") from None
     stopped = 0
     with write_session() if stop else read_session() as session:
         game, seq, _ = _load_game(session, game_id)

@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from app.clock.time import iso_in
+from app import i18n
 from app.db import read_session
 from app.db.statements import table_of
 from app.gamelog import store
@@ -93,7 +94,7 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
     and their last ended games; only the tier when they hide it. ``NotFound`` for an id
     nobody has (the same answer for a malformed one)."""
     if not (0 < len(public_id) <= 24 and all(c.isalnum() or c in "-_" for c in public_id)):
-        raise NotFound("There is nobody with this id.")
+        raise NotFound(i18n._("There is nobody with this id."))
     with read_session() as session:
         connection = session.connection()
         found = connection.execute(
@@ -101,7 +102,7 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
             .select_from(_STANDING.join(_PERSONS, _PERSONS.c.id == _STANDING.c.person_id))
             .where(_STANDING.c.public_id == public_id)).first()
         if found is None:
-            raise NotFound("There is nobody with this id.")
+            raise NotFound(i18n._("There is nobody with this id."))
         games = [] if found.standing_hidden else list(connection.execute(
             sa.select(_RESULTS, _GAMES.c.name.label("game_name"), _GAMES.c.status)
             .select_from(_RESULTS.join(_GAMES, _GAMES.c.id == _RESULTS.c.game_id))
