@@ -157,7 +157,9 @@ def _vote_said(vote: Any, started: bool) -> str:
     if vote.status == "open":
         return (_("Your vote is open: everyone it asks is mailed, and the page shows who "
                 "answered.") if started else _("Your answer is in; the vote is still open."))
-    return _("The vote is decided (%(status)s): %(outcome)s", status=vote.status,
+    status = {"passed": _("passed"), "failed": _("failed"), "expired": _("expired"),
+              "withdrawn": _("withdrawn")}.get(vote.status, vote.status)
+    return _("The vote is decided (%(status)s): %(outcome)s", status=status,
              outcome=vote.outcome)
 
 
