@@ -207,10 +207,11 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
 
 #: Why a game ended early, in words for its replay and pages (``Game.end_reason``).
 ENDED_WORDS = {
-    "agreement": "The game was abandoned by agreement: everyone still playing agreed to end it.",
-    "away": "The game was abandoned: every player was away.",
-    "resigned": "The game was abandoned: every player resigned.",
-    "operator": "The game was stopped by the server's operator.",
+    "agreement": i18n.N_("The game was abandoned by agreement: everyone still playing agreed "
+                         "to end it."),
+    "away": i18n.N_("The game was abandoned: every player was away."),
+    "resigned": i18n.N_("The game was abandoned: every player resigned."),
+    "operator": i18n.N_("The game was stopped by the server's operator."),
 }
 
 
@@ -219,7 +220,7 @@ def ended_words(info: GameInfo) -> str | None:
     it was played to its end)."""
     if info.status != "abandoned":
         return None
-    return ENDED_WORDS.get(info.end_reason or "away", ENDED_WORDS["away"])
+    return i18n._(ENDED_WORDS.get(info.end_reason or "away", ENDED_WORDS["away"]))
 
 
 def names_by_step(names: list[str], steps: list[tuple[int, int, dict[str, Any], str]]

@@ -38,8 +38,9 @@ LEADERBOARD_MIN_GAMES = 3
 PAGE_GAMES = 10
 
 OUTCOME_WORDS = {
-    "finished": "finished", RESIGNED: "resigned", TIMED_OUT: "timed out to the end",
-    HANDED_OVER: "handed over (away or resigned)",
+    "finished": i18n.N_("finished"), RESIGNED: i18n.N_("resigned"),
+    TIMED_OUT: i18n.N_("timed out to the end"),
+    HANDED_OVER: i18n.N_("handed over (away or resigned)"),
 }
 
 
@@ -74,7 +75,8 @@ def line(row: Any, hidden: bool = False) -> Line:
     """The line of a person from their ``standing`` row (None: no game of theirs ended)."""
     record = Record.of(row)
     if hidden:
-        return Line(record.tier, f"Keeps their record to themselves; {record.tier}.",
+        return Line(record.tier, i18n._("Keeps their record to themselves; %(tier)s.",
+                                        tier=record.tier),
                     record.tier, None, None, False)
     skill = _skill(row)
     return Line(record.tier, record.words(), record.short(),
@@ -111,14 +113,14 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
     shown = line(found, bool(found.standing_hidden))
     skill = _skill(found)
     page: dict[str, Any] = {
-        "public_id": public_id, "name": found.chosen or found.name or "A player",
+        "public_id": public_id, "name": found.chosen or found.name or i18n._("A player"),
         "hidden": bool(found.standing_hidden), "tier": shown.tier, "record": shown.words}
     if found.standing_hidden:
         return page
     page.update({
         "rating": shown.rating, "provisional": shown.provisional,
         "rating_words": explained(skill, int(found.rated_games or 0)) if skill is not None
-        else "No rated game yet.",
+        else i18n._("No rated game yet."),
         "rated_games": int(found.rated_games or 0),
         "games": [_game(row, zone) for row in games]})
     return page
@@ -131,11 +133,18 @@ def _game(row: Any, zone: Any) -> dict[str, Any]:
         before = Skill(float(row.mu_before), float(row.sigma_before))
         after = Skill(float(row.mu_after), float(row.sigma_after))
         change = {"before": before.shown, "after": after.shown}
-    place = (f"{_ordinal(int(row.place))} of {int(row.seats)}"
-             if row.place is not None else None)
+    place = (_place(int(row.place), int(row.seats)) if row.place is not None else None)
     return {"game_id": row.game_id, "game": row.game_name, "as": row.name,
-            "outcome": row.outcome, "words": OUTCOME_WORDS.get(row.outcome, row.outcome),
+            "outcome": row.outcome, "words": i18n._(OUTCOME_WORDS[row.outcome]) if row.outcome in OUTCOME_WORDS
+            else row.outcome,
             "place": place, "rating": change, "ended": iso_in(row.ended_at, zone)}
+
+
+def _place(place: int, seats: int) -> str:
+    """'2nd of 4' (a place at one game's end), in the reader's language."""
+    if i18n.current() == i18n.DEFAULT:
+        return f"{_ordinal(place)} of {seats}"
+    return i18n._("place %(place)s of %(seats)s", place=place, seats=seats)
 
 
 def _ordinal(n: int) -> str:
@@ -159,7 +168,7 @@ def leaderboard(min_games: int = LEADERBOARD_MIN_GAMES, limit: int = 100) -> lis
     for place, row in enumerate(rows, start=1):
         skill = Skill(float(row.mu), float(row.sigma))
         board.append({"place": place, "public_id": row.public_id,
-                      "name": row.chosen or row.name or "A player", "rating": skill.shown,
+                      "name": row.chosen or row.name or i18n._("A player"), "rating": skill.shown,
                       "provisional": skill.provisional, "rated_games": int(row.rated_games),
                       "record": Record.of(row).words()})
     return board
