@@ -22,6 +22,9 @@ from typing import Any
 
 from app.access import tokens
 from app import i18n
+from app.i18n import forms
+from babel.dates import get_day_names
+from app import i18n
 from app.access.masking import shown_address
 from app.clock import deadlines as dl
 from app.config import setting
@@ -354,13 +357,23 @@ def clock_words(options: dict[str, Any]) -> str:
     """The table's clock in a few words: "2 days a move", "a time bank of 5 days, and 12
     hours more each move"; "(Mon–Fri)" when it does not run every day."""
     if options.get("bank_days") is not None:
-        words = (f"a time bank of {options['bank_days']:g} days, and "
-                 f"{options.get('allowance_hours', 0):g} hours more each move")
+        words = i18n._("a time bank of %(days)s days, and %(hours)s hours more each move",
+                       days=f"{options['bank_days']:g}",
+                       hours=f"{options.get('allowance_hours', 0):g}")
     else:
         hours = float(options.get("deadline_hours") or game_options.deadline_hours(options))
-        words = (f"{hours / 24:g} day{'s' if hours != 24 else ''} a move" if hours % 24 == 0
-                 else f"{hours:g} hour{'s' if hours != 1 else ''} a move")
+        if hours % 24 == 0:
+            words = (i18n._("%(num)s day a move", num=f"{hours / 24:g}") if hours == 24
+                     else i18n._("%(num)s days a move", num=f"{hours / 24:g}"))
+        else:
+            words = (i18n._("%(num)s hour a move", num=f"{hours:g}") if hours == 1
+                     else i18n._("%(num)s hours a move", num=f"{hours:g}"))
     days = options.get("clock_days")
     if days and list(days) != list(range(7)):
-        words += " (on " + ", ".join(_DAYS[int(d)] for d in days) + ")"
+        if i18n.current() == i18n.DEFAULT:
+            named = ", ".join(_DAYS[int(d)] for d in days)
+        else:  # the days' short names in the reader's language (CLDR's)
+            short = get_day_names("abbreviated", locale=forms.cldr())
+            named = forms.names([short[int(d)] for d in days])
+        words = i18n._("%(clock)s (on %(days)s)", clock=words, days=named)
     return words
