@@ -22,6 +22,7 @@ from typing import Any, Callable
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app import i18n
 from app.i18n import _
 from app.services import leaving, table, votes
 from app.services.more_time import give_time
@@ -178,7 +179,7 @@ def _body() -> dict[str, Any]:
         raise NotJson('Send JSON with "Content-Type: application/json".')
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise services.BadRequest("The body is not a JSON object.")
+        raise services.BadRequest(i18n._("The body is not a JSON object."))
     return body
 
 
@@ -212,7 +213,7 @@ def api_resign(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
     body = _body()
     if body.get("confirm") is not True:
-        raise services.BadRequest('Send {"confirm": true} to resign: nothing was changed.')
+        raise services.BadRequest(i18n._('Send {"confirm": true} to resign: nothing was changed.'))
     leaving.resign(access.game_id, access.seat)
     return jsonify(_table_json(token))
 
@@ -233,7 +234,7 @@ def api_start_vote(seat: SeatRequest) -> Any:
     body = _body()
     kind = body.get("kind")
     if kind not in KINDS:
-        raise services.BadRequest('"kind" is one of "abort", "substitute", "rematch".')
+        raise services.BadRequest(i18n._('"kind" is one of "abort", "substitute", "rematch".'))
     subject = _seat_arg(body.get("seat")) if kind == "substitute" else None
     for field in ("name", "email"):
         if field in body and not isinstance(body[field], str):
@@ -251,7 +252,7 @@ def api_answer_vote(seat: SeatRequest, vote_id: str) -> Any:
     access, token = seat.access, seat.token
     body = _body()
     if not isinstance(body.get("yes"), bool):
-        raise services.BadRequest('Send {"yes": true} or {"yes": false}.')
+        raise services.BadRequest(i18n._('Send {"yes": true} or {"yes": false}.'))
     vote = votes.answer(access.game_id, access.seat, _vote_id(vote_id), body["yes"],
                         source="api")
     try:

@@ -21,6 +21,7 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app import i18n
 from app.i18n import _
 from app.services import talk as talk_service
 from app.talk.models import API, PAGE
@@ -125,7 +126,7 @@ def _after() -> int:
     if not raw:
         return 0
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
-        raise services.BadRequest('"after" must be a message id, like 12.')
+        raise services.BadRequest(i18n._('"after" must be a message id, like 12.'))
     return int(raw)
 
 
@@ -151,8 +152,8 @@ def api_say(token: str, check: Check) -> Any:
             raise NotJson('Send the message as JSON with "Content-Type: application/json", '
                           'like {"text": "nice Dracula"}.')
         if "text" not in _body():
-            raise services.BadRequest('Send the message as a JSON object like '
-                                      '{"text": "nice Dracula"}.')
+            raise services.BadRequest(i18n._('Send the message as a JSON object like '
+                                      '{"text": "nice Dracula"}.'))
 
     body = _body()
     try:

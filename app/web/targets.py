@@ -22,6 +22,7 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app import i18n
 from app.i18n import _
 from app.services import notice_targets
 from app.web.seat_request import SeatRequest, seat_required
@@ -115,12 +116,12 @@ def mail_form(seat: SeatRequest) -> Any:
 
 def _json_object() -> dict[str, Any]:
     if not request.is_json:
-        raise services.BadRequest('Send JSON like {"url": "ntfy://ntfy.sh/my-topic"} with '
-                                  '"Content-Type: application/json".')
+        raise services.BadRequest(i18n._('Send JSON like {"url": "ntfy://ntfy.sh/my-topic"} with '
+                                  '"Content-Type: application/json".'))
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise services.BadRequest('The body is not a JSON object like '
-                                  '{"url": "ntfy://ntfy.sh/my-topic", "scope": "seat"}.')
+        raise services.BadRequest(i18n._('The body is not a JSON object like '
+                                  '{"url": "ntfy://ntfy.sh/my-topic", "scope": "seat"}.'))
     return body
 
 
@@ -155,7 +156,7 @@ def add_json(seat: SeatRequest) -> Any:
     body = _json_object()
     by_mail = body.get("by_mail")
     if by_mail is not None and not isinstance(by_mail, bool):
-        raise services.BadRequest('"by_mail" is true or false.')
+        raise services.BadRequest(i18n._('"by_mail" is true or false.'))
     added = notice_targets.add(access, body.get("url"), body.get("scope") or "seat")
     if by_mail is not None:
         notice_targets.set_by_mail(access, by_mail)
