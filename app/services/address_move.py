@@ -84,9 +84,10 @@ def _has_history(session: Session, address: str) -> bool:
     return seat is not None or tenures.has_history(session, address)
 
 
-TAKEN = ("{new} already plays here (it holds or held a seat), so it cannot take another "
-         "person's games: merging two people's games and histories is not done here. "
-         "Choose an address that never played here, or write to the server's operator.")
+TAKEN = i18n.N_("%(new)s already plays here (it holds or held a seat), so it cannot take another "
+                "person's games: merging two people's games and histories is not done "
+                "here. Choose an address that never played here, or write to the server's "
+                "operator.")
 
 
 # -- asking, with the old address's key ------------------------------------------------
@@ -115,7 +116,7 @@ def ask(address: str, new_address: str, via: str, *, key_id: str | None = None,
         if new.casefold() == old.casefold():
             raise BadRequest(i18n._("That is the address you have now: nothing to move."))
         if _has_history(session, new):
-            raise BadRequest(TAKEN.format(new=new))
+            raise BadRequest(i18n._(TAKEN, new=new))
         person = person_row(unit, old)
         if moves.asked_today(session, int(person.id), now) >= moves.ASKS_PER_DAY:
             raise BadRequest(i18n._("You asked to move %(num)s times today already: "
@@ -226,7 +227,7 @@ def confirm(token: str, now: datetime | None = None) -> Done:
             raise Forbidden(i18n._("Your address changed since this move was asked for, so nothing "
                             "moved. Ask again from your settings page."), reason="stale")
         if _has_history(session, new):
-            raise BadRequest(TAKEN.format(new=new))
+            raise BadRequest(i18n._(TAKEN, new=new))
         if not moves.claim(unit, move.id, now, done=True):
             raise Forbidden(i18n._("This move was made or cancelled a moment ago."), reason="done")
         other = _other_row(session, new, move.person_id)

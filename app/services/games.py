@@ -184,7 +184,7 @@ def create_in(unit: Unit, players: list[dict[str, Any]], options: dict[str, Any]
                                  most=per_hour))
     if form_token_id is not None and not store.use_form_token(
             session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
-        raise BadRequest(FORM_USED)
+        raise BadRequest(i18n._(FORM_USED))
     strangers = _guard_invitees(session, cleaned)
     tenures.as_chosen(session, cleaned)  # (issue 46: the names people chose for themselves)
     game = store.Game(name=name or BRAND, options=options, seed=seed,

@@ -48,9 +48,13 @@ def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, A
     """Tell "already applied" (this very move is in the log) from "the game moved on"."""
     row = store.action_at(session, game_id, expected_seq + 1)
     if row is not None and row.seat == seat and _same_action(row.action, action):
-        return Conflict(ALREADY_APPLIED.format(step=row.seq), reason="already_applied",
+        return Conflict(i18n._("Already applied: this move was made at step %(step)s. Nothing "
+                               "was changed.", step=row.seq), reason="already_applied",
                         seq=seq)
-    return Conflict(MOVED_ON.format(what="another move was made", seq=seq),
+    # (MOVED_ON's words, as one sentence a translator can order)
+    return Conflict(i18n._("The game moved on: another move was made since this page was "
+                           "loaded (it is now at step %(seq)s). Nothing was changed; reload "
+                           "to see the current position.", seq=seq),
                     reason="moved_on", seq=seq)
 
 

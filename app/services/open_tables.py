@@ -160,7 +160,7 @@ def open_table(players: list[dict[str, Any]], options: dict[str, Any], *, name: 
                                      "again later.", most=per_hour))
         if form_token_id is not None and not log_store.use_form_token(
                 session, form_token_id, now - timedelta(seconds=form_max_age)):
-            raise BadRequest(FORM_USED)
+            raise BadRequest(i18n._(FORM_USED))
         refused = rules.gate_allowed(gate, store.record_of(session, host["email"]))
         if refused:
             raise BadRequest(refused)
