@@ -343,10 +343,16 @@ class Calendar:
     def describe(self) -> str:
         """Short words for pages: "quiet 22:00–08:00 (Europe/Berlin), clock runs Monday
         to Friday"."""
+        from app.i18n import _
+
         zone = str(self.zone.key)
-        quiet = f"quiet {self.quiet.words()} ({zone})" if self.quiet else f"{zone}, no quiet hours"
-        days = "" if self.days == ALL_DAYS else f", clock runs {days_words(self.days)}"
-        return quiet + days
+        if self.days == ALL_DAYS:
+            return (_("quiet %(hours)s (%(zone)s)", hours=self.quiet.words(), zone=zone)
+                    if self.quiet else _("%(zone)s, no quiet hours", zone=zone))
+        days = days_words(self.days)
+        return (_("quiet %(hours)s (%(zone)s), clock runs %(days)s", hours=self.quiet.words(),
+                  zone=zone, days=days) if self.quiet
+                else _("%(zone)s, no quiet hours, clock runs %(days)s", zone=zone, days=days))
 
 
 def parse_days(value: Any) -> frozenset[int]:
@@ -396,16 +402,27 @@ def _day(value: Any) -> int:
 def days_words(days: frozenset[int]) -> str:
     """"every day", "Monday to Friday", "Friday to Monday" (a run of three or more, the
     week wrapping), "on Mondays", "Mon, Wed, Fri"."""
+    from babel.dates import get_day_names
+
+    from app import i18n
+    from app.i18n import _, forms
+
+    english = i18n.current() == i18n.DEFAULT
+    # the days' names in the reader's language (CLDR's; English as it always read)
+    wide = DAY_NAMES if english else get_day_names("wide", locale=forms.cldr())
     ordered = sorted(days)
     if set(ordered) == ALL_DAYS:
-        return "every day"
+        return _("every day")
     if len(ordered) == 1:
-        return f"on {DAY_NAMES[ordered[0]]}s"
+        return _("on %(day)s", day=f"{wide[ordered[0]]}s" if english else wide[ordered[0]])
     if len(ordered) >= 3:
         for first in ordered:  # a run of consecutive days, perhaps across Sunday night
             if (first - 1) % 7 not in days:
                 run = [(first + step) % 7 for step in range(len(ordered))]
                 if set(run) == set(ordered):
-                    return f"{DAY_NAMES[run[0]]} to {DAY_NAMES[run[-1]]}"
+                    return _("%(first)s to %(last)s", first=wide[run[0]], last=wide[run[-1]])
                 break
-    return ", ".join(DAY_NAMES[day][:3] for day in ordered)
+    if english:
+        return ", ".join(DAY_NAMES[day][:3] for day in ordered)
+    short = get_day_names("abbreviated", locale=forms.cldr())
+    return forms.names([short[day] for day in ordered])

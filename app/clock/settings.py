@@ -149,16 +149,23 @@ class ClockSettings:
 
     def words(self) -> str:
         """How this game's clock runs, in one sentence for mails and pages."""
+        from app.i18n import _
+
+        every_day = self.days == ALL_DAYS
         if self.banked:
             assert self.bank is not None and self.allowance is not None
-            said = (f"Each player has a time bank of {span_words(self.bank)}, and "
-                    f"{span_words(self.allowance)} for each decision before their bank "
-                    "starts to run")
-        else:
-            said = f"Each decision has a deadline of {span_words(self.deadline)}"
-        if self.days != ALL_DAYS:
-            said += f"; the clock runs {days_words(self.days)} only"
-        return said
+            bank, allowance = span_words(self.bank), span_words(self.allowance)
+            if every_day:
+                return _("Each player has a time bank of %(bank)s, and %(allowance)s for each "
+                         "decision before their bank starts to run", bank=bank,
+                         allowance=allowance)
+            return _("Each player has a time bank of %(bank)s, and %(allowance)s for each "
+                     "decision before their bank starts to run; the clock runs %(days)s only",
+                     bank=bank, allowance=allowance, days=days_words(self.days))
+        if every_day:
+            return _("Each decision has a deadline of %(span)s", span=span_words(self.deadline))
+        return _("Each decision has a deadline of %(span)s; the clock runs %(days)s only",
+                 span=span_words(self.deadline), days=days_words(self.days))
 
     def bank_left(self, clock: Any) -> timedelta:
         """What is left of a seat's bank (its clock row, or None for a seat without one)."""
@@ -173,13 +180,15 @@ def span_words(span: timedelta) -> str:
     minutes = int(span.total_seconds() // 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
+    from app.i18n import ngettext
+
     parts = []
     if days:
-        parts.append(f"{days} day{'s' if days != 1 else ''}")
+        parts.append(ngettext("%(num)d day", "%(num)d days", days))
     if hours:
-        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
+        parts.append(ngettext("%(num)d hour", "%(num)d hours", hours))
     if minutes or not parts:
-        parts.append(f"{minutes} minute{'s' if minutes != 1 else ''}")
+        parts.append(ngettext("%(num)d minute", "%(num)d minutes", minutes))
     return " ".join(parts)
 
 

@@ -15,6 +15,8 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.clock import deadlines as dl
+from app.i18n import _
+from app.services.votes import _status_word
 from app import engine
 from app.gamelog import store
 from app.db import read_session, write_session
@@ -129,7 +131,7 @@ def vacation_left(game_id: str, seat: int) -> int:
     with read_session() as session:
         game = session.get(store.Game, game_id)
         if game is None:
-            raise services.NotFound("There is no game with this id.")
+            raise services.NotFound(_("There is no game with this id."))
         allowed = dl.ClockSettings.from_options(game.options).vacation_days
         clock = session.exec(select(dl.SeatClock).where(
             dl.SeatClock.game_id == game_id, dl.SeatClock.seat == seat)).first()
@@ -145,23 +147,24 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
     services = _services()
     now = dl.as_utc(now or dl.now())
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
-        raise services.BadRequest("A vacation is a whole number of days, at least one.")
+        raise services.BadRequest(_("A vacation is a whole number of days, at least one."))
     with write_session() as session:
         game = session.get(store.Game, game_id)
         if game is None:
-            raise services.NotFound("There is no game with this id.")
+            raise services.NotFound(_("There is no game with this id."))
         if game.status != "running":
-            raise services.Conflict(f"The game is {game.status}: there is no clock to pause.",
+            raise services.Conflict(_("The game is %(status)s: there is no clock to pause.",
+                                      status=_status_word(game.status)),
                                     reason=game.status)
         if session.get(store.Seat, (game_id, seat)) is None:
-            raise services.NotFound("There is no such seat in this game.")
+            raise services.NotFound(_("There is no such seat in this game."))
         settings = dl.ClockSettings.from_options(game.options)
         allowed = settings.vacation_days
         clock = _clock_object(session, game_id, seat)
         left = allowed - clock.vacation_days_used
         if days > left:
-            raise services.BadRequest(f"You have {max(left, 0)} vacation days left in this game; "
-                                  f"{days} is too many.")
+            raise services.BadRequest(_("You have %(left)s vacation days left in this game; "
+                                        "%(days)s is too many.", left=max(left, 0), days=days))
         away_until = clock.vacation_until
         if away_until is not None and dl.as_utc(away_until) > now:
             # extending: every open row moves by the extra days

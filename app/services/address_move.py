@@ -35,6 +35,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from app.access import tokens
+from app import i18n
 from app.access.masking import shown_address
 from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
@@ -83,9 +84,10 @@ def _has_history(session: Session, address: str) -> bool:
     return seat is not None or tenures.has_history(session, address)
 
 
-TAKEN = ("{new} already plays here (it holds or held a seat), so it cannot take another "
-         "person's games: merging two people's games and histories is not done here. "
-         "Choose an address that never played here, or write to the server's operator.")
+TAKEN = i18n.N_("%(new)s already plays here (it holds or held a seat), so it cannot take another "
+                "person's games: merging two people's games and histories is not done "
+                "here. Choose an address that never played here, or write to the server's "
+                "operator.")
 
 
 # -- asking, with the old address's key ------------------------------------------------
@@ -106,22 +108,24 @@ def ask(address: str, new_address: str, via: str, *, key_id: str | None = None,
     try:
         new = normalise(str(new_address or ""))
     except BadAddress as exc:
-        raise BadRequest(f"That does not look like an email address: {exc}") from None
+        raise BadRequest(i18n._("That does not look like an email address: %(why)s",
+                                 why=exc)) from None
     with unit_of_work() as unit:
         session = unit.session
         old = stored_address(session, address)
         if new.casefold() == old.casefold():
-            raise BadRequest("That is the address you have now: nothing to move.")
+            raise BadRequest(i18n._("That is the address you have now: nothing to move."))
         if _has_history(session, new):
-            raise BadRequest(TAKEN.format(new=new))
+            raise BadRequest(i18n._(TAKEN, new=new))
         person = person_row(unit, old)
         if moves.asked_today(session, int(person.id), now) >= moves.ASKS_PER_DAY:
-            raise BadRequest(f"You asked to move {moves.ASKS_PER_DAY} times today already: "
-                             "use the newest mail, or ask again tomorrow.")
+            raise BadRequest(i18n._("You asked to move %(num)s times today already: "
+                                    "use the newest mail, or ask again tomorrow.",
+                                    num=moves.ASKS_PER_DAY))
         if not trust.has_acted(session, new) and \
                 trust.mails_in_day(session, new, now) >= trust.STRANGER_MAILS_PER_DAY:
-            raise BadRequest("We have mailed that address as much as we may today. Ask "
-                             "again tomorrow.")
+            raise BadRequest(i18n._("We have mailed that address as much as we may today. Ask "
+                             "again tomorrow."))
         bouncing = bounces.bouncing_among(session, {new}).get(new)
         move_id = moves.ask(unit, int(person.id), old, new, via, now)
         if key_id is not None:
@@ -220,12 +224,12 @@ def confirm(token: str, now: datetime | None = None) -> Done:
         found = session.connection().execute(sa.select(_PERSONS).where(
             _PERSONS.c.id == move.person_id)).mappings().first()
         if found is None or str(found["address"]).casefold() != old.casefold():
-            raise Forbidden("Your address changed since this move was asked for, so nothing "
-                            "moved. Ask again from your settings page.", reason="stale")
+            raise Forbidden(i18n._("Your address changed since this move was asked for, so nothing "
+                            "moved. Ask again from your settings page."), reason="stale")
         if _has_history(session, new):
-            raise BadRequest(TAKEN.format(new=new))
+            raise BadRequest(i18n._(TAKEN, new=new))
         if not moves.claim(unit, move.id, now, done=True):
-            raise Forbidden("This move was made or cancelled a moment ago.", reason="done")
+            raise Forbidden(i18n._("This move was made or cancelled a moment ago."), reason="done")
         other = _other_row(session, new, move.person_id)
         if other is not None:  # a row with no seat and no tenure: it gives way, now
             session.connection().execute(sa.delete(_PERSONS).where(
@@ -307,9 +311,9 @@ def cancel(token: str, now: datetime | None = None) -> str:
     with unit_of_work() as unit:
         move = _open(unit.session, tokens.MOVE_CANCEL, token, now)
         if not moves.claim(unit, move.id, now, done=False):
-            raise Forbidden("This move was confirmed or ended a moment ago: nothing was "
+            raise Forbidden(i18n._("This move was confirmed or ended a moment ago: nothing was "
                             "cancelled. If you did not ask for it, write to the server's "
-                            "operator.", reason="done")
+                            "operator."), reason="done")
         unit.write()
     return shown_address(move.new_address)
 

@@ -1,6 +1,7 @@
 """What a use case says when it cannot be carried out: an HTTP-like status and
 words for the person who asked. Nothing here ever turns a race into a 500."""
 from __future__ import annotations
+from app.i18n import N_
 
 from typing import Any
 
@@ -56,5 +57,5 @@ MOVED_ON = "The game moved on: {what} since this page was loaded (it is now at s
 ALREADY_APPLIED = "Already applied: this move was made at step {step}. Nothing was changed."
 
 
-FORM_USED = ("This form already created a game, so it was not used again. Check the "
-             "details below and press “Create the game” to start another.")
+FORM_USED = N_("This form already created a game, so it was not used again. Check the "
+               "details below and press “Create the game” to start another.")

@@ -13,6 +13,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.clock import deadlines as dl
+from app import i18n
 from app import engine
 from app.services import reactions as hooks
 from app.gamelog import states, store
@@ -50,37 +51,44 @@ def _clean_players(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The players as seat columns: ``name``, ``email``, ``kind`` (text) and
     ``preferences`` (a dict)."""
     if not isinstance(players, list) or not MIN_SEATS <= len(players) <= MAX_SEATS:
-        raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} players.")
+        raise BadRequest(i18n._("A game needs %(least)s to %(most)s players.",
+                                least=MIN_SEATS, most=MAX_SEATS))
     cleaned: list[dict[str, Any]] = []
     for index, player in enumerate(players):
         if not isinstance(player, dict):
-            raise BadRequest(f"Player {index + 1} is not described properly.")
+            raise BadRequest(i18n._("Player %(num)s is not described properly.",
+                                    num=index + 1))
         kind = str(player.get("kind") or "human").strip().lower()
         if kind not in store.SEAT_KINDS:
-            raise BadRequest(f"Player {index + 1} must be a person or a bot.")
+            raise BadRequest(i18n._("Player %(num)s must be a person or a bot.",
+                                    num=index + 1))
         name = " ".join(str(player.get("name") or "").split())
         if not name and kind == "bot":
             name = f"Bot {index + 1}"
         if not name:
-            raise BadRequest(f"Player {index + 1} needs a name.")
+            raise BadRequest(i18n._("Player %(num)s needs a name.", num=index + 1))
         if len(name) > MAX_NAME_LENGTH:
-            raise BadRequest(f"The name of player {index + 1} is longer than "
-                             f"{MAX_NAME_LENGTH} characters.")
+            raise BadRequest(i18n._("The name of player %(num)s is longer than "
+                                    "%(most)s characters.", num=index + 1,
+                                    most=MAX_NAME_LENGTH))
         email = str(player.get("email") or "").strip() if kind == "human" else ""
         if _has_control(name):  # an address gets its own words from addresses.normalise
-            raise BadRequest(f"The name of player {index + 1} holds a control "
-                             "character (such as NUL); please type it plainly.")
+            raise BadRequest(i18n._("The name of player %(num)s holds a control "
+                                    "character (such as NUL); please type it plainly.",
+                                    num=index + 1))
         if email:
             try:  # one check for lobby, API, CLI and mailer (issue 7 item 4)
                 email = addresses.normalise(email)
             except addresses.BadAddress as exc:
-                raise BadRequest(f"The email address of {name} does not look right: {exc}") from None
+                raise BadRequest(i18n._("The email address of %(name)s does not look right: "
+                                        "%(why)s", name=name, why=exc)) from None
         prefs = player.get("preferences") or {}
         if not isinstance(prefs, dict):
-            raise BadRequest(f"The preferences of {name} are not understood.")
+            raise BadRequest(i18n._("The preferences of %(name)s are not understood.",
+                                    name=name))
         cleaned.append({"name": name, "email": email, "kind": kind, "preferences": prefs})
     if len({p["name"].casefold() for p in cleaned}) != len(cleaned):
-        raise BadRequest("Two players have the same name; please tell them apart.")
+        raise BadRequest(i18n._("Two players have the same name; please tell them apart."))
     _one_seat_per_address(cleaned)
     return cleaned
 
@@ -156,25 +164,27 @@ def create_in(unit: Unit, players: list[dict[str, Any]], options: dict[str, Any]
         raise BadRequest(str(exc)) from None
     name = " ".join(str(name or "").split())[:200]
     if _has_control(name):
-        raise BadRequest("The game's name holds a control character (such as NUL); please "
-                         "type it plainly.")
+        raise BadRequest(i18n._("The game's name holds a control character (such as NUL); please "
+                         "type it plainly."))
     seed = str(seed) if seed is not None else str(secrets.randbits(63))
     try:
         state = engine.new_game(len(cleaned), engine_int_seed(seed), options=engine_options(options))
     except (engine.IllegalAction, TypeError, ValueError) as exc:
-        raise BadRequest(f"These game options cannot be used: {exc}") from exc
+        raise BadRequest(i18n._("These game options cannot be used: %(why)s",
+                                why=exc)) from exc
     session = unit.session
     if creator and per_hour is not None:
         if not store.lock_key(session, creator):
-            raise TooMany("The server is busy starting other games; please try again in "
-                          "a minute.")
+            raise TooMany(i18n._("The server is busy starting other games; please try again in "
+                          "a minute."))
         since = store.utcnow() - timedelta(hours=1)
         if store.games_created_by(session, creator, since) >= per_hour:
-            raise TooMany(f"Too many games were started from your address in the last "
-                          f"hour (at most {per_hour}). Please try again later.")
+            raise TooMany(i18n._("Too many games were started from your address in the last "
+                                 "hour (at most %(most)s). Please try again later.",
+                                 most=per_hour))
     if form_token_id is not None and not store.use_form_token(
             session, form_token_id, store.utcnow() - timedelta(seconds=form_max_age)):
-        raise BadRequest(FORM_USED)
+        raise BadRequest(i18n._(FORM_USED))
     strangers = _guard_invitees(session, cleaned)
     tenures.as_chosen(session, cleaned)  # (issue 46: the names people chose for themselves)
     game = store.Game(name=name or BRAND, options=options, seed=seed,
@@ -217,8 +227,8 @@ def _guard_invitees(session: Session, cleaned: list[dict[str, Any]]) -> dict[int
     seated = [(index, player) for index, player in enumerate(cleaned) if player["email"]]
     for key in sorted({player["email"].lower() for _, player in seated}):
         if not store.lock_key(session, f"invitee:{key}"):
-            raise TooMany("The server is busy starting other games; please try again in "
-                          "a minute.")
+            raise TooMany(i18n._("The server is busy starting other games; please try again in "
+                          "a minute."))
     now = dl.now()
     strangers: dict[int, int] = {}
     for index, player in seated:
@@ -364,7 +374,7 @@ def rotate_link(game_id: str, seat: int) -> str:
         _get_game(session, game_id)
         row = session.get(store.Seat, (str(game_id), seat))
         if row is None:
-            raise NotFound("There is no such seat in this game.")
+            raise NotFound(i18n._("There is no such seat in this game."))
         row.token_version += 1
         session.flush()
         return tokens.seat_token(row.game_id, row.index, row.token_version)

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import update
 
 from app.access import tokens
+from app.i18n import _
 from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.statements import table_of
@@ -66,7 +67,7 @@ def hand_over(unit: Unit, game_id: str, seat: int, name: str, email: str,
                                                              with_email=True)
     row = next((each for each in seats if each.index == int(seat)), None)
     if row is None or row.kind != "human":
-        raise NotFound("There is no such seat in this game.")
+        raise NotFound(_("There is no such seat in this game."))
     was, old_address = row.name, row.email
     game, seq, state = held[:3] if held is not None else _load_game(unit, str(game_id))
     version = row.token_version + 1

@@ -24,6 +24,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col
 
 from app import engine
+from app import i18n
 from app.access import tokens
 from app.access.unsubscribe import read_left_token
 from app.db import read_session, write_session
@@ -102,13 +103,19 @@ def _handed_over(session: Session, game_id: str, seat: int, then: Any,
 def when_taken(view: dict[str, Any], seat: int, step: int) -> str:
     """When ``seat`` changed hands at ``step``, in words: " in round 2" while the view's
     log (this round's and the last) still holds its ``take_over``, else " at move 31"."""
+    unit, at = taken_at(view, seat, step)
+    return f" in round {at}" if unit == "round" else f" at move {at}"
+
+
+def taken_at(view: dict[str, Any], seat: int, step: int) -> tuple[str, int]:
+    """``when_taken`` as ("round", 2) or ("move", 31), for a whole sentence to say."""
     took = next((event for event in [*(view.get("previous_log") or []),
                                      *(view.get("log") or [])]
                  if event.get("type") == "take_over" and event.get("seat") == seat
                  and int(event.get("step") or 0) == step), None)
     if took is not None and isinstance(took.get("round"), int):
-        return f" in round {took['round']}"
-    return f" at move {step}"
+        return "round", took["round"]
+    return "move", step
 
 
 @dataclass(frozen=True)
@@ -132,8 +139,8 @@ def left_mail(token: str, stop: bool = False) -> LeftMail:
     try:
         game_id, seat, address = read_left_token(token)
     except tokens.BadToken:
-        raise Forbidden("This unsubscribe link is not valid: it may have been cut short. "
-                        "Use the link from the mail itself.", reason="unsubscribe") from None
+        raise Forbidden(i18n._("This unsubscribe link is not valid: it may have been cut short. "
+                        "Use the link from the mail itself."), reason="unsubscribe") from None
     stopped = 0
     with write_session() if stop else read_session() as session:
         game, seq, _ = _load_game(session, game_id)

@@ -14,6 +14,8 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import engine
+from app.i18n import _, ngettext
+from app.services.votes import _status_word
 from app.clock import deadlines as dl
 from app.db import write_session
 from app.gamelog import store
@@ -59,36 +61,39 @@ def give_time(game_id: str, giver: int, receiver: int, now: datetime | None = No
     with write_session() as session:
         game = session.get(store.Game, str(game_id))
         if game is None:
-            raise NotFound("There is no game with this id.")
+            raise NotFound(_("There is no game with this id."))
         if game.status != "running":
-            raise Conflict(f"The game is {game.status}: there is no clock to give time on.",
+            raise Conflict(_("The game is %(status)s: there is no clock to give time on.",
+                             status=_status_word(game.status)),
                            reason=game.status)
         seats = store.load_seats(session, game.id)
         if not 0 <= giver < len(seats) or seats[giver].kind != "human":
-            raise Forbidden("Only the game's people can give time.", reason="not_a_person")
+            raise Forbidden(_("Only the game's people can give time."), reason="not_a_person")
         if isinstance(receiver, bool) or not isinstance(receiver, int) \
                 or not 0 <= receiver < len(seats):
-            raise BadRequest("Choose the player to give more time to.")
+            raise BadRequest(_("Choose the player to give more time to."))
         if receiver == giver:
-            raise BadRequest("More time is for another player: for yourself, take a "
-                             "vacation (it pauses your clock).")
+            raise BadRequest(_("More time is for another player: for yourself, take a "
+                             "vacation (it pauses your clock)."))
         settings = dl.ClockSettings.from_options(game.options)
         if settings.more_time_per_round <= 0:
-            raise Conflict("This game gives no more time: its creator turned it off.",
+            raise Conflict(_("This game gives no more time: its creator turned it off."),
                            reason="no_more_time")
         if not store.lock_key(session, f"gift:{game.id}:{giver}"):
-            raise Conflict("The game is busy; please try again.", reason="busy")
+            raise Conflict(_("The game is busy; please try again."), reason="busy")
         round_no = int(status.get("round") or 0)
         if gifts_left(session, game.id, giver, round_no, settings) <= 0:
             times = settings.more_time_per_round
-            raise TooMany(f"You gave more time {'once' if times == 1 else f'{times} times'} "
-                          "in this round already; you can give again next round.",
+            raise TooMany(ngettext("You gave more time once in this round already; you can "
+                                   "give again next round.",
+                                   "You gave more time %(num)s times in this round already; "
+                                   "you can give again next round.", times),
                           reason="gifts")
         rows = dl.open_rows(session, game.id, receiver, dl.DECISION)
         name = seats[receiver].name
         if not rows:
-            raise Conflict(f"{name} has no decision waiting now, so there is no deadline "
-                           "to move.", reason="no_decision")
+            raise Conflict(_("%(name)s has no decision waiting now, so there is no deadline "
+                             "to move.", name=name), reason="no_decision")
         row = rows[0]
         calendar = calendar_of(session, game.id, receiver, settings)
         before = dl.as_utc(row.due_at)

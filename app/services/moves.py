@@ -12,6 +12,9 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
 from app import engine
+from app import i18n
+from app.services.votes import _status_word
+from app import i18n
 from app.gamelog import store
 from app.engine import action_schema
 from app.config import DEFAULTS, setting
@@ -45,9 +48,13 @@ def _conflict_for(session: Session, game_id: str, seat: int, action: dict[str, A
     """Tell "already applied" (this very move is in the log) from "the game moved on"."""
     row = store.action_at(session, game_id, expected_seq + 1)
     if row is not None and row.seat == seat and _same_action(row.action, action):
-        return Conflict(ALREADY_APPLIED.format(step=row.seq), reason="already_applied",
+        return Conflict(i18n._("Already applied: this move was made at step %(step)s. Nothing "
+                               "was changed.", step=row.seq), reason="already_applied",
                         seq=seq)
-    return Conflict(MOVED_ON.format(what="another move was made", seq=seq),
+    # (MOVED_ON's words, as one sentence a translator can order)
+    return Conflict(i18n._("The game moved on: another move was made since this page was "
+                           "loaded (it is now at step %(seq)s). Nothing was changed; reload "
+                           "to see the current position.", seq=seq),
                     reason="moved_on", seq=seq)
 
 
@@ -60,9 +67,10 @@ def _check_presence_rate(session: Session, game_id: str, seat: int) -> None:
     if len(recent) >= limit:
         oldest = store.as_utc(recent[len(recent) - limit].created)  # the one to age out
         wait = max(1, int((oldest + timedelta(hours=1) - store.utcnow()).total_seconds() // 60) + 1)
-        raise TooMany(f"You said you were away or back {len(recent)} times in the last hour, "
-                      f"and each time every other player is told. Please wait {wait} minutes "
-                      "before saying it again. Nothing was changed.", reason="presence")
+        raise TooMany(i18n._("You said you were away or back %(num)s times in the last hour, "
+                             "and each time every other player is told. Please wait %(wait)s "
+                             "minutes before saying it again. Nothing was changed.",
+                             num=len(recent), wait=wait), reason="presence")
 
 
 def submit_action(game_id: str, seat: int, action: dict[str, Any], expected_seq: int,
@@ -141,14 +149,15 @@ def submit_by_link(token: str, read_move: Any,
 def _checked_actions(actions: Any, expected_seq: Any, source: str) -> list[dict[str, Any]]:
     """The steps of a submission as they will be stored, or the error that refuses them."""
     if not isinstance(actions, list) or not actions:
-        raise BadRequest('Send at least one action, like {"type": "draw"}.')
+        raise BadRequest(i18n._('Send at least one action, like {"type": "draw"}.'))
     if len(actions) > MAX_STEPS_PER_POST:
-        raise BadRequest(f"One form carries at most {MAX_STEPS_PER_POST} steps.")
+        raise BadRequest(i18n._("One form carries at most %(most)s steps.",
+                                most=MAX_STEPS_PER_POST))
     for action in actions:
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise BadRequest('An action must be an object with a "type", like {"type": "draw"}.')
+            raise BadRequest(i18n._('An action must be an object with a "type", like {"type": "draw"}.'))
     if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
-        raise BadRequest("expected_seq must be the step number the move was decided on.")
+        raise BadRequest(i18n._("expected_seq must be the step number the move was decided on."))
     if source not in store.ACTION_SOURCES:
         raise BadRequest(f"unknown source {source!r}")
     checked = []
@@ -177,16 +186,18 @@ def _submit(move_of: Any, source: str, plan: dict[str, Any] | None = None) -> Su
                 seats = move_seats(unit, str(game_id))
                 if not isinstance(seat, int) or not 0 <= seat < len(seats):
                     _load_game(unit, game_id)  # (no such game: its words first)
-                    raise NotFound("There is no such seat in this game.")
+                    raise NotFound(i18n._("There is no such seat in this game."))
             game, seq, state = _load_game(unit, game_id)
             if expected_seq != seq:
                 if expected_seq > seq:
-                    raise Conflict(f"This page is ahead of the game: step {expected_seq} has "
-                                   f"not happened (the game is at step {seq}).",
+                    raise Conflict(i18n._("This page is ahead of the game: step %(step)s has "
+                                          "not happened (the game is at step %(seq)s).",
+                                          step=expected_seq, seq=seq),
                                    reason="ahead", seq=seq)
                 raise _conflict_for(session, game.id, seat, action, expected_seq, seq)
             if game.status != "running":
-                raise Conflict(f"The game is {game.status}: no more moves can be made.",
+                raise Conflict(i18n._("The game is %(status)s: no more moves can be made.",
+                                     status=_status_word(game.status)),
                                reason=game.status, seq=seq)
             if source == "player" and any(step["type"] in action_schema.PRESENCE
                                           for step in actions):
@@ -202,8 +213,8 @@ def _submit(move_of: Any, source: str, plan: dict[str, Any] | None = None) -> Su
                     raise Illegal(said) from exc
                 except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
                     log.warning("engine rejected a malformed action %r: %r", step, exc)
-                    raise Illegal("That move is not understood: some of its fields are "
-                                  "missing or out of range.") from exc
+                    raise Illegal(i18n._("That move is not understood: some of its fields are "
+                                  "missing or out of range.")) from exc
                 seq += 1
                 mine.append(item)
             if plan is not None:
@@ -224,6 +235,6 @@ def _submit(move_of: Any, source: str, plan: dict[str, Any] | None = None) -> Su
                                 where["expected_seq"], now) from None
     except OperationalError as exc:
         if "locked" in str(exc).lower():  # SQLite's busy timeout ran out
-            raise Conflict("The game is busy with another move; please try again.",
+            raise Conflict(i18n._("The game is busy with another move; please try again."),
                            reason="busy") from None
         raise

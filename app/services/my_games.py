@@ -19,6 +19,7 @@ from sqlalchemy import func
 from sqlmodel import Field, Session, SQLModel, select
 
 from app import engine, services
+from app import i18n
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session, write_session
@@ -80,18 +81,19 @@ def read_link(token: str, secret: str) -> str:
         payload, made = _serializer(secret).loads(token, max_age=LINK_DAYS * 86400,
                                                    return_timestamp=True)
     except SignatureExpired:
-        raise services.Forbidden(f"This link is more than {LINK_DAYS} days old. Ask for a new "
-                                 "one below: it is mailed to your address.", reason="expired")
+        raise services.Forbidden(i18n._("This link is more than %(days)s days old. Ask for a "
+                                        "new one below: it is mailed to your address.",
+                                        days=LINK_DAYS), reason="expired")
     except BadSignature:
-        raise services.Forbidden("This link is not valid: it may have been cut short. Ask for "
-                                 "a new one below.", reason="invalid")
+        raise services.Forbidden(i18n._("This link is not valid: it may have been cut short. Ask for "
+                                 "a new one below."), reason="invalid")
     address = str(payload.get("a") or "")
     with read_session() as session:
         if payload.get("v") != _version(session, address_hash(address, secret)):
             moved = moves.moved_away(session, address, made)
             if moved is not None:  # its person moved to another address (issue 47 item 5)
                 raise services.Forbidden(moves.MOVED_WORDS.format(at=moved), reason="moved")
-            raise services.Forbidden("This link was revoked. Ask for a new one below.",
+            raise services.Forbidden(i18n._("This link was revoked. Ask for a new one below."),
                                      reason="revoked")
     return address
 
@@ -130,7 +132,8 @@ def mail_link(address: str, secret: str, base_url: str, sender: str) -> None:
     try:  # the one address check of lobby, CLI and mailer
         wanted = normal(normalise(address))
     except BadAddress as exc:
-        raise services.BadRequest(f"That does not look like an email address: {exc}") from None
+        raise services.BadRequest(i18n._("That does not look like an email address: %(why)s",
+                                          why=exc)) from None
     now = datetime.now(timezone.utc)
     with write_session() as session:
         seat = session.exec(select(store.Seat).where(

@@ -18,6 +18,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import services
+from app.i18n import N_, _
 from app.channels import deliveries, push, targets
 from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
@@ -90,10 +91,11 @@ def trouble_lines(found: list[Any]) -> list[str]:
     for target in found:
         if target.paused_at is None:
             continue
-        why = target.last_error or "its notices did not arrive"
-        lines.append(f"Your notices to {targets.mask(target.url)} are paused since "
-                     f"{when_words(target.paused_at)}: {why}. Mail comes instead until you "
-                     "resume it (under \"Notices elsewhere\").")
+        why = target.last_error or _("its notices did not arrive")
+        lines.append(_("Your notices to %(target)s are paused since %(when)s: %(why)s. Mail "
+                       "comes instead until you resume it (under \"Notices elsewhere\").",
+                       target=targets.mask(target.url), when=when_words(target.paused_at),
+                       why=why))
     return lines
 
 
@@ -128,9 +130,9 @@ def read_status(access: services.SeatAccess) -> dict[str, Any]:
 
 
 #: What a seat link says when asked for a person-wide choice (issue 45).
-PERSON_KEY_NEEDED = ("Targets and mail for all your games are your settings across games: "
-                     "they open only with the link we mail to your address (\"Your settings\" "
-                     "on your seat page sends it), not with a seat link. Nothing was changed.")
+PERSON_KEY_NEEDED = N_("Targets and mail for all your games are your settings across games: "
+                       "they open only with the link we mail to your address (\"Your settings\" "
+                       "on your seat page sends it), not with a seat link. Nothing was changed.")
 
 
 def add(access: services.SeatAccess, url: Any, scope: Any = SEAT) -> dict[str, Any]:
@@ -138,10 +140,10 @@ def add(access: services.SeatAccess, url: Any, scope: Any = SEAT) -> dict[str, A
     game of the person) is refused with words: a seat link opens one seat (issue 45)."""
     scope = str(scope or SEAT).strip().lower()
     if scope not in SCOPES:
-        raise services.BadRequest("Choose whether the target is for this game or for all "
-                                  "your games.")
+        raise services.BadRequest(_("Choose whether the target is for this game or for all "
+                                  "your games."))
     if scope == ADDRESS:
-        raise services.Forbidden(PERSON_KEY_NEEDED, reason="person_key_needed")
+        raise services.Forbidden(_(PERSON_KEY_NEEDED), reason="person_key_needed")
     normalised, service = _checked(url)
     with write_session() as session:
         return _add(session, normalised, service, game_id=access.game_id, seat=access.seat)
@@ -179,7 +181,7 @@ def _target(session: Session, access: services.SeatAccess, target_id: Any) -> An
     target = targets.find(session, number, access.game_id, access.seat, None) \
         if number > 0 else None
     if target is None:
-        raise services.NotFound("There is no such notice target on this seat.")
+        raise services.NotFound(_("There is no such notice target on this seat."))
     return target
 
 
@@ -218,7 +220,7 @@ def set_by_mail(access: services.SeatAccess, by_mail: bool, *,
     game of the address: ``Person.by_mail``) is the person's setting, refused here with
     words (issue 45)."""
     if everywhere:
-        raise services.Forbidden(PERSON_KEY_NEEDED, reason="person_key_needed")
+        raise services.Forbidden(_(PERSON_KEY_NEEDED), reason="person_key_needed")
     with write_session() as session:
         row = seat_prefs.seat_mail(session, access.game_id, access.seat)
         row.by_mail = bool(by_mail)

@@ -21,6 +21,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.access import tokens
+from app import i18n
+from app.i18n import forms
+from babel.dates import get_day_names
+from app import i18n
 from app.access.masking import shown_address
 from app.clock import deadlines as dl
 from app.config import setting
@@ -67,7 +71,8 @@ def _address(value: Any) -> str:
     try:
         return addresses.normalise(str(value or ""))
     except addresses.BadAddress as exc:
-        raise BadRequest(f"That email address does not look right: {exc}") from None
+        raise BadRequest(i18n._("That email address does not look right: %(why)s",
+                                why=exc)) from None
 
 
 # -- opening ------------------------------------------------------------------------------
@@ -91,7 +96,8 @@ def open_table(players: list[dict[str, Any]], options: dict[str, Any], *, name: 
     address that refused invitations or is past a stranger's mail for the day."""
     now = _now(now)
     if not MIN_SEATS <= len(players) <= MAX_SEATS:
-        raise BadRequest(f"A game needs {MIN_SEATS} to {MAX_SEATS} seats.")
+        raise BadRequest(i18n._("A game needs %(least)s to %(most)s seats.",
+                                least=MIN_SEATS, most=MAX_SEATS))
     seats: list[dict[str, Any]] = []
     keys: set[str] = set()
     for index, player in enumerate(players):
@@ -106,51 +112,55 @@ def open_table(players: list[dict[str, Any]], options: dict[str, Any], *, name: 
             continue
         who = _name(player.get("name"), f"The name of seat {index + 1}")
         if not player.get("email"):
-            raise BadRequest(f"{who} needs an address at an open table: everyone there "
-                             "confirms their seat by a mailed link before the game starts.")
+            raise BadRequest(i18n._("%(name)s needs an address at an open table: everyone "
+                                    "there confirms their seat by a mailed link before the "
+                                    "game starts.", name=who))
         email = _address(player.get("email"))
         key = addresses.person_key(email)
         if key in keys:
-            raise BadRequest(f"{who}'s address is at the table already (one address, one "
-                             "seat; a +tag reaches the same inbox).")
+            raise BadRequest(i18n._("%(name)s's address is at the table already (one "
+                                    "address, one seat; a +tag reaches the same inbox).",
+                                    name=who))
         keys.add(key)
         seats.append({"index": index, "kind": HUMAN, "name": who, "email": email,
                       "person_key": key, "simon": str(player.get("simon") or "auto")})
     names = [s["name"].casefold() for s in seats if s.get("name")]
     if len(set(names)) != len(names):
-        raise BadRequest("Two seats have the same name; please tell them apart.")
+        raise BadRequest(i18n._("Two seats have the same name; please tell them apart."))
     if not any(s["kind"] == OPEN_SEAT for s in seats):
-        raise BadRequest("Leave at least one seat open for a table others can find.")
+        raise BadRequest(i18n._("Leave at least one seat open for a table others can find."))
     host = next((s for s in seats if s["kind"] == HUMAN), None)
     if host is None:
-        raise BadRequest("An open table needs your own seat, with your name and address: "
-                         "your link confirms it, and tells you when the game starts.")
+        raise BadRequest(i18n._("An open table needs your own seat, with your name and address: "
+                         "your link confirms it, and tells you when the game starts."))
     try:
         days = int(str(wait_days).strip() or WAIT_DAYS_DEFAULT)
     except ValueError:
         days = 0
     if not 1 <= days <= WAIT_DAYS_MAX:
-        raise BadRequest(f"How long to wait for players: 1 to {WAIT_DAYS_MAX} days, in digits.")
+        raise BadRequest(i18n._("How long to wait for players: 1 to %(most)s days, in "
+                                "digits.", most=WAIT_DAYS_MAX))
     try:
         options = game_options.validate(options, len(seats))
     except game_options.OptionError as exc:
         raise BadRequest(str(exc)) from None
     title = " ".join(str(name or "").split())[:200] or f"{host['name']}'s open table"
     if _has_control(title):
-        raise BadRequest("The table's name holds a control character; please type it plainly.")
+        raise BadRequest(i18n._("The table's name holds a control character; please type it plainly."))
     with unit_of_work() as unit:
         session = unit.session
         if creator and per_hour is not None:
             if not log_store.lock_key(session, creator):
-                raise TooMany("The server is busy; please try again in a minute.")
+                raise TooMany(i18n._("The server is busy; please try again in a minute."))
             if log_store.games_created_by(session, creator, now - timedelta(hours=1)) \
                     + store.tables_created_by(session, creator, now - timedelta(hours=1)) \
                     >= per_hour:
-                raise TooMany(f"Too many games and tables were started from your address in "
-                              f"the last hour (at most {per_hour}). Please try again later.")
+                raise TooMany(i18n._("Too many games and tables were started from your "
+                                     "address in the last hour (at most %(most)s). Please try "
+                                     "again later.", most=per_hour))
         if form_token_id is not None and not log_store.use_form_token(
                 session, form_token_id, now - timedelta(seconds=form_max_age)):
-            raise BadRequest(FORM_USED)
+            raise BadRequest(i18n._(FORM_USED))
         refused = rules.gate_allowed(gate, store.record_of(session, host["email"]))
         if refused:
             raise BadRequest(refused)
@@ -237,34 +247,36 @@ def sit_down(table_id: str, name: Any, email: Any, network: str | None,
                                       f"table-ip:{ip_key}"])
         at = store.at_table(session, str(table_id))
         if at is None:
-            raise NotFound("There is no such table: it may have been mistyped.")
+            raise NotFound(i18n._("There is no such table: it may have been mistyped."))
         table = at.table
         if table.status != OPEN or dl.as_utc(table.wait_until) <= now:
-            raise BadRequest("This table is not open any more: it started or stopped "
-                             "waiting. Other tables are listed at /tables.")
+            raise BadRequest(i18n._("This table is not open any more: it started or stopped "
+                             "waiting. Other tables are listed at /tables."))
         hour = now - timedelta(hours=1)
         per_ip = int(setting("OPEN_TABLE_ASKS_PER_IP_HOUR"))
         if store.asks_since(session, hour, ip_key=ip_key) >= per_ip:
-            raise TooMany(f"Too many asks to sit down came from your network in the last "
-                          f"hour (at most {per_ip}). Please try again later.")
+            raise TooMany(i18n._("Too many asks to sit down came from your network in the "
+                                 "last hour (at most %(most)s). Please try again later.",
+                                 most=per_ip))
         per_address = int(setting("OPEN_TABLE_ASKS_PER_ADDRESS_HOUR"))
         if store.asks_since(session, hour, person_key=key) >= per_address:
-            raise TooMany(f"That address asked to sit down {per_address} times in the last "
-                          "hour, so no more mail goes to it for now. Use the newest mail, "
-                          "or try again later.")
+            raise TooMany(i18n._("That address asked to sit down %(num)s times in the last "
+                                 "hour, so no more mail goes to it for now. Use the newest "
+                                 "mail, or try again later.", num=per_address))
         if key in at.person_keys(now):
-            raise BadRequest("That address is at this table already (or holds a seat that "
+            raise BadRequest(i18n._("That address is at this table already (or holds a seat that "
                              "waits for its click): one address, one seat, whatever its "
-                             "+tag or capitals. Use the link in its mail.")
+                             "+tag or capitals. Use the link in its mail."))
         taken = {s.name.casefold() for s in at.seats if s.name} | {
             h.name.casefold() for h in at.live_holds(now)}
         if who.casefold() in taken:
-            raise BadRequest(f"Someone at this table is called {who} already: please choose "
-                             "another name.")
+            raise BadRequest(i18n._("Someone at this table is called %(name)s already: "
+                                    "please choose another name.", name=who))
         if at.free(now) <= 0:
-            raise BadRequest("Every open seat is taken or held for someone confirming by "
-                             f"mail. A held seat opens again if its link is not clicked "
-                             f"within {hold_hours:g} hours: try again later.")
+            raise BadRequest(i18n._("Every open seat is taken or held for someone confirming "
+                                    "by mail. A held seat opens again if its link is not "
+                                    "clicked within %(hours)s hours: try again later.",
+                                    hours=f"{hold_hours:g}"))
         _may_mail(session, address, "That address", now, also=store.asks_at_other_spellings(
             session, now - timedelta(days=1), key, address))
         record = store.record_of(session, address)
@@ -345,13 +357,23 @@ def clock_words(options: dict[str, Any]) -> str:
     """The table's clock in a few words: "2 days a move", "a time bank of 5 days, and 12
     hours more each move"; "(Mon–Fri)" when it does not run every day."""
     if options.get("bank_days") is not None:
-        words = (f"a time bank of {options['bank_days']:g} days, and "
-                 f"{options.get('allowance_hours', 0):g} hours more each move")
+        words = i18n._("a time bank of %(days)s days, and %(hours)s hours more each move",
+                       days=f"{options['bank_days']:g}",
+                       hours=f"{options.get('allowance_hours', 0):g}")
     else:
         hours = float(options.get("deadline_hours") or game_options.deadline_hours(options))
-        words = (f"{hours / 24:g} day{'s' if hours != 24 else ''} a move" if hours % 24 == 0
-                 else f"{hours:g} hour{'s' if hours != 1 else ''} a move")
+        if hours % 24 == 0:
+            words = (i18n._("%(num)s day a move", num=f"{hours / 24:g}") if hours == 24
+                     else i18n._("%(num)s days a move", num=f"{hours / 24:g}"))
+        else:
+            words = (i18n._("%(num)s hour a move", num=f"{hours:g}") if hours == 1
+                     else i18n._("%(num)s hours a move", num=f"{hours:g}"))
     days = options.get("clock_days")
     if days and list(days) != list(range(7)):
-        words += " (on " + ", ".join(_DAYS[int(d)] for d in days) + ")"
+        if i18n.current() == i18n.DEFAULT:
+            named = ", ".join(_DAYS[int(d)] for d in days)
+        else:  # the days' short names in the reader's language (CLDR's)
+            short = get_day_names("abbreviated", locale=forms.cldr())
+            named = forms.names([short[int(d)] for d in days])
+        words = i18n._("%(clock)s (on %(days)s)", clock=words, days=named)
     return words

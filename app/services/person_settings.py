@@ -29,7 +29,6 @@ from sqlmodel import Session, col, select
 from app import i18n, services
 from app.channels import push, targets
 from app.channels.models import NoticeTarget
-from app import i18n
 from app.clock import deadlines as dl
 from app.db import read_session
 from app.db.statements import dialect_insert, table_of
@@ -103,7 +102,7 @@ def check(form: Mapping[str, Any], getlist: Callable[[str], list[Any]] | None = 
     if form.get("remove_target"):
         raw = str(form["remove_target"])
         if not (raw.isascii() and raw.isdigit() and len(raw) < 12):
-            raise services.NotFound("There is no such notice target of yours.")
+            raise services.NotFound(i18n._("There is no such notice target of yours."))
         asked.remove_target = int(raw)
     return asked
 
@@ -135,8 +134,8 @@ def save(address: str, asked: Wanted, via: str, *, key_id: str | None = None,
     what was saved, in words (the same lines as the mail). ``via``: the key that opened
     the door (``keys.VIA_WORDS``); ``key_id``: a settings link, whose sitting starts."""
     if asked.empty:
-        raise services.BadRequest("Nothing to save: choose a time zone, quiet hours or how "
-                                  "your mail comes.")
+        raise services.BadRequest(i18n._("Nothing to save: choose a time zone, quiet hours or how "
+                                  "your mail comes."))
     now = dl.as_utc(now or dl.now())
     with unit_of_work() as unit:
         if key_id is not None:
@@ -198,9 +197,9 @@ def _rename(unit: Unit, address: str, name: str | None,
     words, and nothing stored, when another seat of one of those games goes by it."""
     now_named = tenures.named(unit.session, address, name if names is None else None)
     if now_named.taken is not None:
-        raise services.BadRequest(f"{name} is the name of another player in "
-                                  f"{now_named.taken}: choose a name nobody at your tables "
-                                  "goes by.")
+        raise services.BadRequest(i18n._("%(name)s is the name of another player in "
+                                         "%(game)s: choose a name nobody at your tables "
+                                         "goes by.", name=name, game=now_named.taken))
     wanted = (dict(names) if names is not None else
               {game: name for game in now_named.names} if name else {})
     tenures.rename(unit, address, {game: each for game, each in wanted.items()
@@ -241,7 +240,7 @@ def _remove_target(session: Session, address: str,
     never shown) and after (masked)."""
     target = session.get(NoticeTarget, number) if number > 0 else None
     if target is None or (target.address or "").lower() != address.lower():
-        raise services.NotFound("There is no such notice target of yours.")
+        raise services.NotFound(i18n._("There is no such notice target of yours."))
     shown = targets.mask(target.url)
     kept = {"url": target.url, "service": target.service, "shown": shown}
     targets.remove(session, target)
@@ -358,7 +357,7 @@ def set_quiet(address: str, start: str | None, end: str | None,
 def set_address_mode(address: str, mode: str) -> str:
     """How the person's mail comes across all their games."""
     if mode not in ADDRESS_MODE_WORDS:
-        raise services.BadRequest("Choose one of: as chosen in each game, or one digest a day.")
+        raise services.BadRequest(i18n._("Choose one of: as chosen in each game, or one digest a day."))
     _store(address, None, mode=mode)
     return mode
 

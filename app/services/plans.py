@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import engine
+from app.i18n import _
+from app.services.votes import _status_word
 from app.db import read_session
 from app.db.unit import unit_of_work
 from app.engine import plans as ep
@@ -75,7 +77,7 @@ def check_cards(game_id: str, seat: int, payload: dict[str, Any]) -> None:
         return
     why = ep.missing_card(steps, engine.view(snapshot(game_id).state, seat), seat)
     if why:
-        raise BadRequest(f"{why} Nothing was kept.")
+        raise BadRequest(_("%(why)s Nothing was kept.", why=why))
 
 
 def first_move(game_id: str, seat: int, plan_json: dict[str, Any]) -> tuple[ep.Next, int]:
@@ -102,7 +104,8 @@ def send(game_id: str, seat: int, payload: dict[str, Any], expected_seq: int | N
         return store(game_id, seat, payload, source, key)
     got, seq = first_move(game_id, seat, payload["plan"])
     if isinstance(got, ep.Stop):
-        raise Illegal(f"Your plan cannot start: {got.reason}. Nothing was changed.", reason="plan")
+        raise Illegal(_("Your plan cannot start: %(why)s. Nothing was changed.", why=got.reason),
+                      reason="plan")
     if isinstance(got, ep.Move):
         return play(game_id, seat, got.action, expected_seq if expected_seq is not None else seq,
                     payload, source, key)
@@ -130,7 +133,8 @@ def store(game_id: str, seat: int, payload: dict[str, Any], source: str,
                 (row.turn or {}).get("key"), (row.told or {}).get("key")):
             return Sent("already", words_now(game_id, seat, unit_row=row))
         if game.status != "running":
-            raise Illegal(f"The game is {game.status}: no plan can be kept for it.",
+            raise Illegal(_("The game is %(status)s: no plan can be kept for it.",
+                            status=_status_word(game.status)),
                           reason="plan")
         plan_steps.attach(unit, game, seat, {**payload, "key": key}, source, state, seq)
         # (an order for the decision the seat faces now plays it at once, like a plan)
@@ -200,10 +204,11 @@ def words_now(game_id: str, seat: int, unit_row: Any = None) -> list[str]:
 def _words(shown: dict[str, Any]) -> list[str]:
     lines = []
     if shown["plan"] is not None:
-        lines.append(f"Your plan waits for its turn: {shown['plan']['words']}")
+        lines.append(_("Your plan waits for its turn: %(plan)s", plan=shown['plan']['words']))
     lines += list(shown["told"])
     if shown["orders"]:
-        lines.append("Your standing orders: " + " ".join(o["words"] for o in shown["orders"]))
+        lines.append(_("Your standing orders: %(orders)s",
+                       orders=" ".join(o["words"] for o in shown["orders"])))
     return lines
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import services
+from app import i18n
 from app.channels import push, targets
 from app.channels.models import NoticeTarget
 from app.clock import deadlines as dl
@@ -38,8 +39,8 @@ def checked(body: Any) -> tuple[str, str, str]:
     if push.public_key() is None:
         raise services.BadRequest(NOT_SET_UP)
     if not isinstance(body, dict):
-        raise services.BadRequest('Send the browser\'s subscription as JSON: {"endpoint": '
-                                  '..., "keys": {"p256dh": ..., "auth": ...}}.')
+        raise services.BadRequest(i18n._('Send the browser\'s subscription as JSON: {"endpoint": '
+                                  '..., "keys": {"p256dh": ..., "auth": ...}}.'))
     try:
         endpoint = push.check_endpoint(body.get("endpoint"))
         p256dh, auth = push.check_keys(body.get("keys"))

@@ -9,6 +9,7 @@ from sqlalchemy import and_, func, select
 from sqlmodel import Session, col
 
 from app import engine
+from app import i18n
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session
@@ -142,7 +143,7 @@ def current_seq(game_id: str) -> int:
     with read_session() as session:
         step = store.game_seq(session, str(game_id))
     if step is None:
-        raise NotFound("There is no game with this id.")
+        raise NotFound(i18n._("There is no game with this id."))
     return step
 
 
@@ -206,10 +207,11 @@ def replay_frames(game_id: str, seat: int | None = None, reveal: bool = False,
 
 #: Why a game ended early, in words for its replay and pages (``Game.end_reason``).
 ENDED_WORDS = {
-    "agreement": "The game was abandoned by agreement: everyone still playing agreed to end it.",
-    "away": "The game was abandoned: every player was away.",
-    "resigned": "The game was abandoned: every player resigned.",
-    "operator": "The game was stopped by the server's operator.",
+    "agreement": i18n.N_("The game was abandoned by agreement: everyone still playing agreed "
+                         "to end it."),
+    "away": i18n.N_("The game was abandoned: every player was away."),
+    "resigned": i18n.N_("The game was abandoned: every player resigned."),
+    "operator": i18n.N_("The game was stopped by the server's operator."),
 }
 
 
@@ -218,7 +220,7 @@ def ended_words(info: GameInfo) -> str | None:
     it was played to its end)."""
     if info.status != "abandoned":
         return None
-    return ENDED_WORDS.get(info.end_reason or "away", ENDED_WORDS["away"])
+    return i18n._(ENDED_WORDS.get(info.end_reason or "away", ENDED_WORDS["away"]))
 
 
 def names_by_step(names: list[str], steps: list[tuple[int, int, dict[str, Any], str]]
@@ -262,9 +264,9 @@ def _frames(log: _Log, seat: int | None, reveal: bool, first: int,
     info = log.info
     over = info.status != "running"  # over, or ended: nothing more can be played
     if reveal and not over:
-        raise Forbidden("All cards are shown only once the game is over.", reason="running")
+        raise Forbidden(i18n._("All cards are shown only once the game is over."), reason="running")
     if seat is not None and not 0 <= seat < len(info.seats):
-        raise NotFound("There is no such seat in this game.")
+        raise NotFound(i18n._("There is no such seat in this game."))
 
     def look(state: Any) -> dict[str, Any]:
         if reveal:
@@ -389,7 +391,7 @@ def replay_page(game_id: str, token: str | None, step_of: Callable[[int], int],
         if token:
             access = _seat_access(session, token)
             if access.game_id != game_id:
-                raise Forbidden("This link belongs to another game.", reason="foreign")
+                raise Forbidden(i18n._("This link belongs to another game."), reason="foreign")
             seat = access.seat
         log = _read_log(session, game_id)
         lines = _index(log)

@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from sqlmodel import Session
 
 from app.clock import deadlines as dl
+from app import i18n
 from app import engine
 from app.gamelog import states, store
 from app.access import tokens
@@ -62,7 +63,7 @@ def _game_info(game: store.Game | Row, seats: Iterable[store.Seat | store.SeatRo
 def _get_game(session: Session, game_id: str) -> store.Game:
     game = session.get(store.Game, str(game_id))
     if game is None:
-        raise NotFound("There is no game with this id.")
+        raise NotFound(i18n._("There is no game with this id."))
     return game
 
 
@@ -100,7 +101,7 @@ def _load_game(where: Session | Unit, game_id: str) -> tuple[store.Game | Row, i
         return (game, *_state_from(session, game, held, rows, unit))
     found, cached, logged = states.read_game(session, str(game_id))
     if found is None:
-        raise NotFound("There is no game with this id.")
+        raise NotFound(i18n._("There is no game with this id."))
     seq, state = _state_from(session, found, cached, logged, unit)
     return found, seq, state
 
@@ -189,18 +190,18 @@ def _signed_seat(token: str) -> tokens.SeatRef:
     try:
         return tokens.read_seat_token(token)
     except tokens.BadToken:
-        raise Forbidden("This link is not valid: it may have been cut short or changed. "
-                        "Use the link from your most recent email.", reason="invalid")
+        raise Forbidden(i18n._("This link is not valid: it may have been cut short or changed. "
+                        "Use the link from your most recent email."), reason="invalid")
 
 
 def _checked_seat(ref: tokens.SeatRef, token: str, seats: list[Any]) -> SeatAccess:
     """The link's seat among the game's ``seats``, if the link is still its current one."""
     seat = next((row for row in seats if row.index == ref.seat), None)
     if seat is None:
-        raise Forbidden("This link does not open any seat here.", reason="unknown")
+        raise Forbidden(i18n._("This link does not open any seat here."), reason="unknown")
     if seat.token_version != ref.version:
-        raise Forbidden("This link was replaced by a newer one and no longer opens your "
-                        "seat. We can email the current link to the seat's address.",
+        raise Forbidden(i18n._("This link was replaced by a newer one and no longer opens your "
+                        "seat. We can email the current link to the seat's address."),
                         reason="revoked", game_id=ref.game, seat=ref.seat)
     return SeatAccess(ref.game, ref.seat, ref.version, token)
 

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from app.db.statements import table_of
+from app import i18n
 from app.mail import compose, invitations, unsent
 from app.mail.models import FAILED, NONE, PENDING, SUPERSEDED, Outbox
 from app.mail.view_words import played_lines
@@ -37,7 +38,7 @@ def lines(session: Session, game_id: str, seat: int, names: Sequence[str],
     """Sentences for the top of ``seat``'s page (``view``: its view, which the page made
     already; None leaves the played-for-you lines out). ``names``, ``kinds``: the game's
     seats, in order; ``marks``: its seat mail rows; ``zone``: the reader's."""
-    shown = [compose.clean_name(name) or f"Player {index + 1}"
+    shown = [compose.clean_name(name) or i18n._("Player %(num)s", num=index + 1)
              for index, name in enumerate(names)]
     said: list[str] = [] if view is None else played_on_page(marks, game_id, seat, shown, view)
     people = [index for index, kind in enumerate(kinds) if kind == "human"]
@@ -53,27 +54,31 @@ def lines(session: Session, game_id: str, seat: int, names: Sequence[str],
                     or row_seat >= len(names):
                 continue
             told.add(row_seat)
-            who = "Your" if row_seat == seat else f"{shown[row_seat]}'s"
-            said.append(f"{who} mail bounces: {last_error or 'the mail server refused it'}. "
-                        "Share the seat's link another way.")
+            error = last_error or i18n._("the mail server refused it")
+            said.append(i18n._("Your mail bounces: %(error)s. Share the seat's link another way.",
+                               error=error) if row_seat == seat else
+                        i18n._("%(name)s's mail bounces: %(error)s. Share the seat's link "
+                               "another way.", name=shown[row_seat], error=error))
         refused = sorted({row_seat for row_seat, status, last_error, _ in found
                           if status == SUPERSEDED and row_seat is not None
                           and row_seat < len(names)})
         for other in refused:
-            said.append(f"{shown[other]}'s address asked for no more invitations (or no "
-                        "mail) from games here and has not played in this one, so we send it "
-                        "nothing more, and the seat is played by the rules' defaults, as an "
-                        "away seat. If they agreed to play, give them the seat's link "
-                        "yourself.")
+            said.append(i18n._(
+                "%(name)s's address asked for no more invitations (or no mail) from games "
+                "here and has not played in this one, so we send it nothing more, and the "
+                "seat is played by the rules' defaults, as an away seat. If they agreed to "
+                "play, give them the seat's link yourself.", name=shown[other]))
     held = [(until, why) for row_seat, status, why, until in found
             if status == PENDING and row_seat == seat and until is not None]
     if held and not stopped:
         until, why = min(held, key=lambda each: each[0])
-        because = ("your address has not played a move here yet and got the most mails we "
-                   "send in a day to such an address" if why == "stranger"
-                   else "your address got the most mails we send in an hour")
-        said.append(f"Mail to you is held back until {compose.local_time_words(until, zone)}: "
-                    f"{because}. Then one mail shows where the game stands.")
+        when = compose.local_time_words(until, zone)
+        said.append(i18n._(
+            "Mail to you is held back until %(when)s: your address has not played a move "
+            "here yet and got the most mails we send in a day to such an address. Then one "
+            "mail shows where the game stands.", when=when) if why == "stranger" else i18n._(
+            "Mail to you is held back until %(when)s: your address got the most mails we "
+            "send in an hour. Then one mail shows where the game stands.", when=when))
     return said
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from app import services
+from app.i18n import N_, _
 from app.services import absence, seat_lines
 from app.gamelog import store
 from app.clock import deadlines as dl
@@ -37,16 +38,17 @@ from app.services.person_settings import ADDRESS_MODE_WORDS
 from app.people.calendar import person_calendar, quiet_of, zone_of
 
 MODE_WORDS = {
-    EVERY: "a mail for every decision",
-    DIGEST: "at most one mail a day with everything since the last one",
-    NONE: "no mail from this game, except links you ask for",
+    EVERY: N_("a mail for every decision"),
+    DIGEST: N_("at most one mail a day with everything since the last one"),
+    NONE: N_("no mail from this game, except links you ask for"),
 }
 #: How table talk reaches a seat by mail (issue 20 item 2), in the seat page's words.
 TALK_MODE_WORDS = {
-    TALK_EVERY: "a mail soon after each message (messages close together come in one mail)",
-    TALK_HOURLY: "at most one talk mail an hour",
-    TALK_TURNS: "only inside the mails I get anyway (my turns, rounds, notices)",
-    TALK_NEVER: "never by mail (I read the talk on this page)",
+    TALK_EVERY: N_("a mail soon after each message (messages close together come in one "
+                   "mail)"),
+    TALK_HOURLY: N_("at most one talk mail an hour"),
+    TALK_TURNS: N_("only inside the mails I get anyway (my turns, rounds, notices)"),
+    TALK_NEVER: N_("never by mail (I read the talk on this page)"),
 }
 
 
@@ -54,19 +56,19 @@ def set_talk_mode(game_id: str, seat: int, mode: str) -> str:
     """Store how the seat gets table talk by mail (issue 20 item 2); returns it. A
     pending talk mail the new choice does not want is superseded when it would leave."""
     if mode not in TALK_MODES:
-        raise services.BadRequest(TALK_MODE_REFUSAL)
+        raise services.BadRequest(_(TALK_MODE_REFUSAL))
     _store_seat(game_id, seat, talk_mode=mode)
     return mode
 
 
-TALK_MODE_REFUSAL = ("Choose how table talk comes by mail: after each message, at most "
-                     "hourly, only with the mails you get anyway, or never.")
+TALK_MODE_REFUSAL = N_("Choose how table talk comes by mail: after each message, at most "
+                       "hourly, only with the mails you get anyway, or never.")
 
 
 def set_mode(game_id: str, seat: int, mode: str) -> str:
     """Store a seat's mail preference; returns it. Unknown modes are refused."""
     if mode not in MAIL_MODES:
-        raise services.BadRequest("Choose one of: every decision, digest, or no mail.")
+        raise services.BadRequest(_("Choose one of: every decision, digest, or no mail."))
     with write_session() as session:
         _store_mode(session, game_id, seat, mode)
     return mode
@@ -85,7 +87,7 @@ def _store_mode(session: Session, game_id: str, seat: int, mode: str) -> None:
 def _seat_mail_row(session: Session, game_id: str, seat: int) -> SeatMail:
     """The seat's mail row, to change in this transaction; ``NotFound`` for no such seat."""
     if session.get(store.Seat, (str(game_id), int(seat))) is None:
-        raise services.NotFound("There is no such seat in this game.")
+        raise services.NotFound(_("There is no such seat in this game."))
     return seat_prefs.seat_mail(session, str(game_id), int(seat))
 
 
@@ -142,20 +144,20 @@ def read_token(token: str) -> tuple[str, int] | str:
             row = session.get(store.Seat, (game_id, seat))
             current = row.token_version if row is not None else None
         if current != version:
-            raise services.Forbidden("This unsubscribe link was replaced: the seat's links were "
+            raise services.Forbidden(_("This unsubscribe link was replaced: the seat's links were "
                                      "renewed since this mail was sent. Use the link from your "
-                                     "most recent email.", reason="unsubscribe")
+                                     "most recent email."), reason="unsubscribe")
         return game_id, seat
     try:
         return unsubscribe_links.read_address_unsubscribe_token(token)
     except tokens.BadToken:
-        raise services.Forbidden("This unsubscribe link is not valid: it may have been cut "
-                                 "short. Use the link from your most recent email.",
+        raise services.Forbidden(_("This unsubscribe link is not valid: it may have been cut "
+                                 "short. Use the link from your most recent email."),
                                  reason="unsubscribe") from None
 
 
 def describe(mode: str) -> str:
-    return MODE_WORDS.get(mode, MODE_WORDS[EVERY])
+    return _(MODE_WORDS.get(mode, MODE_WORDS[EVERY]))
 
 
 def status(game_id: str, seat: int, session: Session | None = None,
@@ -221,7 +223,7 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
             clock[key] = clock[key].astimezone(tz)
     settings = dl.ClockSettings.from_options(options)
     quiet = quiet_of(across) if across is not None else None
-    return {"mode": mode, "mode_words": describe(mode), "modes": MODE_WORDS,
+    return {"mode": mode, "mode_words": describe(mode), "modes": {key: _(words) for key, words in MODE_WORDS.items()},
             "running": running, "time_zone": zone,
             "zone_chosen": across is not None and across.settings_at is not None,
             # issue 21 item 1: the person's quiet hours ("22:00", "08:00"), the game's clock
@@ -233,7 +235,7 @@ def status_of(game_status: str, options: dict[str, Any], row: SeatMail | None,
             "address_mode": address_mode,
             "address_modes": ADDRESS_MODE_WORDS, "mail_trouble": mail_trouble,
             "talk_mode": row.talk_mode if row is not None else TALK_HOURLY,
-            "talk_modes": TALK_MODE_WORDS, **clock}
+            "talk_modes": {key: _(words) for key, words in TALK_MODE_WORDS.items()}, **clock}
 
 
 # -- invitations (issue 17 item 7) -------------------------------------------------------
@@ -257,8 +259,8 @@ def read_guard(token: str) -> invitations.GuardRef:
     try:
         return invitations.read_guard_token(token)
     except tokens.BadToken:
-        raise services.Forbidden("This link is not valid: it may have been cut short. Use "
-                                 "the link at the end of your invitation mail.",
+        raise services.Forbidden(_("This link is not valid: it may have been cut short. Use "
+                                 "the link at the end of your invitation mail."),
                                  reason="invitations") from None
 
 
@@ -305,9 +307,10 @@ def allow_invitations(address: str, ref: invitations.GuardRef | None = None) -> 
         if refused is not None and now - dl.as_utc(refused) > timedelta(
                 minutes=PAGE_UNDO_MINUTES):
             raise services.Forbidden(
-                f"This address refused invitations more than {PAGE_UNDO_MINUTES} minutes "
-                "ago. To allow them again, use the undo link we mailed then, or your "
-                "settings (ask for their link on the lobby or any of your seat pages).",
+                _("This address refused invitations more than %(minutes)s minutes "
+                  "ago. To allow them again, use the undo link we mailed then, or your "
+                  "settings (ask for their link on the lobby or any of your seat pages).",
+                  minutes=PAGE_UNDO_MINUTES),
                 reason="person_key_needed")
         person.save_in(unit, address, person.wanted(invitations="allowed"), "invitation", now)
         unit.write()

@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app.access.masking import shown_address
+from app import i18n
 from app.clock import deadlines as dl
 from app.config import setting
 from app.db import read_session
@@ -123,7 +124,7 @@ def address_of_seat(game_id: str, seat: int, session: Session | None = None) -> 
             return address_of_seat(game_id, seat, own)
     row = session.get(store.Seat, (str(game_id), int(seat)))
     if row is None:
-        raise NotFound("There is no such seat in this game.")
+        raise NotFound(i18n._("There is no such seat in this game."))
     address = checked_or_none(row.email) if row.kind == "human" else None
     if address is None:
         raise BadRequest(NO_ADDRESS)
@@ -185,7 +186,8 @@ def mail_settings_link_to(address: str) -> None:
     try:
         wanted_address = normalise(address)
     except BadAddress as exc:
-        raise BadRequest(f"That does not look like an email address: {exc}") from None
+        raise BadRequest(i18n._("That does not look like an email address: %(why)s",
+                                 why=exc)) from None
     with unit_of_work() as unit:
         mail_link(unit, stored_address(unit.session, wanted_address),
                                 keys.ASKED_IN_LOBBY)

@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from app.clock.time import iso_in
+from app import i18n
 from app.db import read_session
 from app.db.statements import table_of
 from app.gamelog import store
@@ -37,8 +38,9 @@ LEADERBOARD_MIN_GAMES = 3
 PAGE_GAMES = 10
 
 OUTCOME_WORDS = {
-    "finished": "finished", RESIGNED: "resigned", TIMED_OUT: "timed out to the end",
-    HANDED_OVER: "handed over (away or resigned)",
+    "finished": i18n.N_("finished"), RESIGNED: i18n.N_("resigned"),
+    TIMED_OUT: i18n.N_("timed out to the end"),
+    HANDED_OVER: i18n.N_("handed over (away or resigned)"),
 }
 
 
@@ -73,7 +75,8 @@ def line(row: Any, hidden: bool = False) -> Line:
     """The line of a person from their ``standing`` row (None: no game of theirs ended)."""
     record = Record.of(row)
     if hidden:
-        return Line(record.tier, f"Keeps their record to themselves; {record.tier}.",
+        return Line(record.tier, i18n._("Keeps their record to themselves; %(tier)s.",
+                                        tier=record.tier),
                     record.tier, None, None, False)
     skill = _skill(row)
     return Line(record.tier, record.words(), record.short(),
@@ -93,7 +96,7 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
     and their last ended games; only the tier when they hide it. ``NotFound`` for an id
     nobody has (the same answer for a malformed one)."""
     if not (0 < len(public_id) <= 24 and all(c.isalnum() or c in "-_" for c in public_id)):
-        raise NotFound("There is nobody with this id.")
+        raise NotFound(i18n._("There is nobody with this id."))
     with read_session() as session:
         connection = session.connection()
         found = connection.execute(
@@ -101,7 +104,7 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
             .select_from(_STANDING.join(_PERSONS, _PERSONS.c.id == _STANDING.c.person_id))
             .where(_STANDING.c.public_id == public_id)).first()
         if found is None:
-            raise NotFound("There is nobody with this id.")
+            raise NotFound(i18n._("There is nobody with this id."))
         games = [] if found.standing_hidden else list(connection.execute(
             sa.select(_RESULTS, _GAMES.c.name.label("game_name"), _GAMES.c.status)
             .select_from(_RESULTS.join(_GAMES, _GAMES.c.id == _RESULTS.c.game_id))
@@ -110,14 +113,14 @@ def person_page(public_id: str, zone: Any = None) -> dict[str, Any]:
     shown = line(found, bool(found.standing_hidden))
     skill = _skill(found)
     page: dict[str, Any] = {
-        "public_id": public_id, "name": found.chosen or found.name or "A player",
+        "public_id": public_id, "name": found.chosen or found.name or i18n._("A player"),
         "hidden": bool(found.standing_hidden), "tier": shown.tier, "record": shown.words}
     if found.standing_hidden:
         return page
     page.update({
         "rating": shown.rating, "provisional": shown.provisional,
         "rating_words": explained(skill, int(found.rated_games or 0)) if skill is not None
-        else "No rated game yet.",
+        else i18n._("No rated game yet."),
         "rated_games": int(found.rated_games or 0),
         "games": [_game(row, zone) for row in games]})
     return page
@@ -130,11 +133,18 @@ def _game(row: Any, zone: Any) -> dict[str, Any]:
         before = Skill(float(row.mu_before), float(row.sigma_before))
         after = Skill(float(row.mu_after), float(row.sigma_after))
         change = {"before": before.shown, "after": after.shown}
-    place = (f"{_ordinal(int(row.place))} of {int(row.seats)}"
-             if row.place is not None else None)
+    place = (_place(int(row.place), int(row.seats)) if row.place is not None else None)
     return {"game_id": row.game_id, "game": row.game_name, "as": row.name,
-            "outcome": row.outcome, "words": OUTCOME_WORDS.get(row.outcome, row.outcome),
+            "outcome": row.outcome, "words": i18n._(OUTCOME_WORDS[row.outcome]) if row.outcome in OUTCOME_WORDS
+            else row.outcome,
             "place": place, "rating": change, "ended": iso_in(row.ended_at, zone)}
+
+
+def _place(place: int, seats: int) -> str:
+    """'2nd of 4' (a place at one game's end), in the reader's language."""
+    if i18n.current() == i18n.DEFAULT:
+        return f"{_ordinal(place)} of {seats}"
+    return i18n._("place %(place)s of %(seats)s", place=place, seats=seats)
 
 
 def _ordinal(n: int) -> str:
@@ -158,7 +168,7 @@ def leaderboard(min_games: int = LEADERBOARD_MIN_GAMES, limit: int = 100) -> lis
     for place, row in enumerate(rows, start=1):
         skill = Skill(float(row.mu), float(row.sigma))
         board.append({"place": place, "public_id": row.public_id,
-                      "name": row.chosen or row.name or "A player", "rating": skill.shown,
+                      "name": row.chosen or row.name or i18n._("A player"), "rating": skill.shown,
                       "provisional": skill.provisional, "rated_games": int(row.rated_games),
                       "record": Record.of(row).words()})
     return board

@@ -15,6 +15,8 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app import engine
+from app import i18n
+from app.i18n import _, forms
 from app.access import tokens
 from app.clock import deadlines as dl
 from app.clock.time import iso_in
@@ -212,7 +214,8 @@ def _travelling(seen: _Seen, each: Any) -> dict[str, Any]:
     if until is None:
         return {"travelling_until": None, "travelling_words": None}
     return {"travelling_until": iso_in(until, seen.zone),
-            "travelling_words": f"{each.name} is travelling until {seen.when(until)}"}
+            "travelling_words": _("%(name)s is travelling until %(when)s", name=each.name,
+                                         when=seen.when(until))}
 
 
 def _gift(seen: _Seen, gift: Gift) -> dict[str, Any]:
@@ -317,8 +320,12 @@ def _bank(seen: _Seen, seat: int) -> dict[str, Any]:
 
 
 def _gift_words(gift: Gift, names: list[str], when: Any) -> str:
-    said = f"{names[gift.giver]} gave {names[gift.receiver]} one more day (round {gift.round})"
-    return f"{said}: due {when(gift.due_after)}" if gift.due_after else said
+    if gift.due_after:
+        return _("%(giver)s gave %(receiver)s one more day (round %(round)s): due %(when)s",
+                 giver=names[gift.giver], receiver=names[gift.receiver], round=gift.round,
+                 when=when(gift.due_after))
+    return _("%(giver)s gave %(receiver)s one more day (round %(round)s)",
+             giver=names[gift.giver], receiver=names[gift.receiver], round=gift.round)
 
 
 def _version(session: Session, game_id: str, seat: int) -> int:
@@ -328,4 +335,6 @@ def _version(session: Session, game_id: str, seat: int) -> int:
 
 def _local(moment: datetime, zone: Any) -> str:
     local = dl.as_utc(moment).astimezone(zone)
+    if i18n.current() != i18n.DEFAULT:  # the reader's language: CLDR's form (issue 50)
+        return forms.short_when(local, local.tzinfo)
     return f"{local:%a} {local.day} {local:%b, %H:%M} {local.tzname() or 'UTC'}"

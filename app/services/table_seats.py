@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.access import tokens
+from app import i18n
 from app.clock import deadlines as dl
 from app.config import setting
 from app.db import read_session
@@ -54,8 +55,8 @@ def _hold_id(token: str) -> str:
     except tokens.BadToken:
         payload = None
     if not (isinstance(payload, list) and len(payload) == 1 and isinstance(payload[0], str)):
-        raise Forbidden("This link is not valid: it may have been cut short. Nothing was "
-                        "changed.", reason="table_link")
+        raise Forbidden(i18n._("This link is not valid: it may have been cut short. Nothing was "
+                        "changed."), reason="table_link")
     return payload[0]
 
 
@@ -122,7 +123,7 @@ def _read(session: Any, token: str) -> tuple[store.AtTable, Row]:
     found = store.hold(session, hold_id)
     at = store.at_table(session, found.table_id) if found is not None else None
     if found is None or at is None:
-        raise Forbidden("This link opens nothing here (the table is gone).",
+        raise Forbidden(i18n._("This link opens nothing here (the table is gone)."),
                         reason="table_link")
     return at, found
 
@@ -152,7 +153,7 @@ def _act(token: str, now: datetime, action: str) -> Done:
         hold_id = _hold_id(token)
         first = store.hold(session, hold_id)
         if first is None:
-            raise Forbidden("This link opens nothing here.", reason="table_link")
+            raise Forbidden(i18n._("This link opens nothing here."), reason="table_link")
         log_store.lock_key(session, f"open-table:{first.table_id}")
         at, hold = _read(session, token)
         words, can = _state(at, hold, now)
@@ -187,8 +188,8 @@ def _sit(unit: Unit, at: store.AtTable, hold: Row, now: datetime) -> Done:
         index = int(hold.seat)
     else:
         if not at.empty() or at.free(now, but=hold.id) <= 0:
-            raise BadRequest("The table is full now: the last seat was taken a moment ago. "
-                             "Other open tables are listed at /tables.")
+            raise BadRequest(i18n._("The table is full now: the last seat was taken a moment ago. "
+                             "Other open tables are listed at /tables."))
         refused = rules.refusal(table.gate, store.record_of(unit.session, hold.email))
         if refused:
             raise BadRequest(refused)

@@ -27,6 +27,8 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from app.clock.time import as_utc, iso_in, now as clock_now
+from app import i18n
+from app.i18n import N_, _, forms, ngettext
 from app.config import setting
 from app.db import read_session, write_session
 from app.db.statements import table_of
@@ -48,7 +50,7 @@ MAX_KEY_CHARS = 100
 #: The most messages a seat page lists; the replay's last frame has them all.
 PAGE_LINES = 300
 #: What a hidden message shows in its place, everywhere.
-HIDDEN_WORDS = "hidden by the creator"
+HIDDEN_WORDS = N_("hidden by the creator")
 
 _TALK = table_of(Talk)
 _GAME = table_of(store.Game)
@@ -83,7 +85,7 @@ def _table(session: Session, game_id: str) -> Table:
     row = session.connection().execute(
         select(_GAME.c.status, _GAME.c.talk_spectators).where(_GAME.c.id == str(game_id))).first()
     if row is None:
-        raise NotFound("There is no game with this id.")
+        raise NotFound(_("There is no game with this id."))
     seats = store.seat_rows(session, str(game_id))
     return Table(str(game_id), str(row[0]), tuple(s.index for s in seats if s.kind == "human"),
                  bool(row[1]))
@@ -96,26 +98,26 @@ def clean(text: Any) -> str:
     words when nothing is left, when it is longer than ``TALK_MAX_CHARS`` (never cut),
     or when it carries a mail address or a link with a key (issue 45 item 5)."""
     if not isinstance(text, str):
-        raise BadRequest('The message must be text, like {"text": "nice Dracula"}.')
+        raise BadRequest(_('The message must be text, like {"text": "nice Dracula"}.'))
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", " ")
     text = "".join(ch for ch in text if ch == "\n" or unicodedata.category(ch) not in ("Cc", "Cs"))
     text = _BIDI.sub("", text).strip()
     if not text:
-        raise BadRequest("Your message is empty: type something to say to the table.")
+        raise BadRequest(_("Your message is empty: type something to say to the table."))
     most = int(setting("TALK_MAX_CHARS"))
     if len(text) > most:
-        raise BadRequest(f"Your message is {len(text)} characters; the table takes at most "
-                         f"{most}. Nothing was said.")
+        raise BadRequest(_("Your message is %(length)s characters; the table takes at most "
+                           "%(most)s. Nothing was said.", length=len(text), most=most))
     if _ADDRESS.search(text):
-        raise BadRequest("Your message holds a mail address. Table talk never carries one "
+        raise BadRequest(_("Your message holds a mail address. Table talk never carries one "
                          "(a reply address plays a seat, and everyone at the table reads "
-                         "the talk): say it without the address. Nothing was said.",
+                         "the talk): say it without the address. Nothing was said."),
                          reason="keys")
     if _KEYED_LINK.search(text) or _SEAT_KEY.search(text):
-        raise BadRequest("Your message holds a link that opens a seat or someone's "
+        raise BadRequest(_("Your message holds a link that opens a seat or someone's "
                          "settings. Table talk never carries one (whoever holds it plays "
                          "that seat, and everyone at the table reads the talk): say it "
-                         "without the link. Nothing was said.", reason="keys")
+                         "without the link. Nothing was said."), reason="keys")
     return text
 
 
@@ -128,8 +130,9 @@ def _stored_key(key: Any, source: str, game_id: str, seat: int) -> str | None:
         return None
     if not isinstance(key, str) or (source != MAIL and (
             len(key) > MAX_KEY_CHARS or not key.isprintable())):
-        raise BadRequest(f"The message's key must be text of at most {MAX_KEY_CHARS} "
-                         "printable characters (or left out). Nothing was said.")
+        raise BadRequest(_("The message's key must be text of at most %(most)s "
+                           "printable characters (or left out). Nothing was said.",
+                           most=MAX_KEY_CHARS))
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:40]
     return f"{source}:{game_id}:{seat}:{digest}"
 
@@ -143,7 +146,7 @@ def _earlier(session: Session, key: str | None) -> int | None:
 
 def _minutes(delta: timedelta) -> str:
     minutes = max(1, int(-(-delta.total_seconds() // 60)))
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return ngettext("%(num)s minute", "%(num)s minutes", minutes)
 
 
 def _check_rate(session: Session, game_id: str, seat: int, now: datetime) -> None:
@@ -155,9 +158,10 @@ def _check_rate(session: Session, game_id: str, seat: int, now: datetime) -> Non
         return
     oldest = talk_store.oldest_since(session, game_id, seat, since)
     again = as_utc(oldest) + talk_store.HOUR if oldest is not None else now + talk_store.HOUR
-    raise TooMany(f"You said {per_hour} messages at this table in the last hour, the most "
-                  f"it takes in an hour. You may talk again in {_minutes(again - now)} "
-                  f"(at {again:%H:%M} UTC). Nothing was said.",
+    raise TooMany(_("You said %(num)s messages at this table in the last hour, the most "
+                    "it takes in an hour. You may talk again in %(wait)s "
+                    "(at %(time)s UTC). Nothing was said.", num=per_hour,
+                    wait=_minutes(again - now), time=f"{again:%H:%M}"),
                   retry_after=max(1, int((again - now).total_seconds())))
 
 
@@ -176,17 +180,17 @@ def post(session: Session, game_id: str, seat: int, text: str, *, key: str | Non
     stored = _stored_key(key, source, game_id, seat)
     table = _table(session, game_id)
     if seat not in table.people:
-        raise Forbidden("Only the players of this game can talk at its table.", reason="talk")
+        raise Forbidden(_("Only the players of this game can talk at its table."), reason="talk")
     if table.status == "abandoned":
-        raise Forbidden("This game was abandoned, so its table is closed: nothing more can be "
-                        "said here. Its replay keeps what was said.", reason="abandoned")
+        raise Forbidden(_("This game was abandoned, so its table is closed: nothing more can be "
+                        "said here. Its replay keeps what was said."), reason="abandoned")
     # one game's messages one at a time, until this transaction ends: two racing posts
     # cannot both be a seat's 50th, and ids commit in the order they were given, so a
     # mail that carries talk up to id N never skips a smaller id committed after it
     # (``table_talk.mark_told`` only raises a seat's told id)
     if not store.lock_key(session, f"talk:{game_id}"):
-        raise TooMany("The table is busy; please send your message again in a moment. "
-                      "Nothing was said.", retry_after=5)
+        raise TooMany(_("The table is busy; please send your message again in a moment. "
+                      "Nothing was said."), retry_after=5)
     earlier = _earlier(session, stored)
     if earlier is not None:
         return earlier
@@ -226,13 +230,13 @@ def hide(token: str, talk_id: int, check: Callable[[SeatAccess], None] | None = 
         access = _open(session, token, check)
         table = _table(session, access.game_id)
         if access.seat != table.creator:
-            raise Forbidden("Only the game's creator can hide a message at its table.",
+            raise Forbidden(_("Only the game's creator can hide a message at its table."),
                             reason="creator")
         found = session.connection().execute(
             select(_TALK.c.hidden_at).where(_TALK.c.game_id == access.game_id,
                                            _TALK.c.id == int(talk_id))).first()
         if found is None:
-            raise NotFound("There is no such message at this table.")
+            raise NotFound(_("There is no such message at this table."))
         if found[0] is not None:
             return False
         return talk_store.hide(session, access.game_id, int(talk_id), access.seat, clock_now())
@@ -255,8 +259,8 @@ def set_spectators(token: str, on: bool, check: Callable[[SeatAccess], None] | N
     with write_session() as session:
         access = _open(session, token, check)
         if access.seat != _table(session, access.game_id).creator:
-            raise Forbidden("Only the game's creator can choose whether spectators read the "
-                            "table talk.", reason="creator")
+            raise Forbidden(_("Only the game's creator can choose whether spectators read the "
+                            "table talk."), reason="creator")
         session.connection().execute(_GAME.update().where(_GAME.c.id == access.game_id)
                                      .values(talk_spectators=bool(on)))
     return bool(on)
@@ -266,6 +270,8 @@ def set_spectators(token: str, on: bool, check: Callable[[SeatAccess], None] | N
 
 def _time_words(moment: datetime, zone: Any) -> str:
     local = as_utc(moment).astimezone(zone)
+    if i18n.current() != i18n.DEFAULT:  # the reader's language: CLDR's form (issue 50)
+        return forms.short_when(local, local.tzinfo)
     return f"{local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
 
 
@@ -321,11 +327,11 @@ def _box(table: Table, lines: list[dict[str, Any]], total: int, newest: int, mut
             "newest": newest, "muted": muted, "shown": shown, "me": me,
             "creator": me is not None and me == table.creator,
             "creator_name": names[table.creator] if table.creator is not None
-            and table.creator < len(names) else "the creator",
+            and table.creator < len(names) else _("the creator"),
             "spectators": table.spectators, "over": table.status == "over",
             "can_talk": me is not None and me in table.people and not closed and not muted,
             "closed": closed, "max_chars": int(setting("TALK_MAX_CHARS")),
-            "key": secrets.token_urlsafe(16), "hidden_words": HIDDEN_WORDS}
+            "key": secrets.token_urlsafe(16), "hidden_words": _(HIDDEN_WORDS)}
 
 
 def _names(session: Session, game_id: str) -> Sequence[str]:
@@ -359,10 +365,10 @@ def for_replay(session: Session, game_id: str, seat: int | None, step: int, over
     # the shape of ``for_page``'s box, read only (no form, no switches)
     return {"shown": shown, "lines": lines, "total": len(lines), "earlier": 0, "newest": 0,
             "muted": False, "me": None, "creator": False, "spectators": table.spectators,
-            "over": over, "can_talk": False, "closed": False, "hidden_words": HIDDEN_WORDS,
-            "note": f"What was said up to move {step}." if lines else None,
-            "not_shown_words": "The players keep their table talk to themselves while the "
-                               "game runs; it is shown here once the game is over."}
+            "over": over, "can_talk": False, "closed": False, "hidden_words": _(HIDDEN_WORDS),
+            "note": _("What was said up to move %(step)s.", step=step) if lines else None,
+            "not_shown_words": _("The players keep their table talk to themselves while the "
+                                 "game runs; it is shown here once the game is over.")}
 
 
 def replay_json(game_id: str, seat: int | None, step: int, over: bool,
@@ -383,7 +389,7 @@ def news(game_id: str) -> tuple[int, int, int]:
     with read_session() as session:
         step = store.game_seq(session, str(game_id))
         if step is None:
-            raise NotFound("There is no game with this id.")
+            raise NotFound(_("There is no game with this id."))
         return (step, talk_store.newest_id(session, str(game_id)),
                 table_store.news(session, str(game_id)))
 

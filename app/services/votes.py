@@ -61,6 +61,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app import engine
+from app.i18n import _, pgettext
 from app.clock import deadlines as dl
 from app.config import setting
 from app.db.unit import Row, Unit, unit_of_work
@@ -182,8 +183,8 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
     """``seat`` starts a vote of ``kind`` (its own answer is yes); returns it, as it
     stands after (a vote nobody else is asked by is decided at once)."""
     if kind not in VOTE_KINDS:
-        raise BadRequest("A vote is about ending the game (abort), a substitute for a "
-                         "seat, or a rematch.")
+        raise BadRequest(_("A vote is about ending the game (abort), a substitute for a "
+                         "seat, or a rematch."))
     now = dl.as_utc(now or dl.now())
     with unit_of_work() as unit:
         held = _locked(unit, game_id, since=now - timedelta(days=1))
@@ -202,7 +203,7 @@ def start(game_id: str, seat: int, kind: str, *, subject: int | None = None,
                 "started_at": now,
                 "expires_at": held.ctx.calendar(about).due(now, LIFETIME[kind])})
         except IntegrityError:  # (the lock makes this rare: another vote won the race)
-            raise Conflict("Another vote of this game is open: answer it first.",
+            raise Conflict(_("Another vote of this game is open: answer it first."),
                            reason="vote_open") from None
         held.votes.open, held.votes.ballots = vote, {seat: True}
         table_store.answer(unit, vote, seat, True, now, "page")
@@ -235,7 +236,7 @@ def answer(game_id: str, seat: int, vote_id: int | None, yes: bool, *, source: s
             if closed is not None and closed.game_id == held.game.id:
                 raise Conflict(f"This vote is over: {closed.outcome or closed.status}",
                                reason="vote_closed")
-            raise NotFound("There is no open vote in this game.", reason="no_vote")
+            raise NotFound(_("There is no open vote in this game."), reason="no_vote")
         who = asked(vote.kind, seats, held.state, held.away, vote.subject_seat)
         gone = returned(unit.session, held.game, vote, held.state, held.away, held.names)
         if gone is not None:  # R51: checked again at every answer
@@ -245,7 +246,7 @@ def answer(game_id: str, seat: int, vote_id: int | None, yes: bool, *, source: s
         if seat not in who.seats:
             raise Forbidden(_not_asked(vote, seat, seats), reason="not_asked")
         if seat in held.votes.ballots:
-            raise Conflict("You answered this vote already; each person answers once.",
+            raise Conflict(_("You answered this vote already; each person answers once."),
                            reason="answered")
         table_store.answer(unit, vote, seat, bool(yes), now, source)
         held.votes.ballots[seat] = bool(yes)
@@ -261,9 +262,9 @@ def withdraw(game_id: str, seat: int, vote_id: int, now: datetime | None = None)
         held = _locked(unit, game_id)
         vote, seats = held.votes.open, held.seats
         if vote is None or vote.id != vote_id:
-            raise NotFound("There is no such open vote in this game.", reason="no_vote")
+            raise NotFound(_("There is no such open vote in this game."), reason="no_vote")
         if vote.seat != seat:
-            raise Forbidden("Only the player who started a vote can withdraw it.",
+            raise Forbidden(_("Only the player who started a vote can withdraw it."),
                             reason="not_proposer")
         who = asked(vote.kind, seats, held.state, held.away, vote.subject_seat)
         _close(held, vote, who, WITHDRAWN, f"{seats[seat].name} withdrew it.", now,
@@ -381,7 +382,7 @@ def _locked(unit: Unit, game_id: str, since: datetime | None = None) -> _Held:
     state: ``reading.game_with_seats``), and its votes in one more (``since``: with
     those started since then)."""
     if not store.lock_key(unit.session, f"vote:{game_id}"):
-        raise Conflict("The game is busy with another vote; please try again.", reason="busy")
+        raise Conflict(_("The game is busy with another vote; please try again."), reason="busy")
     seats = move_seats(unit, str(game_id))
     game, seq, state = _load_game(unit, str(game_id))
     away = {s.index for s in seats
@@ -394,43 +395,46 @@ def _may_start(held: _Held, seat: int, kind: str, subject: int | None) -> None:
     """Refuse, in words, a vote this seat may not start now."""
     game, seats, away = held.game, held.seats, held.away
     if not 0 <= seat < len(seats) or seats[seat].kind != "human":
-        raise Forbidden("Only the game's people can start a vote.", reason="not_a_person")
+        raise Forbidden(_("Only the game's people can start a vote."), reason="not_a_person")
     resigned = set(engine.status(held.state).get("resigned") or ())
     if kind == REMATCH:
         if game.status != "over":
-            raise Conflict("A rematch can be offered once the game is over.", reason="running")
+            raise Conflict(_("A rematch can be offered once the game is over."), reason="running")
         later = held.unit.session.exec(select(store.Game.id).where(
             col(store.Game.rematch_of) == game.id)).first()
         if later is not None:
-            raise Conflict("The rematch of this game has started already.",
+            raise Conflict(_("The rematch of this game has started already."),
                            reason="rematch_started", game_id=later)
     else:
         if game.status != "running":
-            raise Conflict(f"The game is {game.status}: there is nothing to vote on.",
+            raise Conflict(_("The game is %(status)s: there is nothing to vote on.",
+                             status=_status_word(game.status)),
                            reason=game.status)
         if kind == ABORT and (seat in resigned or seat in away):
-            raise Forbidden("Only a player still playing can ask to end the game; press "
-                            "“I'm back” first." if seat in away else
-                            "You resigned, so ending the game is for the others to decide.",
+            raise Forbidden(_("Only a player still playing can ask to end the game; press "
+                              "“I'm back” first.") if seat in away else
+                            _("You resigned, so ending the game is for the others to decide."),
                             reason="not_playing")
         if kind == SUBSTITUTE:
             if not isinstance(subject, int) or not 0 <= subject < len(seats) \
                     or seats[subject].kind != "human":
-                raise BadRequest("Choose the seat to hand over: one of the people's seats.")
+                raise BadRequest(_("Choose the seat to hand over: one of the people's seats."))
             if subject not in resigned and subject not in away:
-                raise Conflict(f"{seats[subject].name} is still playing: only a seat that "
-                               "is away or resigned can be handed to someone else.",
+                raise Conflict(_("%(name)s is still playing: only a seat that is away or "
+                                 "resigned can be handed to someone else.",
+                                 name=seats[subject].name),
                                reason="still_playing")
             if seat != subject and (seat in resigned or seat in away):
-                raise Forbidden("Only a player still playing (or the seat itself) can "
-                                "propose a substitute.", reason="not_playing")
+                raise Forbidden(_("Only a player still playing (or the seat itself) can "
+                                "propose a substitute."), reason="not_playing")
     if held.votes.open is not None:
-        raise Conflict("Another vote of this game is open: answer it first.",
+        raise Conflict(_("Another vote of this game is open: answer it first."),
                        reason="vote_open")
     started = [row for row in held.votes.started if row.seat == seat]
     if len(started) >= STARTS_PER_DAY:
-        raise TooMany(f"You started {len(started)} votes in this game in the last day, and "
-                      "each one mails everyone: please wait before starting another.",
+        raise TooMany(_("You started %(num)s votes in this game in the last day, and "
+                        "each one mails everyone: please wait before starting another.",
+                        num=len(started)),
                       reason="votes")
 
 
@@ -439,33 +443,42 @@ def _substitute(session: Session, seats: list[store.SeatRow], subject: int | Non
     """The substitute's name and address, checked as the lobby checks a player's."""
     clean = " ".join(str(name or "").split())
     if not clean:
-        raise BadRequest("Give the substitute's name.")
+        raise BadRequest(_("Give the substitute's name."))
     if len(clean) > NAME_LIMIT or any(ord(c) < 32 or ord(c) == 127 for c in clean):
-        raise BadRequest(f"The substitute's name: at most {NAME_LIMIT} characters, typed "
-                         "plainly.")
+        raise BadRequest(_("The substitute's name: at most %(most)s characters, typed "
+                           "plainly.", most=NAME_LIMIT))
     if any(s.name.casefold() == clean.casefold() for s in seats if s.index != subject):
-        raise BadRequest(f"Another player is called {clean}; please tell them apart.")
+        raise BadRequest(_("Another player is called %(name)s; please tell them apart.",
+                           name=clean))
     try:
         address = addresses.normalise(str(email or ""))
     except addresses.BadAddress as exc:
-        raise BadRequest(f"The substitute's address does not look right: {exc}") from None
+        raise BadRequest(_("The substitute's address does not look right: %(why)s",
+                           why=exc)) from None
     for held in seats:
         if not held.email or not addresses.same_person(held.email, address):
             continue
         if held.email.casefold() == address.casefold():
-            raise BadRequest(f"{address} already holds a seat of this game: one address holds "
-                             "one seat.")
-        raise BadRequest(f"{address} is the address of someone who already holds a seat of "
-                         "this game, written another way (a +tag or capitals reach the same "
-                         "inbox): one person holds one seat.")
+            raise BadRequest(_("%(address)s already holds a seat of this game: one address "
+                               "holds one seat.", address=address))
+        raise BadRequest(_("%(address)s is the address of someone who already holds a seat "
+                           "of this game, written another way (a +tag or capitals reach the "
+                           "same inbox): one person holds one seat.", address=address))
     why = invitations.why_not_mailed(session, address, now)
     if why == invitations.REFUSED:
-        raise BadRequest(f"{address} asked for no more invitations, so it cannot be handed "
-                         "a seat.")
+        raise BadRequest(_("%(address)s asked for no more invitations, so it cannot be "
+                           "handed a seat.", address=address))
     if why == invitations.STRANGER_DAY:
-        raise BadRequest(f"{address} has not played here yet and had as much mail from us "
-                         "today as we send to a new address: try again tomorrow.")
+        raise BadRequest(_("%(address)s has not played here yet and had as much mail from "
+                           "us today as we send to a new address: try again tomorrow.",
+                           address=address))
     return clean, address
+
+
+def _status_word(status: str) -> str:
+    """A game's status as a sentence says it ("over", "abandoned")."""
+    return {"over": _("over"), "abandoned": _("abandoned"), "open": pgettext("game", "open"),
+            "running": _("running")}.get(status, status)
 
 
 def _settle(held: _Held, vote: Row, who: Asked, now: datetime, closer: int | None) -> bool:

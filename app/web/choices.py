@@ -17,22 +17,23 @@ from typing import Any, Mapping, Sequence
 
 from app import services
 from app.engine import cards, words
+from app.i18n import N_, _
 
 View = Mapping[str, Any]
 
 #: Decisions made by ticking cards, with the submit button's words.
 CARD_KINDS: dict[str, str] = {
-    "peek": "Peek at the ticked cards",
-    "exchange": "Exchange the ticked cards",
-    "twist": "Turn the ticked cards over",
-    "ghost": "Discard the ticked card",
-    "see": "Look at the ticked cards",
-    "look": "Look at the ticked card",
-    "nelly": "Tuck the Nelly under the ticked card",
-    "bomb": "Blow up the ticked card",
-    "simon": "Discard the ticked card",
-    "discard": "Discard the ticked card",
-    "undermine": "Swap the ticked cards",
+    "peek": N_("Peek at the ticked cards"),
+    "exchange": N_("Exchange the ticked cards"),
+    "twist": N_("Turn the ticked cards over"),
+    "ghost": N_("Discard the ticked card"),
+    "see": N_("Look at the ticked cards"),
+    "look": N_("Look at the ticked card"),
+    "nelly": N_("Tuck the Nelly under the ticked card"),
+    "bomb": N_("Blow up the ticked card"),
+    "simon": N_("Discard the ticked card"),
+    "discard": N_("Discard the ticked card"),
+    "undermine": N_("Swap the ticked cards"),
 }
 #: Kinds whose targets are always the seat's own village.
 OWN_VILLAGE = ("peek", "exchange", "simon", "discard")
@@ -91,7 +92,9 @@ def _choice_for(view: View, me: int, legal: Sequence[Mapping[str, Any]]) -> Card
     kind = kinds[0]
     mine = [a for a in legal if a.get("type") == kind and aimed(a)]
     title, help_text = words.ACTION_GROUPS.get(kind, (kind.capitalize(), ""))
-    choice = CardChoice(kind, title, help_text, CARD_KINDS[kind], 1, 1)
+    if kind in words.ACTION_GROUPS:  # marked N_ by the engine: said in the reader's language
+        title, help_text = _(title), _(help_text)
+    choice = CardChoice(kind, title, help_text, _(CARD_KINDS[kind]), 1, 1)
     detail = view.get("pending_detail") or {}
     for action in mine:
         for seat, position in _targets(action, me, detail):
@@ -180,12 +183,12 @@ def actions_from_form(kind: str, picks: Sequence[str], form: Mapping[str, Any],
                       me: int) -> list[dict[str, Any]]:
     """The engine steps a ticked form stands for, in the order the engine takes them."""
     if kind not in CARD_KINDS:
-        raise services.BadRequest("That choice was not understood. Reload your page and try again.")
+        raise services.BadRequest(_("That choice was not understood. Reload your page and try again."))
     village, pile = _parse(picks)
     if not village and not pile:
-        raise services.BadRequest("Tap the cards you choose first, then press the button.")
+        raise services.BadRequest(_("Tap the cards you choose first, then press the button."))
     if kind in OWN_VILLAGE and any(seat != me for seat, _ in village):
-        raise services.BadRequest("Choose cards of your own village for this.")
+        raise services.BadRequest(_("Choose cards of your own village for this."))
     positions = [p for _, p in village]
     if kind == "peek":
         return [{"type": "peek", "positions": positions}]
@@ -193,12 +196,13 @@ def actions_from_form(kind: str, picks: Sequence[str], form: Mapping[str, Any],
         return [_exchange(positions, form)]
     if kind == "undermine":
         if len(village) > 2 or len(pile) > 2:
-            raise services.BadRequest("For the Underminer, tick two cards of one village and "
-                                      "two cards of the discard pile.")
+            raise services.BadRequest(_("For the Underminer, tick two cards of one village and "
+                                        "two cards of the discard pile."))
         return ([{"type": "undermine", "seat": s, "position": p} for s, p in village]
                 + [{"type": "undermine", "pile": i} for i in pile])
     if kind not in STEPWISE and len(village) > 1:
-        raise services.BadRequest(f"Tick one card for the {words.ACTION_GROUPS[kind][0]}.")
+        raise services.BadRequest(_("Tick one card for the %(what)s.",
+                                    what=_(words.ACTION_GROUPS[kind][0])))
     spotter = {"spotter": True} if form.get("spotter") in ("1", "on", "true") else {}
     if kind in ("look", "simon", "discard"):
         return [{"type": kind, "position": p, **(spotter if kind == "discard" else {})}
@@ -224,7 +228,7 @@ def _parse(picks: Sequence[str]) -> tuple[list[tuple[int, int]], list[int]]:
                 continue
         except ValueError:
             pass
-        raise services.BadRequest("A ticked card was not understood. Reload your page and try again.")
+        raise services.BadRequest(_("A ticked card was not understood. Reload your page and try again."))
     return village, pile
 
 

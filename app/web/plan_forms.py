@@ -10,6 +10,7 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app.i18n import _
 from app.mail import commands
 from app.services import plans
 from app.web.seat_request import SeatRequest, seat_required
@@ -44,7 +45,7 @@ def send(seat: SeatRequest) -> Any:
 def cancel(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
     plans.cancel(access.game_id, access.seat)
-    flash("Your plan is cancelled: you decide your turn yourself.", "success")
+    flash(_("Your plan is cancelled: you decide your turn yourself."), "success")
     return _back(token)
 
 
@@ -53,7 +54,7 @@ def cancel(seat: SeatRequest) -> Any:
 def clear(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
     plans.clear_orders(access.game_id, access.seat)
-    flash("Your standing orders are cleared.", "success")
+    flash(_("Your standing orders are cleared."), "success")
     return _back(token)
 
 
@@ -68,7 +69,7 @@ def plan_payload(body: dict[str, Any]) -> dict[str, Any]:
         raise services.BadRequest(parsed.problem)
     if parsed.plan is None:
         if parsed.action is None:
-            raise services.BadRequest(parsed.problem or "There is no plan in these words.")
+            raise services.BadRequest(parsed.problem or _("There is no plan in these words."))
         return {"plan": {"steps": [{"choices": [{"action": parsed.action}]}],
                          "text": parsed.line.upper()}}
     return parsed.plan

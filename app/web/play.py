@@ -19,8 +19,10 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from app import services
+from app.i18n import _, ngettext
 from app.clock import deadlines
 from app.services import table
+from app.services.left import taken_at
 from app.engine import words
 from app.engine.describe import move_result
 from app.engine.names import SeatNames
@@ -59,7 +61,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
                and not (choice and a.get("type") == choice.kind and choices.aimed(a))]
     groups = view_helpers.group_actions(buttons, view, me, names)
     if snap.game.status == "abandoned":
-        context["pending"] = "This game was abandoned: no more moves can be made."
+        context["pending"] = _("This game was abandoned: no more moves can be made.")
         context["ended"] = services.ended_words(snap.game)
     draft, refused = page.talk_draft
     return render_template(
@@ -67,7 +69,7 @@ def render_seat(seat: SeatRequest, error: str | None = None, status: int = 200) 
         groups=groups, my_move=bool(groups or choice), choice=choice, simon=simon,
         simon_value=view_helpers.top_discard_value(view),
         since=view_helpers.since_last_acted(view, names, me, page.played),
-        call_stakes=words.CALL_STAKES,
+        call_stakes=_(words.CALL_STAKES),
         due_line=view_helpers.due_line(view, me, page.clocks, page.zone) if playable else "",
         token=access.token, csrf=access.csrf, error=error, no_referrer=True,
         round_summary=round_summary.for_page(access, snap, view),
@@ -103,13 +105,30 @@ def took_over_words(view: dict[str, Any], names: Any, me: int) -> str | None:
     if since <= 0:
         return None
     was = names.at_step(since - 1)[me]
-    when = services.when_taken(view, me, since)
+    unit, at = taken_at(view, me, since)
     totals = view.get("totals") or []
-    score = (f" and its score ({totals[me]} point{'' if totals[me] == 1 else 's'})"
-             if me < len(totals) else " and its score")
-    return (f"You took over {was}'s seat{when}: its cards, everything {was} had seen of "
-            f"them{score} are yours to play on. What {was} did and said before stays "
-            f"{was}'s.")
+    if me >= len(totals):
+        return (_("You took over %(was)s's seat in round %(at)s: its cards, everything "
+                  "%(was)s had seen of them and its score are yours to play on. What %(was)s "
+                  "did and said before stays %(was)s's.", was=was, at=at) if unit == "round"
+                else _("You took over %(was)s's seat at move %(at)s: its cards, everything "
+                       "%(was)s had seen of them and its score are yours to play on. What "
+                       "%(was)s did and said before stays %(was)s's.", was=was, at=at))
+    if unit == "round":
+        return ngettext(
+            "You took over %(was)s's seat in round %(at)s: its cards, everything %(was)s had "
+            "seen of them and its score (%(num)s point) are yours to play on. What %(was)s "
+            "did and said before stays %(was)s's.",
+            "You took over %(was)s's seat in round %(at)s: its cards, everything %(was)s had "
+            "seen of them and its score (%(num)s points) are yours to play on. What %(was)s "
+            "did and said before stays %(was)s's.", totals[me], was=was, at=at)
+    return ngettext(
+        "You took over %(was)s's seat at move %(at)s: its cards, everything %(was)s had seen "
+        "of them and its score (%(num)s point) are yours to play on. What %(was)s did and "
+        "said before stays %(was)s's.",
+        "You took over %(was)s's seat at move %(at)s: its cards, everything %(was)s had seen "
+        "of them and its score (%(num)s points) are yours to play on. What %(was)s did and "
+        "said before stays %(was)s's.", totals[me], was=was, at=at)
 
 
 @bp.get("/play/<token>")
@@ -129,8 +148,8 @@ def _posted_actions(form: Any, me: int) -> list[dict[str, Any]]:
     except ValueError:
         action = None
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise services.BadRequest("That move was not understood. Reload your page and "
-                                  "choose one of the buttons.")
+        raise services.BadRequest(_("That move was not understood. Reload your page and "
+                                    "choose one of the buttons."))
     positions = action.get("positions")
     if action.get("type") == "exchange" and isinstance(positions, list):
         return [choices.actions_from_form(
@@ -145,8 +164,8 @@ def _expected_seq(form: Any) -> int:
     try:
         return int(form.get("expected_seq", ""))
     except ValueError:
-        raise services.BadRequest("The form is missing the move number it was made on. "
-                                  "Reload your page and try again.") from None
+        raise services.BadRequest(_("The form is missing the move number it was made on. "
+                                    "Reload your page and try again.")) from None
 
 
 @bp.post("/play/<token>/act")

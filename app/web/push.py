@@ -23,6 +23,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request, send_file
 
 from app import services
+from app import i18n
 from app.services import my_games, push_subscriptions
 from app.services import settings_keys as keys
 from app.web.doors import door
@@ -61,8 +62,8 @@ def manifest() -> Any:
 
 def _body() -> Any:
     if not request.is_json:
-        raise services.BadRequest('Send the subscription as JSON with '
-                                  '"Content-Type: application/json".')
+        raise services.BadRequest(i18n._('Send the subscription as JSON with '
+                                  '"Content-Type: application/json".'))
     return request.get_json(silent=True)
 
 

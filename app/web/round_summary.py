@@ -12,6 +12,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, request, url_for
 
 from app import services
+from app.i18n import _
 from app.engine import ROUNDS
 from app.services import round_summaries
 from app.web.seat_request import SeatRequest, seat_required
@@ -32,8 +33,9 @@ def dismiss(seat: SeatRequest) -> Any:
     access = seat.access
     raw = (request.form.get("round") or "").strip()
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= ROUNDS:  # ("²" is a digit)
-        raise services.BadRequest(f"The round to hide must be a number from 1 to {ROUNDS}. "
-                                  "Reload your page and try again.")
+        raise services.BadRequest(_("The round to hide must be a number from 1 to %(last)s. "
+                                    "Reload your page and try again.", last=ROUNDS))
     round_summaries.dismiss(access.game_id, access.seat, int(raw))
-    flash(f"The summary of round {raw} is hidden; the replay keeps it.", "success")
+    flash(_("The summary of round %(round)s is hidden; the replay keeps it.", round=raw),
+          "success")
     return redirect(url_for("play.show", token=seat.token), code=303)

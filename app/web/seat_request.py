@@ -31,6 +31,7 @@ from typing import Any, Callable, Concatenate, Literal, ParamSpec, Protocol, Typ
 from flask import g, render_template, request
 
 from app import services
+from app.i18n import _
 from app.access import tokens
 from app.web.doors import door
 
@@ -82,8 +83,8 @@ def check_csrf(access: services.SeatAccess) -> None:
     """Refuse (403) a posted form that was not made for this very link."""
     if not tokens.check_csrf(request.form.get("csrf_token"), access.game_id, access.seat,
                              access.version):
-        raise services.Forbidden("This form was not made for your seat (or your link "
-                                 "was replaced). Reload your page and try again.",
+        raise services.Forbidden(_("This form was not made for your seat (or your link "
+                                   "was replaced). Reload your page and try again."),
                                  reason="csrf")
 
 

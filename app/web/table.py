@@ -22,6 +22,8 @@ from typing import Any, Callable
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app import i18n
+from app.i18n import _
 from app.services import leaving, table, votes
 from app.services.more_time import give_time
 from app.web import seat_page
@@ -65,13 +67,13 @@ def _seat_action(seat: SeatRequest, work: Callable[[services.SeatAccess], str]) 
 
 def _seat_arg(value: Any) -> int:
     if isinstance(value, bool):
-        raise services.BadRequest("Choose a player.")
+        raise services.BadRequest(_("Choose a player."))
     try:
         seat = int(value)
     except (TypeError, ValueError):
-        raise services.BadRequest("Choose a player.") from None
+        raise services.BadRequest(_("Choose a player.")) from None
     if not 0 <= seat < 8:
-        raise services.BadRequest("Choose a player of this game.")
+        raise services.BadRequest(_("Choose a player of this game."))
     return seat
 
 
@@ -83,10 +85,10 @@ def resign(seat: SeatRequest) -> Any:
     """R48: resign, after the page's confirm."""
     def work(access: services.SeatAccess) -> str:
         if request.form.get("confirm") != "yes":
-            raise services.BadRequest("Press “Yes, resign” to resign: nothing was changed.")
+            raise services.BadRequest(_("Press “Yes, resign” to resign: nothing was changed."))
         leaving.resign(access.game_id, access.seat)
-        return ("You resigned: the rules' defaults play your seat from now on, and the others "
-                "are told. You can still read the table and talk.")
+        return (_("You resigned: the rules' defaults play your seat from now on, and the others "
+                "are told. You can still read the table and talk."))
     return _seat_action(seat, work)
 
 
@@ -97,7 +99,8 @@ def more_time(seat: SeatRequest) -> Any:
     def work(access: services.SeatAccess) -> str:
         receiver = _seat_arg(request.form.get("seat"))
         given = give_time(access.game_id, access.seat, receiver)
-        return f"You gave one more day: the move is now due {_when(access, given.after)}."
+        return _("You gave one more day: the move is now due %(when)s.",
+                 when=_when(access, given.after))
     return _seat_action(seat, work)
 
 
@@ -108,8 +111,8 @@ def start_vote(seat: SeatRequest) -> Any:
     def work(access: services.SeatAccess) -> str:
         kind = request.form.get("kind", "")
         if kind not in KINDS:
-            raise services.BadRequest("Choose what to vote on: ending the game, a substitute "
-                                      "or a rematch.")
+            raise services.BadRequest(_("Choose what to vote on: ending the game, a substitute "
+                                      "or a rematch."))
         subject = _seat_arg(request.form.get("seat")) if kind == "substitute" else None
         vote = votes.start(access.game_id, access.seat, kind, subject=subject,
                            name=request.form.get("name"), email=request.form.get("email"))
@@ -133,29 +136,32 @@ def answer_vote(seat: SeatRequest, vote_id: str) -> Any:
 def withdraw_vote(seat: SeatRequest, vote_id: str) -> Any:
     def work(access: services.SeatAccess) -> str:
         votes.withdraw(access.game_id, access.seat, _vote_id(vote_id))
-        return "You withdrew your vote; everyone asked is told."
+        return _("You withdrew your vote; everyone asked is told.")
     return _seat_action(seat, work)
 
 
 def _answer(value: Any) -> bool:
     if value not in ("yes", "no"):
-        raise services.BadRequest("Answer yes or no.")
+        raise services.BadRequest(_("Answer yes or no."))
     return value == "yes"
 
 
 def _vote_id(raw: str) -> int:
     """A vote's id from the path: ASCII digits of a number a vote can have."""
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 10 or not 0 < int(raw) <= MAX_ID:
-        raise services.NotFound("There is no such vote in this game.", reason="no_vote")
+        raise services.NotFound(_("There is no such vote in this game."), reason="no_vote")
     return int(raw)
 
 
 def _vote_said(vote: Any, started: bool) -> str:
     """What the person who started or answered a vote is told at once."""
     if vote.status == "open":
-        return ("Your vote is open: everyone it asks is mailed, and the page shows who "
-                "answered." if started else "Your answer is in; the vote is still open.")
-    return f"The vote is decided ({vote.status}): {vote.outcome}"
+        return (_("Your vote is open: everyone it asks is mailed, and the page shows who "
+                "answered.") if started else _("Your answer is in; the vote is still open."))
+    status = {"passed": _("passed"), "failed": _("failed"), "expired": _("expired"),
+              "withdrawn": _("withdrawn")}.get(vote.status, vote.status)
+    return _("The vote is decided (%(status)s): %(outcome)s", status=status,
+             outcome=vote.outcome)
 
 
 def _when(access: services.SeatAccess, moment: Any) -> str:
@@ -173,7 +179,7 @@ def _body() -> dict[str, Any]:
         raise NotJson('Send JSON with "Content-Type: application/json".')
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise services.BadRequest("The body is not a JSON object.")
+        raise services.BadRequest(i18n._("The body is not a JSON object."))
     return body
 
 
@@ -207,7 +213,7 @@ def api_resign(seat: SeatRequest) -> Any:
     access, token = seat.access, seat.token
     body = _body()
     if body.get("confirm") is not True:
-        raise services.BadRequest('Send {"confirm": true} to resign: nothing was changed.')
+        raise services.BadRequest(i18n._('Send {"confirm": true} to resign: nothing was changed.'))
     leaving.resign(access.game_id, access.seat)
     return jsonify(_table_json(token))
 
@@ -228,7 +234,7 @@ def api_start_vote(seat: SeatRequest) -> Any:
     body = _body()
     kind = body.get("kind")
     if kind not in KINDS:
-        raise services.BadRequest('"kind" is one of "abort", "substitute", "rematch".')
+        raise services.BadRequest(i18n._('"kind" is one of "abort", "substitute", "rematch".'))
     subject = _seat_arg(body.get("seat")) if kind == "substitute" else None
     for field in ("name", "email"):
         if field in body and not isinstance(body[field], str):
@@ -246,7 +252,7 @@ def api_answer_vote(seat: SeatRequest, vote_id: str) -> Any:
     access, token = seat.access, seat.token
     body = _body()
     if not isinstance(body.get("yes"), bool):
-        raise services.BadRequest('Send {"yes": true} or {"yes": false}.')
+        raise services.BadRequest(i18n._('Send {"yes": true} or {"yes": false}.'))
     vote = votes.answer(access.game_id, access.seat, _vote_id(vote_id), body["yes"],
                         source="api")
     try:

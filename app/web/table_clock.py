@@ -12,6 +12,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.clock import deadlines as dl
+from app.i18n import _
 from app import services
 
 
@@ -30,7 +31,7 @@ def span(delta_seconds: float) -> str:
     """'3 h', '2 d', '5 min': how long, for a badge."""
     seconds = max(0, int(delta_seconds))
     if seconds < 3600:
-        return f"{max(1, seconds // 60)} min"
+        return _("%(num)s min", num=max(1, seconds // 60))
     if seconds < 2 * 86400:
-        return f"{seconds // 3600} h"
-    return f"{seconds // 86400} d"
+        return _("%(num)s h", num=seconds // 3600)
+    return _("%(num)s d", num=seconds // 86400)

@@ -21,6 +21,8 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app import i18n
+from app.i18n import _
 from app.services import talk as talk_service
 from app.talk.models import API, PAGE
 from app.web.seat_request import Check, SeatRequest, seat_required
@@ -69,7 +71,7 @@ def say(token: str, check: Check) -> Any:
         talk_service.say_by_link(token, text, key, PAGE, check=check)
     except (services.BadRequest, services.TooMany) as exc:
         return _again(token, exc, text[:4000])
-    flash("Said at the table.", "success")
+    flash(_("Said at the table."), "success")
     return _talk_anchor(token)
 
 
@@ -78,20 +80,20 @@ def say(token: str, check: Check) -> Any:
 def hide(token: str, check: Check, talk_id: int) -> Any:
     """The creator hides one message; anyone else gets a 403 with words."""
     if talk_id > MAX_ID:
-        raise services.NotFound("There is no such message at this table.")
+        raise services.NotFound(_("There is no such message at this table."))
     if talk_service.hide(token, talk_id, check=check):
-        flash("The message is hidden: everyone now sees “hidden by the creator” in its "
-              "place.", "success")
+        flash(_("The message is hidden: everyone now sees “hidden by the creator” in its "
+              "place."), "success")
     else:
-        flash("That message was hidden already.", "success")
+        flash(_("That message was hidden already."), "success")
     return _talk_anchor(token)
 
 
 def _switch(name: str) -> bool:
     value = request.form.get(name, "")
     if value not in ("0", "1"):
-        raise services.BadRequest("That switch was not understood. Reload your page and "
-                                  "press the button again.")
+        raise services.BadRequest(_("That switch was not understood. Reload your page and "
+                                  "press the button again."))
     return value == "1"
 
 
@@ -101,8 +103,8 @@ def mute(token: str, check: Check) -> Any:
     """Fold the table talk away on this seat's page (``muted=1``), or bring it back."""
     muted = _switch("muted")
     talk_service.set_muted(token, muted, check=check)
-    flash("You muted the table talk: it stays folded away until you unmute it." if muted
-          else "The table talk is back on your page.", "success")
+    flash(_("You muted the table talk: it stays folded away until you unmute it.") if muted
+          else _("The table talk is back on your page."), "success")
     return _talk_anchor(token)
 
 
@@ -112,8 +114,8 @@ def spectators(token: str, check: Check) -> Any:
     """The creator lets spectators read the talk (``on=1``), or not."""
     on = _switch("on")
     talk_service.set_spectators(token, on, check=check)
-    flash("Spectators may read the table talk." if on
-          else "Spectators no longer read the table talk; the players still do.", "success")
+    flash(_("Spectators may read the table talk.") if on
+          else _("Spectators no longer read the table talk; the players still do."), "success")
     return _talk_anchor(token)
 
 
@@ -124,7 +126,7 @@ def _after() -> int:
     if not raw:
         return 0
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
-        raise services.BadRequest('"after" must be a message id, like 12.')
+        raise services.BadRequest(i18n._('"after" must be a message id, like 12.'))
     return int(raw)
 
 
@@ -150,8 +152,8 @@ def api_say(token: str, check: Check) -> Any:
             raise NotJson('Send the message as JSON with "Content-Type: application/json", '
                           'like {"text": "nice Dracula"}.')
         if "text" not in _body():
-            raise services.BadRequest('Send the message as a JSON object like '
-                                      '{"text": "nice Dracula"}.')
+            raise services.BadRequest(i18n._('Send the message as a JSON object like '
+                                      '{"text": "nice Dracula"}.'))
 
     body = _body()
     try:

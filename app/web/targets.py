@@ -22,6 +22,8 @@ from typing import Any
 from flask import Blueprint, flash, jsonify, redirect, request, url_for
 
 from app import services
+from app import i18n
+from app.i18n import _
 from app.services import notice_targets
 from app.web.seat_request import SeatRequest, seat_required
 from app.web.openapi_parts import BAD_LINK, TOKEN, error
@@ -49,7 +51,7 @@ def _checked_id(target_id: str) -> int:
     number = (int(target_id) if target_id.isascii() and target_id.isdigit()
               and len(target_id) < 12 else 0)
     if not 0 < number <= MAX_ID:
-        raise services.NotFound("There is no such notice target on this seat.")
+        raise services.NotFound(_("There is no such notice target on this seat."))
     return number
 
 
@@ -63,8 +65,8 @@ def add_form(seat: SeatRequest) -> Any:
                                    request.form.get("scope", notice_targets.SEAT))
     except (services.BadRequest, services.NotFound, services.Forbidden) as exc:
         return _refused(access, exc)
-    flash(f"Added: your notices now go to {added['shown']} as well. Send a test notice "
-          "to see one arrive.", "success")
+    flash(_("Added: your notices now go to %(shown)s as well. Send a test notice "
+            "to see one arrive.", shown=added['shown']), "success")
     return _back(access)
 
 
@@ -77,12 +79,13 @@ def target_form(seat: SeatRequest, target_id: str, what: str) -> Any:
         number = _checked_id(target_id)
         if what == "test":
             notice_targets.test(access, number)
-            said = "A test notice is on its way: it should arrive within a minute."
+            said = _("A test notice is on its way: it should arrive within a minute.")
         elif what == "resume":
             shown = notice_targets.resume(access, number)["shown"]
-            said = f"Resumed: your next notices go to {shown} again."
+            said = _("Resumed: your next notices go to %(shown)s again.", shown=shown)
         else:
-            said = f"Removed: no more notices go to {notice_targets.remove(access, number)}."
+            said = _("Removed: no more notices go to %(shown)s.",
+                     shown=notice_targets.remove(access, number))
     except (services.BadRequest, services.NotFound, services.Forbidden) as exc:
         return _refused(access, exc)
     flash(said, "success")
@@ -98,14 +101,14 @@ def mail_form(seat: SeatRequest) -> Any:
     by_mail = any(v in ("1", "on", "true", "yes") for v in request.form.getlist("by_mail"))
     scope = request.form.get("scope", "game")
     if scope not in ("game", "address"):
-        raise services.BadRequest("Choose whether this is for this game or all your games.")
+        raise services.BadRequest(_("Choose whether this is for this game or all your games."))
     try:
         notice_targets.set_by_mail(access, by_mail, everywhere=scope == "address")
     except services.Forbidden as exc:
         return _refused(access, exc)
-    flash("Saved: your mail comes beside your notices." if by_mail else
-          "Saved: while one of your notice targets works, your notices go there instead "
-          "of mail (mail comes again if they all stop working).", "success")
+    flash(_("Saved: your mail comes beside your notices.") if by_mail else
+          _("Saved: while one of your notice targets works, your notices go there instead "
+            "of mail (mail comes again if they all stop working)."), "success")
     return _back(access)
 
 
@@ -113,12 +116,12 @@ def mail_form(seat: SeatRequest) -> Any:
 
 def _json_object() -> dict[str, Any]:
     if not request.is_json:
-        raise services.BadRequest('Send JSON like {"url": "ntfy://ntfy.sh/my-topic"} with '
-                                  '"Content-Type: application/json".')
+        raise services.BadRequest(i18n._('Send JSON like {"url": "ntfy://ntfy.sh/my-topic"} with '
+                                  '"Content-Type: application/json".'))
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise services.BadRequest('The body is not a JSON object like '
-                                  '{"url": "ntfy://ntfy.sh/my-topic", "scope": "seat"}.')
+        raise services.BadRequest(i18n._('The body is not a JSON object like '
+                                  '{"url": "ntfy://ntfy.sh/my-topic", "scope": "seat"}.'))
     return body
 
 
@@ -153,7 +156,7 @@ def add_json(seat: SeatRequest) -> Any:
     body = _json_object()
     by_mail = body.get("by_mail")
     if by_mail is not None and not isinstance(by_mail, bool):
-        raise services.BadRequest('"by_mail" is true or false.')
+        raise services.BadRequest(i18n._('"by_mail" is true or false.'))
     added = notice_targets.add(access, body.get("url"), body.get("scope") or "seat")
     if by_mail is not None:
         notice_targets.set_by_mail(access, by_mail)

@@ -18,6 +18,8 @@ from flask import Flask
 from flask.blueprints import BlueprintSetupState
 from zoneinfo import ZoneInfo
 
+from app import i18n
+from app.i18n import _, forms
 from app.clock.time import as_utc, iso_in, short_time_words
 from app.standing.outcome import place_words
 from app.engine import ROUNDS
@@ -91,7 +93,8 @@ def group_actions(actions: Sequence[Mapping[str, Any]], view: View, me: int | No
         kind = str(action.get("type", ""))
         if kind not in groups:
             title, help_text = words.ACTION_GROUPS.get(kind, (kind.replace("_", " ").capitalize(), ""))
-            groups[kind] = {"type": kind, "title": title, "help": help_text, "items": []}
+            groups[kind] = {"type": kind, "title": _(title) if kind in words.ACTION_GROUPS else title,
+                            "help": _(help_text) if help_text else help_text, "items": []}
         groups[kind]["items"].append({
             "action": dict(action),
             "json": action_json(action),
@@ -231,7 +234,18 @@ def time_words(moment: datetime, zone: str | tzinfo | None) -> str:
     """'Mon 07 Jan 10:54 CET': a time on a badge, in the viewer's zone (issue 33: the
     village badge said "09:54 UTC" beside "10:54 CET")."""
     local = as_utc(moment).astimezone(viewer_zone(zone))
+    if i18n.current() != i18n.DEFAULT:  # the reader's language: CLDR's words (issue 50)
+        return forms.short_when(local, local.tzinfo)
     return f"{local:%a %d %b %H:%M} {local.tzname() or 'UTC'}"
+
+
+def page_when(moment: datetime, english: str) -> str:
+    """A moment a page shows in a sentence ("Tuesday 08 December, 18:00 CET"): English as
+    it always read (``english``, a strftime pattern of the moment's own zone), another
+    language the CLDR way (``forms.long_when``, issue 50)."""
+    if i18n.current() == i18n.DEFAULT:
+        return moment.strftime(english)
+    return forms.long_when(moment, moment.tzinfo)
 
 
 def _clock_words(clock: Mapping[str, datetime] | None, now: datetime | None,
@@ -254,7 +268,8 @@ def due_line(view: View, me: int, clocks: Mapping[int, Mapping[str, datetime]] |
     if not clock or me not in (view.get("to_act") or []):
         return ""
     then = words.timeout_words(decision_of(view, me), view.get("legal_actions") or ())
-    return f"Due {short_time_words(clock['due'], viewer_zone(zone))}; then {then}."
+    return _("Due %(when)s; then %(then)s.",
+             when=short_time_words(clock['due'], viewer_zone(zone)), then=then)
 
 
 def village_rows(view: View, names: Sequence[str], me: int | None,
@@ -279,7 +294,7 @@ def village_rows(view: View, names: Sequence[str], me: int | None,
         faces = []
         for position, card in enumerate(village):
             face = card_face(card)
-            face["say"] = f"{words.whose(seat, me, names)} {words.spot(position)}"
+            face["say"] = _spot_words(seat, me, names, position)
             if choice is not None:
                 face["pick"] = choice.value_for(seat, position)
                 face["why"] = choice.refused.get((seat, position))
@@ -312,8 +327,27 @@ def pile_picks(view: View, choice: CardChoice | None) -> list[dict[str, Any]]:
         return []
     pile = view.get("discard") or []
     return [{"card": card_face(card), "pick": choice.pile.get(index),
-             "say": f"the {words.ordinal(index + 1)} card of the pile from the bottom"}
+             "say": _pile_words(index + 1)}
             for index, card in enumerate(pile) if index in choice.pile]
+
+
+def _spot_words(seat: int, me: int | None, names: Sequence[str], position: int) -> str:
+    """'your #2', "Ann's #2": a card's place, as a screen reader and the live line say it."""
+    spot = words.spot(position)
+    if seat == me:
+        return _("your %(spot)s", spot=spot)
+    if 0 <= seat < len(names):
+        if i18n.current() == i18n.DEFAULT:  # English's owner: "James' #2"
+            return f"{words.possessive(names[seat])} {spot}"
+        return _("%(name)s's %(spot)s", name=names[seat], spot=spot)
+    return _("seat %(num)s's %(spot)s", num=seat + 1, spot=spot)
+
+
+def _pile_words(place: int) -> str:
+    """'the 3rd card of the pile from the bottom' (Underminer)."""
+    if i18n.current() == i18n.DEFAULT:
+        return f"the {words.ordinal(place)} card of the pile from the bottom"
+    return _("card %(num)s of the pile from the bottom", num=place)
 
 
 def deck_known(view: View) -> list[dict[str, Any]]:
@@ -345,6 +379,7 @@ def install(setup: BlueprintSetupState | Flask) -> None:
     app.jinja_env.filters.setdefault("card_words", words.card_words)
     app.jinja_env.filters.setdefault("spot", words.spot)
     app.jinja_env.filters.setdefault("an", words.with_article)
+    app.jinja_env.filters.setdefault("page_when", page_when)
 
 
 def table_context(view: View, names: Sequence[str], kinds: Sequence[str] | None,
