@@ -124,7 +124,7 @@ class Field:
     away: bool = False
 
 
-def _zone_read(form: Mapping[str, Any], _: Any) -> Any:
+def _zone_read(form: Mapping[str, Any], _listed: Any) -> Any:
     return check_zone(str(form["time_zone"])) if form.get("time_zone") else KEEP
 
 
@@ -139,14 +139,14 @@ def _language_read(form: Mapping[str, Any], _listed: Any) -> Any:
     return code
 
 
-def _quiet_read(form: Mapping[str, Any], _: Any) -> Any:
+def _quiet_read(form: Mapping[str, Any], _listed: Any) -> Any:
     if "quiet_start" not in form and "quiet_end" not in form:
         return KEEP
     quiet = check_quiet(form.get("quiet_start"), form.get("quiet_end"))
     return list(quiet) if quiet else None
 
 
-def _mode_read(form: Mapping[str, Any], _: Any) -> Any:
+def _mode_read(form: Mapping[str, Any], _listed: Any) -> Any:
     if not form.get("address_mode"):
         return KEEP
     if form["address_mode"] not in ADDRESS_MODE_WORDS:
@@ -166,7 +166,7 @@ def _by_mail_read(form: Mapping[str, Any], getlist: Callable[[str], list[Any]]) 
 MAX_NAME_LENGTH = 60
 
 
-def _name_read(form: Mapping[str, Any], _: Any) -> Any:
+def _name_read(form: Mapping[str, Any], _listed: Any) -> Any:
     if "name" not in form:
         return KEEP
     name = " ".join(str(form["name"] or "").split())
@@ -187,7 +187,7 @@ def _push_instead_read(form: Mapping[str, Any], getlist: Callable[[str], list[An
     return any(str(v).lower() in TRUE_WORDS for v in getlist("push_instead"))
 
 
-def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
+def _invitations_read(form: Mapping[str, Any], _listed: Any) -> Any:
     if not form.get("invitations"):
         return KEEP
     if form["invitations"] not in ("allow", "refuse"):
@@ -195,7 +195,7 @@ def _invitations_read(form: Mapping[str, Any], _: Any) -> Any:
     return "allowed" if form["invitations"] == "allow" else "refused"
 
 
-def _standing_read(form: Mapping[str, Any], _: Any) -> Any:
+def _standing_read(form: Mapping[str, Any], _listed: Any) -> Any:
     if not form.get("standing"):
         return KEEP
     if form["standing"] not in ("show", "hide"):
@@ -203,7 +203,7 @@ def _standing_read(form: Mapping[str, Any], _: Any) -> Any:
     return form["standing"] == "hide"
 
 
-def _away_read(form: Mapping[str, Any], _: Any) -> Any:
+def _away_read(form: Mapping[str, Any], _listed: Any) -> Any:
     if form.get("away_back"):  # "I'm back" in all my games
         return None
     if "away_until" not in form:
