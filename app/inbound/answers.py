@@ -1,5 +1,9 @@
 """The answer to a reply that did not become a move, or the seat's next mail after one.
 
+Long because: each answer to a reply is a whole sentence in the reader's language
+(issue 50), said beside the decision it answers, so the one module that decides what a
+reply gets also says it; the sentences themselves live in ``app.inbound.words``.
+
 ``answer`` is called with the inbox row's unit of work (``app.inbound.worker``): it
 queues its mail (``unsent.queue``) and the row's changed outcome on that unit, so the
 row's final state and its mail are written, and commit, together. Issue 17 item 4: a re-sent

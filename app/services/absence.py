@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.clock import deadlines as dl
 from app.i18n import _
-from app.services.votes import _status_word
+from app.services.status_words import status_word as _status_word
 from app import engine
 from app.gamelog import store
 from app.db import read_session, write_session

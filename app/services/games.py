@@ -1,6 +1,9 @@
 """Games as a whole: creating one (seats, secret seed, public commitment), the
 automatic moves of bots and absent seats, links, abandoning. Every write runs
-in one transaction with the hooks (mail, deadlines)."""
+in one transaction with the hooks (mail, deadlines).
+
+Long because: creating a game, its guards and their refusals, each refusal one whole
+translatable sentence (issue 50), stay beside the rules they word."""
 from __future__ import annotations
 
 import logging

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from app import engine
 from app.i18n import _, ngettext
-from app.services.votes import _status_word
+from app.services.status_words import status_word as _status_word
 from app.clock import deadlines as dl
 from app.db import write_session
 from app.gamelog import store

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from app import engine
 from app import i18n
-from app.services.votes import _status_word
+from app.services.status_words import status_word as _status_word
 from app import i18n
 from app.gamelog import store
 from app.engine import action_schema

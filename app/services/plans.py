@@ -21,7 +21,7 @@ from typing import Any
 
 from app import engine
 from app.i18n import _
-from app.services.votes import _status_word
+from app.services.status_words import status_word as _status_word
 from app.db import read_session
 from app.db.unit import unit_of_work
 from app.engine import plans as ep

@@ -1,5 +1,9 @@
 """The read-only use cases: pages, the API's GETs, replays. Each opens one read
-session, which is always rolled back: reading never writes, not even the cache."""
+session, which is always rolled back: reading never writes, not even the cache.
+
+Long because: every read a page or mail of a seat needs is here, once, with the
+words of what a person is told when a link no longer opens (whole translatable
+sentences, issue 50)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

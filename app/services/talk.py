@@ -2,6 +2,9 @@
 the creator hiding one or keeping the talk from spectators, a seat muting it, and what
 the pages and the JSON show of it.
 
+Long because: saying, hiding and muting at the table are one use case with their
+refusals, each a whole translatable sentence (issue 50).
+
 The talk is public like the discard pile: every seat reads every message, spectators
 too unless the creator said no (``Game.talk_spectators``). It is typed by people and
 stored as typed (control characters removed): every reader escapes it. No generated

@@ -61,7 +61,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app import engine
-from app.i18n import _, pgettext
+from app.i18n import _
 from app.clock import deadlines as dl
 from app.config import setting
 from app.db.unit import Row, Unit, unit_of_work
@@ -73,6 +73,7 @@ from app.mail.models import PENDING
 from app.table.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
                               VOTE_KINDS, WITHDRAWN, Vote)
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
+from app.services.status_words import status_word as _status_word
 from app.services.repository import _load_game, move_seats
 from app.table import store as table_store
 
@@ -473,12 +474,6 @@ def _substitute(session: Session, seats: list[store.SeatRow], subject: int | Non
                            "us today as we send to a new address: try again tomorrow.",
                            address=address))
     return clean, address
-
-
-def _status_word(status: str) -> str:
-    """A game's status as a sentence says it ("over", "abandoned")."""
-    return {"over": _("over"), "abandoned": _("abandoned"), "open": pgettext("game", "open"),
-            "running": _("running")}.get(status, status)
 
 
 def _settle(held: _Held, vote: Row, who: Asked, now: datetime, closer: int | None) -> bool:

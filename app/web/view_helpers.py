@@ -1,5 +1,8 @@
 """Turning an ``engine.view`` into what a page shows: cards, villages, buttons, the recent log.
 
+Long because: the filters and small helpers every seat and table template uses live
+in one place; issue 50 made their words whole translatable sentences.
+
 Everything here reads a *view* (the dict ``engine.view(state, seat)`` returns)
 and never the engine's state, so a template cannot show more than the viewer is
 allowed to know. The words come from ``app.engine.words`` (one vocabulary for

@@ -37,9 +37,9 @@ SKIP_TAGS = {"script", "style", "code", "kbd", "pre", "textarea", "samp"}
 NAMES = {"Ann", "Bob", "Cid", "Dee"}
 #: A German page never says these (English function words).
 ENGLISH_WORDS = re.compile(r"\b(the|your|you|with|of|is|are|this|that|what|when|which|"
-                           r"will|has|have|from|here|there)\b", re.I)
+                           r"has|have|from|here|there)\b", re.I)
 #: Three English words in a row on a Japanese page.
-ENGLISH_RUN = re.compile(r"\b[A-Za-z]{2,}\s+[a-z]{2,}\s+[a-z]{2,}\b")
+ENGLISH_RUN = re.compile(r"\b[A-Za-z]+\s+[a-z]+\s+[a-z]{2,}\b")
 #: Not language: addresses, links, zone names, card ids and reply commands.
 NOT_WORDS = re.compile(r"\S+@\S+|https?://\S+|\b[A-Z][a-z]+/[A-Za-z_]+\b|\b[A-Z]{2,}\b")
 
