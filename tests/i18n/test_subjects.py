@@ -19,12 +19,14 @@ ANN, BOB = "ann@example.com", "bob@example.com"
 
 
 def test_ann_changes_language_mid_game_and_keeps_one_thread(app, client, tick, mailbox):
-    with dl.at(T0):
+    with dl.at(T0):  # Ann chose German in an earlier game of hers
+        earlier = services.create_game([{"name": "Ann", "email": ANN},
+                                        {"name": "Bob", "email": BOB}], {}, name="Before")
+        key = settings_link(client, earlier.tokens[0], ANN)
+        assert client.post(key, data={"language": "de"}).status_code == 303
         game = services.create_game([{"name": "Ann", "email": ANN},
                                      {"name": "Bob", "email": BOB}], {}, name="Freitagsrunde",
                                     seed="50")
-        key = settings_link(client, game.tokens[0], ANN)
-        assert client.post(key, data={"language": "de"}).status_code == 303
     tick(T0)
     rng = random.Random(50)
     with dl.at(T0):
@@ -37,7 +39,7 @@ def test_ann_changes_language_mid_game_and_keeps_one_thread(app, client, tick, m
     with dl.at(T0 + hours(1)):  # (a settings link is good for one sitting: a new one)
         key = settings_link(client, game.tokens[0], ANN)
         assert client.post(key, data={"language": "ja"}).status_code == 303
-        for _ in range(8):
+        for _ in range(40):
             snap = services.snapshot(game.game_id)
             seat = rng.choice(snap.view(None)["to_act"])
             services.submit_action(game.game_id, seat,
@@ -46,6 +48,7 @@ def test_ann_changes_language_mid_game_and_keeps_one_thread(app, client, tick, m
     game_mails = [m for m in mailbox.to(ANN) if game.game_id in str(m["Subject"])]
     langs = {str(m.get_body(("html",)).get_content()).split('<html lang="')[1][:2]
              for m in game_mails if m.get_body(("html",)) is not None}
+
     assert {"de", "ja"} <= langs, f"her mails were in {langs}: the change did not reach them"
     assert len({str(m["Subject"]) for m in game_mails}) == 1, \
         sorted({str(m["Subject"]) for m in game_mails})
