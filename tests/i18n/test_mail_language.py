@@ -209,9 +209,6 @@ def ann_turn_mail(app: Any, client: Any, table: Any) -> EmailMessage:
     return turn
 
 
-@pytest.mark.xfail(strict=False, reason="app/mail/turn_mails.py (not this branch's file): "
-                   "its _turn_mail needs @notify.in_reader_language, for a turn mail "
-                   "composed at once where its decision opens")
 def test_a_turn_mail_composed_where_its_decision_opens_is_the_readers(app):
     """A game without a grace period: Ann's first turn mail is composed as the game is
     made (not as it leaves)."""
@@ -224,8 +221,6 @@ def test_a_turn_mail_composed_where_its_decision_opens_is_the_readers(app):
     assert html_lang(html or "") == "de"
 
 
-@pytest.mark.xfail(strict=False, reason="app/mail/compose.py (mailtext's file): "
-                   "deadline_words and the lead's time through app.i18n.forms")
 def test_the_deadline_in_a_german_mail_is_said_the_german_way(app, client, table):
     from datetime import datetime, timezone
     from app.i18n import forms
