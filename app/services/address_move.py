@@ -44,7 +44,7 @@ from app.db import read_session
 from app.db.statements import dialect_insert, table_of
 from app.db.unit import Row, Unit, unit_of_work
 from app.gamelog import store
-from app.mail import bounces, compose, trust, unsent
+from app.mail import bounces, compose, notify, trust, unsent
 from app.mail.addresses import BadAddress, normalise
 from app.mail.headers import mail_domain
 from app.mail.models import PENDING, SUPERSEDED, Outbox
@@ -131,16 +131,19 @@ def ask(address: str, new_address: str, via: str, *, key_id: str | None = None,
         if key_id is not None:
             keys.mark_used(unit, key_id, now)
         name = person.name
-        _mail(unit, new, name, CONFIRM_KIND, f"move-confirm:{move_id}", now, compose.render(
-            CONFIRM_KIND, "Silver Eye · confirm your new address",
-            lead="Confirm that your Silver Eye games move to this address", name=name,
-            old=shown_address(old), link=f"{base_url()}/move/{moves.confirm_token(move_id)}",
-            hours=moves.MOVE_HOURS))
-        _mail(unit, old, name, OLD_KIND, f"move-asked:{move_id}", now, compose.render(
-            OLD_KIND, "Silver Eye · moving to a new address",
-            lead="You asked to move your Silver Eye games to a new address", name=name,
-            done=False, new=shown_address(new), hours=moves.MOVE_HOURS,
-            cancel=f"{base_url()}/move/cancel/{moves.cancel_token(move_id)}"))
+        with notify.writing_to(unit, old):  # the person's language, at both addresses
+            _mail(unit, new, name, CONFIRM_KIND, f"move-confirm:{move_id}", now,
+                  compose.render(
+                      CONFIRM_KIND, i18n._("Silver Eye · confirm your new address"),
+                      lead=i18n._("Confirm that your Silver Eye games move to this address"),
+                      name=name, old=shown_address(old),
+                      link=f"{base_url()}/move/{moves.confirm_token(move_id)}",
+                      hours=moves.MOVE_HOURS))
+            _mail(unit, old, name, OLD_KIND, f"move-asked:{move_id}", now, compose.render(
+                OLD_KIND, i18n._("Silver Eye · moving to a new address"),
+                lead=i18n._("You asked to move your Silver Eye games to a new address"),
+                name=name, done=False, new=shown_address(new), hours=moves.MOVE_HOURS,
+                cancel=f"{base_url()}/move/cancel/{moves.cancel_token(move_id)}"))
         unit.write()
     return Asked(new, moves.MOVE_HOURS, bouncing)
 
@@ -247,14 +250,16 @@ def confirm(token: str, now: datetime | None = None) -> Done:
         links = [{"game": str(game_name), "link": tokens.seat_url(
             tokens.seat_token(str(game), int(seat), int(version) + 1), base_url())}
             for game, seat, version, game_name in seats]
-        _mail(unit, new, name, DONE_KIND, f"move-done:{move.id}", now, compose.render(
-            DONE_KIND, "Silver Eye · your games moved here",
-            lead="Your Silver Eye games and settings are at this address now", name=name,
-            old=shown_address(old), games=links))
-        _mail(unit, old, name, OLD_KIND, f"move-done-old:{move.id}", now, compose.render(
-            OLD_KIND, "Silver Eye · your games moved", lead="Your Silver Eye games moved",
-            name=name, done=True, new=shown_address(new), hours=moves.MOVE_HOURS,
-            cancel=None))
+        with i18n.in_language(person.language):  # the person's, at both addresses
+            _mail(unit, new, name, DONE_KIND, f"move-done:{move.id}", now, compose.render(
+                DONE_KIND, i18n._("Silver Eye · your games moved here"),
+                lead=i18n._("Your Silver Eye games and settings are at this address now"),
+                name=name, old=shown_address(old), games=links))
+            _mail(unit, old, name, OLD_KIND, f"move-done-old:{move.id}", now,
+                  compose.render(OLD_KIND, i18n._("Silver Eye · your games moved"),
+                                 lead=i18n._("Your Silver Eye games moved"), name=name,
+                                 done=True, new=shown_address(new), hours=moves.MOVE_HOURS,
+                                 cancel=None))
         unit.write()
     return Done(new, [entry["game"] for entry in links])
 

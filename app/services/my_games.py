@@ -20,6 +20,7 @@ from sqlmodel import Field, Session, SQLModel, select
 
 from app import engine, services
 from app import i18n
+from app.mail import notify
 from app.gamelog import store
 from app.access import tokens
 from app.db import read_session, write_session
@@ -142,8 +143,9 @@ def mail_link(address: str, secret: str, base_url: str, sender: str) -> None:
             return
         token = make_link_token(session, wanted, secret)
         link = f"{base_url.rstrip('/')}/my-games/{token}"
-        mail = compose.render("my_games", "Silver Eye · all your games", link=link,
-                              name=seat.name, days=LINK_DAYS)
+        with notify.writing_to(session, wanted):  # its person's language (issue 50)
+            mail = compose.render("my_games", i18n._("Silver Eye · all your games"),
+                                  link=link, name=seat.name, days=LINK_DAYS)
         key = f"my-games:{address_hash(wanted, secret)}:{_version(session, address_hash(wanted, secret))}:{now:%Y%m%d%H}"
         outbox.enqueue(session, game_id=None, seat=None, kind="my_games", to=seat.email,
                        to_name=seat.name, mail=mail, idempotency=key,

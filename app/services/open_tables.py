@@ -31,7 +31,7 @@ from app.config import setting
 from app.db import read_session
 from app.db.unit import Unit, unit_of_work
 from app.gamelog import store as log_store
-from app.mail import addresses, compose, invitations, unsent
+from app.mail import addresses, compose, invitations, notify, unsent
 from app.mail.headers import mail_domain
 from app.seating import rules
 from app.seating import store
@@ -212,12 +212,13 @@ def _mail_link(unit: Unit, hold_id: str, email: str, name: str, table: str, now:
                *, named: bool, host: bool, until: datetime) -> None:
     """The one short mail with the one link (its kind is asked for: not held by quiet
     hours; a stranger's counts under their day's mail like any)."""
-    mail = compose.render(
-        JOIN_KIND, f"Silver Eye · {table}",
-        lead=("Confirm your seat at your open table" if host else
-              "Confirm your seat at an open table"),
-        name=name, table=table, link=link_url(hold_id), named=named, host=host,
-        until=until.strftime("%a %d %b %H:%M UTC"))
+    with notify.writing_to(unit, email):  # its person's language, if known (issue 50)
+        mail = compose.render(
+            JOIN_KIND, f"Silver Eye · {table}",
+            lead=(i18n._("Confirm your seat at your open table") if host else
+                  i18n._("Confirm your seat at an open table")),
+            name=name, table=table, link=link_url(hold_id), named=named, host=host,
+            until=forms.short_when(until))
     unsent.queue(unit, game_id=None, seat=None, kind=JOIN_KIND, to=email, to_name=name,
                  mail=mail, idempotency=f"table-seat:{hold_id}",
                  domain=mail_domain(str(setting("MAIL_FROM"))), now=now, conversation=True)

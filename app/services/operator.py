@@ -227,8 +227,9 @@ def change_address(game_id: str, seat: int, address: str, now: datetime) -> str:
             .values(status=SUPERSEDED, held_until=None, held_untold=False,
                     last_error="not sent: the seat's address changed"))
         ctx = notify.Context.load(session, game)
-        mail = compose.notice_mail(ctx.info, seat, "address_changed", about=None,
-                                   link=ctx.link(seat), unsubscribe=ctx.unsubscribe(seat))
+        with notify.writing_to(ctx.unit, new):  # the new address's person's language
+            mail = compose.notice_mail(ctx.info, seat, "address_changed", about=None,
+                                       link=ctx.link(seat), unsubscribe=ctx.unsubscribe(seat))
         unsent.queue(ctx.unit, game_id=ctx.id, seat=seat, kind="link", to=new,
                      to_name=ctx.info.names[seat], mail=mail,
                      idempotency=f"address:{ctx.id}:{seat}:{row.token_version}",

@@ -33,7 +33,8 @@ from app.config import setting
 from app.db import read_session
 from app.db.unit import Unit, unit_of_work
 from app.gamelog import store
-from app.mail import compose, trust, unsent
+from app.i18n import forms
+from app.mail import compose, notify, trust, unsent
 from app.mail.addresses import checked_or_none
 from app.mail.headers import mail_domain
 from app.people import keys
@@ -44,10 +45,10 @@ from app.services.errors import BadRequest, Forbidden, NotFound
 LINK_KIND, CHANGED_KIND = "settings_link", "settings_changed"
 #: How each door asked for the link, in the mail's words.
 ASKED_WORDS = {
-    keys.ASKED_ON_SEAT: "asked for on one of your seat pages",
-    keys.ASKED_IN_LOBBY: "asked for on the lobby",
-    keys.GAMES_PAGE: "asked for on your games page",
-    keys.INVITATION: "part of your invitation",
+    keys.ASKED_ON_SEAT: i18n.N_("asked for on one of your seat pages"),
+    keys.ASKED_IN_LOBBY: i18n.N_("asked for on the lobby"),
+    keys.GAMES_PAGE: i18n.N_("asked for on your games page"),
+    keys.INVITATION: i18n.N_("part of your invitation"),
 }
 
 
@@ -81,10 +82,12 @@ def mail_link(unit: Unit, address: str, made_for: str, *, name: str | None = Non
             trust.mails_in_day(session, address, now) >= trust.STRANGER_MAILS_PER_DAY:
         return False
     key = keys.issue(unit, address, made_for, now)
-    mail = compose.render(
-        LINK_KIND, "Silver Eye · your settings", lead="The link to your settings, as asked",
-        name=name, link=settings_url(key), asked=ASKED_WORDS.get(made_for, "asked"),
-        hours=keys.SETTINGS_LINK_HOURS, sitting=keys.SITTING_MINUTES)
+    with notify.writing_to(unit, address):  # in the language its person reads (issue 50)
+        mail = compose.render(
+            LINK_KIND, i18n._("Silver Eye · your settings"),
+            lead=i18n._("The link to your settings, as asked"), name=name,
+            link=settings_url(key), asked=i18n._(ASKED_WORDS.get(made_for, "asked")),
+            hours=keys.SETTINGS_LINK_HOURS, sitting=keys.SITTING_MINUTES)
     _queue(unit, address, name, LINK_KIND, mail, f"settings-link:{key}", now)
     return True
 
@@ -93,11 +96,12 @@ def told(unit: Unit, change_id: str, address: str, at: datetime, via: str, lines
          *, name: str | None = None, undo: bool = True) -> None:
     """Queue the mail of one person-wide change to its address, with its undo link."""
     at = dl.as_utc(at)
-    mail = compose.render(
-        CHANGED_KIND, "Silver Eye · your settings were changed",
-        lead="Your settings for all your games were changed", name=name, lines=lines,
-        when=f"{at:%A %d %B %Y at %H:%M} UTC", via=keys.VIA_WORDS.get(via, via),
-        undo=undo_url(change_id) if undo else None, undo_days=keys.UNDO_DAYS)
+    with notify.writing_to(unit, address):  # in the language its person reads (issue 50)
+        mail = compose.render(
+            CHANGED_KIND, i18n._("Silver Eye · your settings were changed"),
+            lead=i18n._("Your settings for all your games were changed"), name=name,
+            lines=lines, when=forms.long_when(at), via=i18n._(keys.VIA_WORDS.get(via, via)),
+            undo=undo_url(change_id) if undo else None, undo_days=keys.UNDO_DAYS)
     _queue(unit, address, name, CHANGED_KIND, mail, f"settings-changed:{change_id}", at)
 
 

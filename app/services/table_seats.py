@@ -31,7 +31,7 @@ from app.config import setting
 from app.db import read_session
 from app.db.unit import Row, Unit, unit_of_work
 from app.gamelog import store as log_store
-from app.mail import compose, unsent
+from app.mail import compose, notify, unsent
 from app.mail.headers import mail_domain
 from app.seating import rules, store
 from app.seating.models import BOT, CLOSED, EXPIRED, HUMAN, OPEN, STARTED
@@ -244,7 +244,7 @@ def _start_now(unit: Unit, at: store.AtTable, hold: Row, now: datetime) -> Done:
 
 def _close(unit: Unit, at: store.AtTable, hold: Row, now: datetime) -> Done:
     store.end(unit, at.table.id, CLOSED, now)
-    _tell_ended(unit, at, now, "its creator closed it", but=int(at.table.host_seat))
+    _tell_ended(unit, at, now, i18n.N_("its creator closed it"), but=int(at.table.host_seat))
     return Done("The table is closed: it left the list, and those seated were told.")
 
 
@@ -255,9 +255,11 @@ def _tell_ended(unit: Unit, at: store.AtTable, now: datetime, why: str,
     for seat in at.seats:
         if seat.kind == BOT or seat.email is None or int(seat.index) == but:
             continue
-        mail = compose.render(ENDED_KIND, f"Silver Eye · {at.table.name}",
-                              lead=f"{at.table.name} stopped waiting for players",
-                              name=seat.name, table=at.table.name, why=why)
+        with notify.writing_to(unit, str(seat.email)):  # its person's language (issue 50)
+            mail = compose.render(ENDED_KIND, f"Silver Eye · {at.table.name}",
+                                  lead=i18n._("%(table)s stopped waiting for players",
+                                              table=at.table.name),
+                                  name=seat.name, table=at.table.name, why=i18n._(why))
         unsent.queue(unit, game_id=None, seat=None, kind=ENDED_KIND, to=str(seat.email),
                      to_name=str(seat.name or ""), mail=mail,
                      idempotency=f"table-ended:{at.table.id}:{seat.index}",
@@ -279,7 +281,7 @@ def expire_due(now: datetime | None = None) -> int:
             if at is None or at.table.status != OPEN or dl.as_utc(at.table.wait_until) > now:
                 continue
             store.end(unit, table_id, EXPIRED, now)
-            _tell_ended(unit, at, now, "its wait was over before every seat was taken")
+            _tell_ended(unit, at, now, i18n.N_("its wait was over before every seat was taken"))
             unit.write()
             ended += 1
     return ended
