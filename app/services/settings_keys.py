@@ -96,12 +96,13 @@ def told(unit: Unit, change_id: str, address: str, at: datetime, via: str, lines
          *, name: str | None = None, undo: bool = True) -> None:
     """Queue the mail of one person-wide change to its address, with its undo link."""
     at = dl.as_utc(at)
-    with notify.writing_to(unit, address):  # in the language its person reads (issue 50)
-        mail = compose.render(
-            CHANGED_KIND, i18n._("Silver Eye · your settings were changed"),
-            lead=i18n._("Your settings for all your games were changed"), name=name,
-            lines=lines, when=forms.long_when(at), via=i18n._(keys.VIA_WORDS.get(via, via)),
-            undo=undo_url(change_id) if undo else None, undo_days=keys.UNDO_DAYS)
+    # (in the language of the moment: ``person_settings.save_in`` writes it in the
+    # language the person reads after the change, which tells a new language in it)
+    mail = compose.render(
+        CHANGED_KIND, i18n._("Silver Eye · your settings were changed"),
+        lead=i18n._("Your settings for all your games were changed"), name=name,
+        lines=lines, when=forms.long_when(at), via=i18n._(keys.VIA_WORDS.get(via, via)),
+        undo=undo_url(change_id) if undo else None, undo_days=keys.UNDO_DAYS)
     _queue(unit, address, name, CHANGED_KIND, mail, f"settings-changed:{change_id}", at)
 
 
