@@ -12,17 +12,7 @@
   }
   if (!box || !("serviceWorker" in navigator) || !("PushManager" in window) ||
       !("Notification" in window) || !box.dataset.key) { return; }
-  /* The page's words (issue 50): app/web/language.py script_words, in <html lang>. */
-  var WORDS = (function () {
-    var el = document.getElementById("words");
-    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
-  }());
-  function words(key, values) {
-    var text = WORDS[key] || key;
-    return text.replace(/%\((\w+)\)s/g, function (m, name) {
-      return values && values[name] !== undefined ? String(values[name]) : m;
-    });
-  }
+  var words = window.silverEyeSay || function (key) { return key; };  /* static/words.js */
   var button = box.querySelector("button");
   var said = box.querySelector(".push-said");
 

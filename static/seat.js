@@ -3,17 +3,7 @@
    (the cards are checkboxes) and the Reload button stays. */
 (function () {
   "use strict";
-  /* The page's words (issue 50): app/web/language.py script_words, in <html lang>. */
-  var WORDS = (function () {
-    var el = document.getElementById("words");
-    try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
-  }());
-  function say(key, values) {
-    var text = WORDS[key] || key;
-    return text.replace(/%\((\w+)\)s/g, function (m, name) {
-      return values && values[name] !== undefined ? String(values[name]) : m;
-    });
-  }
+  var say = window.silverEyeSay || function (key) { return key; };  /* static/words.js */
 
   function spots(boxes) {
     return boxes.map(function (b) {

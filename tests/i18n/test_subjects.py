@@ -18,6 +18,14 @@ from .conftest import T0, hours
 ANN, BOB = "ann@example.com", "bob@example.com"
 
 
+def play(game_id: str, rng: random.Random, moves: int) -> None:
+    for _ in range(moves):
+        snap = services.snapshot(game_id)
+        seat = rng.choice(snap.view(None)["to_act"])
+        services.submit_action(game_id, seat,
+                               rng.choice(engine.legal_actions(snap.state, seat)), snap.seq)
+
+
 def test_ann_changes_language_mid_game_and_keeps_one_thread(app, client, tick, mailbox):
     with dl.at(T0):  # Ann chose German in an earlier game of hers
         earlier = services.create_game([{"name": "Ann", "email": ANN},
@@ -30,20 +38,12 @@ def test_ann_changes_language_mid_game_and_keeps_one_thread(app, client, tick, m
     tick(T0)
     rng = random.Random(50)
     with dl.at(T0):
-        for _ in range(8):
-            snap = services.snapshot(game.game_id)
-            seat = rng.choice(snap.view(None)["to_act"])
-            services.submit_action(game.game_id, seat,
-                                   rng.choice(engine.legal_actions(snap.state, seat)), snap.seq)
+        play(game.game_id, rng, 8)
     tick(T0 + hours(1))
     with dl.at(T0 + hours(1)):  # (a settings link is good for one sitting: a new one)
         key = settings_link(client, game.tokens[0], ANN)
         assert client.post(key, data={"language": "ja"}).status_code == 303
-        for _ in range(40):
-            snap = services.snapshot(game.game_id)
-            seat = rng.choice(snap.view(None)["to_act"])
-            services.submit_action(game.game_id, seat,
-                                   rng.choice(engine.legal_actions(snap.state, seat)), snap.seq)
+        play(game.game_id, rng, 40)
     tick(T0 + hours(2))
     game_mails = [m for m in mailbox.to(ANN) if game.game_id in str(m["Subject"])]
     langs = {str(m.get_body(("html",)).get_content()).split('<html lang="')[1][:2]
