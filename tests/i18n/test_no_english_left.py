@@ -185,3 +185,33 @@ def test_the_check_finds_english_where_it_is_left():
     assert english_left("<p>Du bist dran, take the discard</p>", "de")
     assert not english_left("<p>Ann zieht eine Karte.</p><code>DRAW, SKIP</code>", "de")
     assert not english_left("<p>Ann がカードを引きました。</p>", "ja")
+
+
+def test_the_pages_behind_a_persons_keys_say_it_all_in_their_language(client):
+    """The settings page (behind its mailed key), the seat's door to it, a person's
+    standing page, a page that is not there, in German and Japanese."""
+    from sqlmodel import select
+
+    from app.db import read_session
+    from app.standing.models import Standing
+    from tests.person_keys import settings_link
+
+    created = positions.start(3, name="Friday")
+    positions.play_out(created.game_id)
+    key = settings_link(client, created.tokens[0], "ann@example.com")
+    client.get("/rules")  # (the English flash of the English page that asked for it is read)
+    with read_session() as session:
+        public = session.exec(select(Standing.public_id)).first()
+    pages = [key, f"/play/{created.tokens[0]}/settings", "/games/no-such-game"]
+    if public:
+        pages.append(f"/people/{public}")
+    problems = []
+    for path in pages:
+        for code in LANGS:
+            answer = client.get(f"{path}?lang={code}")
+            assert answer.status_code in (200, 404), (path, answer.status_code)
+            assert f'<html lang="{code}">' in answer.get_data(as_text=True), path
+            problems += [f"{path} {code}: {left}"
+                         for left in english_left(answer.get_data(as_text=True), code)]
+    assert public, "a finished game gives its people a standing page"
+    assert not problems, "\n".join(problems[:60])
