@@ -8,6 +8,7 @@ one whose PO entry is empty. Source only: no app, no store; a few seconds.
 """
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter
 from functools import lru_cache
@@ -104,3 +105,43 @@ def test_the_catalogue_says_what_it_is(code):
     cat = catalogue(code)
     assert str(cat.locale) == code
     assert cat.num_plurals == (1 if code == "ja" else 2)
+
+
+def _own_scope(node: ast.AST):
+    """The nodes of a function's own scope (not of nested functions, lambdas, classes or
+    comprehensions, which have scopes of their own)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                              ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        yield child
+        yield from _own_scope(child)
+
+
+def _is_gettext(value: ast.AST | None) -> bool:
+    return isinstance(value, (ast.Name, ast.Attribute)) and (
+        getattr(value, "id", None) == "gettext" or getattr(value, "attr", None) == "gettext")
+
+
+def test_no_function_hides_gettext_behind_a_throwaway_name():
+    """A function that names an argument or a loop variable ``_`` and also says
+    ``_("…")`` calls the wrong thing (a refused setting once answered with a TypeError
+    instead of its words): every such function in app/ is listed here."""
+    hidden = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            own = list(_own_scope(func))
+            calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                        and n.func.id == "_" for n in own)
+            if not calls:
+                continue
+            args = [a.arg for a in func.args.args + func.args.kwonlyargs + func.args.posonlyargs]
+            stores = [n for n in own if isinstance(n, ast.Name) and n.id == "_"
+                      and isinstance(n.ctx, ast.Store)]
+            aliases = [n for n in own if isinstance(n, ast.Assign) and _is_gettext(n.value)]
+            if "_" in args or len(stores) > len(aliases):
+                hidden.append(f"{path.relative_to(ROOT)}:{func.lineno} {func.name}")
+    assert not hidden, hidden
