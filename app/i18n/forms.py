@@ -11,6 +11,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Iterable, Literal
 
+from functools import lru_cache
+
+from babel import Locale
 from babel.dates import format_date, format_skeleton, format_time, format_timedelta
 from babel.lists import format_list
 
@@ -20,8 +23,15 @@ from app.i18n import _, current
 CLDR = {"en": "en_GB", "de": "de_DE", "ja": "ja_JP"}
 
 
-def cldr() -> str:
-    return CLDR.get(current(), "en_GB")
+def cldr() -> Locale:
+    """The CLDR locale of the language being written in (parsed once: Babel's
+    functions parse a locale name on every call, a seat page lists names some 25 times)."""
+    return _parsed(CLDR.get(current(), "en_GB"))
+
+
+@lru_cache(maxsize=None)
+def _parsed(name: str) -> Locale:
+    return Locale.parse(name)
 
 
 def _local(moment: datetime, zone: tzinfo | None) -> datetime:
