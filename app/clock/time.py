@@ -12,6 +12,8 @@ from contextvars import ContextVar
 from datetime import datetime, timezone, tzinfo
 from typing import Iterator
 
+from app.i18n import forms
+
 _frozen_now: ContextVar[datetime | None] = ContextVar("silver_eye_now", default=None)
 
 
@@ -58,13 +60,7 @@ def iso_in(moment: datetime, zone: tzinfo | None) -> str:
 
 def short_time_words(moment: datetime, zone: tzinfo | None = None) -> str:
     """'Tue 8 Dec 18:00 CET': a deadline as a first line or a lock screen has room for
-    it, in the reader's zone (issue 49 item 1); the mail's lead, every notice and push,
-    and the seat page's line under its question say it the same way."""
-    from app import i18n
-    from app.i18n import forms
-
-    if i18n.current() != i18n.DEFAULT:  # the reader's language: CLDR's form (issue 50)
-        return forms.short_when(moment, zone)
-    # English as it always read (CLDR's en_GB would say "Sept")
-    local = as_utc(moment).astimezone(zone or timezone.utc)
-    return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
+    it, in the reader's zone (issue 49 item 1) and language (``forms.short_when``, issue
+    50); the mail's lead, every notice and push, and the seat page's line under its
+    question say it the same way."""
+    return forms.short_when(as_utc(moment), zone)

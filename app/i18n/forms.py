@@ -54,8 +54,13 @@ def zone_label(local: datetime) -> str:
 
 def short_when(moment: datetime, zone: tzinfo | None = None) -> str:
     """'Tue 8 Dec 18:00 CET', 'Di., 8. Dez. 18:00 MEZ', '12月8日(火) 18:00 JST': a deadline
-    as a first line or a lock screen has room for it."""
+    as a first line or a lock screen has room for it. English keeps the form every
+    English mail, page and push has said since issue 49 ("Tue 8 Sep 18:00 CEST": CLDR's
+    British English would say "Sept", and a name for the zone where the abbreviation is
+    shorter), so a deadline reads the same on the lock screen and in the mail."""
     local = _local(moment, zone)
+    if current() == "en":
+        return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname() or 'UTC'}"
     return _("%(date)s %(time)s %(zone)s",
              date=format_skeleton("MMMEd", local, tzinfo=local.tzinfo, locale=cldr()),
              time=format_time(local, "HH:mm", tzinfo=local.tzinfo, locale=cldr()),

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.clock import deadlines as dl
 from app.i18n import _
-from app.services.status_words import status_word as _status_word
+from app.services.status_words import status_word
 from app import engine
 from app.gamelog import store
 from app.db import read_session, write_session
@@ -154,7 +154,7 @@ def start_vacation(game_id: str, seat: int, days: int, now: datetime | None = No
             raise services.NotFound(_("There is no game with this id."))
         if game.status != "running":
             raise services.Conflict(_("The game is %(status)s: there is no clock to pause.",
-                                      status=_status_word(game.status)),
+                                      status=status_word(game.status)),
                                     reason=game.status)
         if session.get(store.Seat, (game_id, seat)) is None:
             raise services.NotFound(_("There is no such seat in this game."))

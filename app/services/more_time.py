@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 
 from app import engine
 from app.i18n import _, ngettext
-from app.services.status_words import status_word as _status_word
+from app.services.status_words import status_word
 from app.clock import deadlines as dl
 from app.db import write_session
 from app.gamelog import store
@@ -64,7 +64,7 @@ def give_time(game_id: str, giver: int, receiver: int, now: datetime | None = No
             raise NotFound(_("There is no game with this id."))
         if game.status != "running":
             raise Conflict(_("The game is %(status)s: there is no clock to give time on.",
-                             status=_status_word(game.status)),
+                             status=status_word(game.status)),
                            reason=game.status)
         seats = store.load_seats(session, game.id)
         if not 0 <= giver < len(seats) or seats[giver].kind != "human":

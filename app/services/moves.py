@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from app import engine
 from app import i18n
-from app.services.status_words import status_word as _status_word
+from app.services.status_words import status_word
 from app import i18n
 from app.gamelog import store
 from app.engine import action_schema
@@ -197,7 +197,7 @@ def _submit(move_of: Any, source: str, plan: dict[str, Any] | None = None) -> Su
                 raise _conflict_for(session, game.id, seat, action, expected_seq, seq)
             if game.status != "running":
                 raise Conflict(i18n._("The game is %(status)s: no more moves can be made.",
-                                     status=_status_word(game.status)),
+                                     status=status_word(game.status)),
                                reason=game.status, seq=seq)
             if source == "player" and any(step["type"] in action_schema.PRESENCE
                                           for step in actions):

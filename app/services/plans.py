@@ -21,7 +21,7 @@ from typing import Any
 
 from app import engine
 from app.i18n import _
-from app.services.status_words import status_word as _status_word
+from app.services.status_words import status_word
 from app.db import read_session
 from app.db.unit import unit_of_work
 from app.engine import plans as ep
@@ -134,7 +134,7 @@ def store(game_id: str, seat: int, payload: dict[str, Any], source: str,
             return Sent("already", words_now(game_id, seat, unit_row=row))
         if game.status != "running":
             raise Illegal(_("The game is %(status)s: no plan can be kept for it.",
-                            status=_status_word(game.status)),
+                            status=status_word(game.status)),
                           reason="plan")
         plan_steps.attach(unit, game, seat, {**payload, "key": key}, source, state, seq)
         # (an order for the decision the seat faces now plays it at once, like a plan)

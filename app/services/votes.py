@@ -73,7 +73,7 @@ from app.mail.models import PENDING
 from app.table.models import (ABORT, EXPIRED, FAILED, OPEN, PASSED, REMATCH, SUBSTITUTE,
                               VOTE_KINDS, WITHDRAWN, Vote)
 from app.services.errors import BadRequest, Conflict, Forbidden, NotFound, TooMany
-from app.services.status_words import status_word as _status_word
+from app.services.status_words import status_word
 from app.services.repository import _load_game, move_seats
 from app.table import store as table_store
 
@@ -409,7 +409,7 @@ def _may_start(held: _Held, seat: int, kind: str, subject: int | None) -> None:
     else:
         if game.status != "running":
             raise Conflict(_("The game is %(status)s: there is nothing to vote on.",
-                             status=_status_word(game.status)),
+                             status=status_word(game.status)),
                            reason=game.status)
         if kind == ABORT and (seat in resigned or seat in away):
             raise Forbidden(_("Only a player still playing can ask to end the game; press "

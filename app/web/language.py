@@ -18,7 +18,7 @@ stored changes: a mail scanner opening such a link changes no one's setting.
 from __future__ import annotations
 
 from typing import Any
-from flask import Response, request
+from flask import Response, has_request_context, request
 from flask_babel import Babel, refresh
 
 from app import i18n
@@ -66,7 +66,6 @@ def _done(_exc: BaseException | None) -> None:
 
 
 def _refresh_if_in_request() -> None:
-    from flask import has_request_context
     if has_request_context():
         refresh()
 
